@@ -1,0 +1,38 @@
+# lit configuration for mdc: `lit test/lit` from the repository root.
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "mdc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "programs", "examples", "build", ".venv"]
+
+# The tools live next to the Python running lit (a venv's bin/).
+bin_dir = os.path.dirname(sys.executable)
+path = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
+config.environment["PATH"] = path
+for var in ("HOME", "TMPDIR", "LANG", "LC_ALL"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+
+def tool(name):
+    found = shutil.which(name, path=path)
+    if not found:
+        lit_config.fatal(f"{name} not found on PATH ({path}); install with `pip install -e '.[test]'`")
+    return found
+
+
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "examples")))
+config.substitutions.append(("%programs", os.path.join(os.path.dirname(__file__), "test", "e2e", "programs")))
+for name in ("mdc-compile", "mdc-opt", "iree-compile", "iree-run-module"):
+    config.substitutions.append((f"\\b{name}\\b", tool(name)))
+config.substitutions.append(("\\bFileCheck\\b", tool("filecheck")))
+# `... 2>&1 | %no-traceback | FileCheck ...` fails the test on any traceback.
+config.substitutions.append(
+    ("%no-traceback", f"{sys.executable} " + os.path.join(os.path.dirname(__file__), "test", "lit", "tools", "no_traceback.py"))
+)

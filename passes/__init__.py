@@ -1,0 +1,1 @@
+"""mdc's Python passes over IREE's stream and HAL IR. See registry.py."""

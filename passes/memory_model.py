@@ -1,0 +1,168 @@
+"""Which device pairs share memory and which must stage through the host.
+
+The model is derived from the devices a module declares (its ``util.global``
+of type ``!hal.device`` whose initial value is a ``#hal.device.target``) and
+the user's ``--link`` overrides. For every ordered pair it answers one
+:class:`LinkPolicy`:
+
+* a device with itself, two ``local`` devices, and two devices of one GPU
+  driver: ``shared``. IREE already handles these pairs correctly.
+* ``local`` with any other driver (cuda, hip, vulkan, ...): ``staged``. The
+  discrete side owns the staging memory (its allocator hands out pinned host
+  memory that both sides can use; DESIGN.md section 2).
+* two GPUs of different drivers: ``staged`` twice, through a local device
+  the program declares (``via``). Without one this is an error.
+* ``--link=X:Y=staged`` forces staging in both directions with Y as owner;
+  ``--link=X:Y=shared`` is refused for pairs the runtime cannot share.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .diagnostics import MdcError
+
+_TARGET_DRIVER = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"')
+_ORDINAL = re.compile(r"ordinal\s*=\s*(\d+)")
+
+LOCAL = "local"
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    name: str
+    driver: str
+    ordinal: int
+    location: object = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.driver == LOCAL
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkPolicy:
+    mode: str  # "shared" | "staged" | "staged-via-host"
+    owner: str | None = None  # device whose allocator provides staging memory
+    via: str | None = None  # local device in the middle, for staged-via-host
+    reason: str = ""
+
+    @property
+    def is_staged(self) -> bool:
+        return self.mode != "shared"
+
+
+def declared_devices(module) -> dict[str, Device]:
+    """The ``!hal.device`` globals of a module, by symbol name, in order."""
+    devices: dict[str, Device] = {}
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name != "util.global":
+            continue
+        attrs = op.operation.attributes
+        if str(attrs["type"]) != "!hal.device" or "initial_value" not in attrs:
+            continue
+        text = str(attrs["initial_value"])
+        drivers = _TARGET_DRIVER.findall(text)
+        if not drivers:
+            continue
+        name = attrs["sym_name"].value
+        ordinal = _ORDINAL.search(text)
+        devices[name] = Device(
+            name,
+            drivers[0],
+            int(ordinal.group(1)) if ordinal else 0,
+            op.operation.location,
+        )
+    return devices
+
+
+class MemoryModel:
+    def __init__(self, devices: dict[str, Device], links: dict | None = None):
+        self.devices = devices
+        self.overrides = dict(links or {})
+        for pair, (mode, owner, flag) in self.overrides.items():
+            for name in pair:
+                if name not in devices:
+                    known = ", ".join(sorted(devices)) or "none"
+                    raise MdcError(
+                        f"--link={flag} names device '{name}', which the program does not declare",
+                        notes=[f"declared devices: {known}"],
+                    )
+            a, b = sorted(pair)
+            if mode == "shared" and self._natural(a, b).is_staged:
+                da, db = devices[a], devices[b]
+                raise MdcError(
+                    f"--link={flag} is impossible: {a} ({da.driver}) and "
+                    f"{b} ({db.driver}) cannot address each other's memory",
+                    notes=[
+                        "a queue of one driver given another driver's device buffer "
+                        "fails (CUDA_ERROR_INVALID_VALUE) or is undefined behaviour",
+                        "leave the pair staged, or force staging with =staged",
+                    ],
+                )
+
+    @classmethod
+    def of(cls, module, links: dict | None = None) -> "MemoryModel":
+        return cls(declared_devices(module), links)
+
+    def policy(self, src: str, dst: str) -> LinkPolicy:
+        if src == dst:
+            return LinkPolicy("shared", reason="same device")
+        override = self.overrides.get(frozenset((src, dst)))
+        if override is not None:
+            mode, owner, _flag = override
+            if mode == "staged":
+                return LinkPolicy("staged", owner=owner, reason=f"forced by --link (owner {owner})")
+            return LinkPolicy("shared", reason="forced by --link")
+        return self._natural(src, dst)
+
+    def _natural(self, src: str, dst: str) -> LinkPolicy:
+        a, b = self.devices[src], self.devices[dst]
+        if a.is_local and b.is_local:
+            return LinkPolicy("shared", reason="both local: one host memory")
+        if a.driver == b.driver:
+            return LinkPolicy("shared", reason=f"one {a.driver} driver: left to IREE")
+        if a.is_local or b.is_local:
+            owner = b.name if a.is_local else a.name
+            return LinkPolicy(
+                "staged",
+                owner=owner,
+                reason=f"{a.driver} and {b.driver} memories are incompatible; "
+                f"{owner}'s pinned host memory is usable by both",
+            )
+        host = next((d.name for d in self.devices.values() if d.is_local), None)
+        if host is None:
+            raise MdcError(
+                f"values move between {src} ({a.driver}) and {dst} ({b.driver}), "
+                "GPUs of different drivers, and the program declares no local device",
+                location=None,
+                notes=[
+                    "no stock HAL op copies between two drivers' memories; mdc stages "
+                    "such moves through a local device's queue",
+                    "add one, e.g. --device=host=local[0] (the program need not use it)",
+                ],
+            )
+        return LinkPolicy(
+            "staged-via-host",
+            via=host,
+            reason=f"{a.driver} and {b.driver} are different GPU drivers: "
+            f"staged through {host}",
+        )
+
+    def is_staged(self, src: str, dst: str) -> bool:
+        return self.policy(src, dst).is_staged
+
+    def staged_pairs(self) -> list[tuple[str, str, LinkPolicy]]:
+        names = list(self.devices)
+        out = []
+        for s in names:
+            for d in names:
+                if s != d:
+                    try:
+                        p = self.policy(s, d)
+                    except MdcError:
+                        continue
+                    if p.is_staged:
+                        out.append((s, d, p))
+        return out

@@ -1,0 +1,232 @@
+"""Placement analysis on stream-tensor IR: where each resource lives, where
+each consumer runs.
+
+Right after IREE's ``iree-stream-tensor-transformation-pipeline`` most ops
+carry an affinity (``on(#hal.device.affinity<@d>)``), but not all
+(DESIGN.md section 3): a dispatch fed by arguments imported on different
+devices has none yet, and its operands arrive through transfers with no
+target. IREE places such ops later, with an analysis Python cannot reach, so
+mdc decides first and writes the decision into the IR.
+
+The placement rule for an op with no affinity (stated in the README and
+tested in test/lit/placement.mlir):
+
+1. the device that holds the most operand bytes (operand sizes taken from
+   static tensor encodings; a dynamic operand counts as one byte);
+2. on a tie, the module's default device (``stream.affinity.default``, the
+   first ``--device``) if it holds any operand, else the first operand's
+   device in operand order;
+3. with no placed operand: the device of its first placed consumer, else the
+   module's default device.
+
+Where a value lives (its *home*):
+
+* a result of an op with an affinity: that device;
+* a result of ``stream.async.transfer``: its target (``to(...)``) or, with no
+  target, the device of its consumers;
+* ``scf.for``/``scf.while`` iteration values: their initial value's home;
+  ``scf.if`` results: the home of what the then-branch yields;
+* ``util.global.load``: the home of what the module stores to that global;
+* anything else (arguments of internal functions, call results): unknown.
+  Unknown homes are left to IREE; the device-isolation check at the stream
+  level catches any that IREE then shares across a staged pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+from iree.compiler import ir
+
+from .ir_util import (
+    affinity_attr,
+    get_attr,
+    is_resource,
+    module_default_device,
+    single_device,
+    walk,
+)
+
+_STATIC_TENSOR = re.compile(r"tensor<((?:\d+x)*)([a-z]+)(\d+)")
+
+# Ops that never execute on a device themselves: values flow through them.
+_PASS_THROUGH = {
+    "scf.yield",
+    "scf.condition",
+    "scf.for",
+    "scf.while",
+    "scf.if",
+    "util.return",
+    "util.call",
+    "util.global.store",
+    "util.optimization_barrier",
+    "cf.br",
+    "cf.cond_br",
+}
+
+
+def _is_placeable(op: ir.Operation) -> bool:
+    name = op.name
+    if not (name.startswith("stream.tensor.") or name.startswith("stream.async.")):
+        return False
+    if name in ("stream.async.transfer", "stream.tensor.sizeof"):
+        return False
+    touches_resources = any(is_resource(v) for v in op.operands) or any(
+        is_resource(r) for r in op.results
+    )
+    return touches_resources and get_attr(op, "affinity") is None
+
+
+def _operand_bytes(op: ir.Operation, index: int) -> int:
+    encodings = get_attr(op, "operand_encodings")
+    if encodings is None:
+        return 1
+    resource_operands = [i for i, v in enumerate(op.operands) if is_resource(v)]
+    if index not in resource_operands:
+        return 1
+    k = resource_operands.index(index)
+    if k >= len(encodings):
+        return 1
+    m = _STATIC_TENSOR.match(str(encodings[k]))
+    if not m or "?" in str(encodings[k]):
+        return 1
+    count = 1
+    for d in filter(None, m.group(1).split("x")):
+        count *= int(d)
+    bits = int(m.group(3))
+    return max(1, count * max(bits, 8) // 8)
+
+
+class Placement:
+    """Homes of resources and execution devices of ops in one module."""
+
+    def __init__(self, module):
+        self.module = module
+        self.default_device = module_default_device(module)
+        self._global_homes: dict[str, str] = {}
+        self._transfer_targets: dict[ir.Operation, str] = {}
+
+    # -- queries ----------------------------------------------------------
+
+    def exec_device(self, op: ir.Operation) -> str | None:
+        """Where ``op`` runs, or None for ops that run nowhere (control flow,
+        calls, stores) or are not placed."""
+        if op.name in _PASS_THROUGH:
+            return None
+        if op.name == "stream.async.transfer":
+            return self.transfer_source(op)
+        return single_device(get_attr(op, "affinity"))
+
+    def transfer_source(self, op: ir.Operation) -> str | None:
+        return single_device(get_attr(op, "source_affinity")) or self.home(op.operands[0])
+
+    def transfer_target(self, op: ir.Operation) -> str | None:
+        target = single_device(get_attr(op, "target_affinity"))
+        if target:
+            return target
+        if op in self._transfer_targets:
+            return self._transfer_targets[op]
+        consumers = {self._consumer_device(use.owner) for use in op.results[0].uses}
+        consumers.discard(None)
+        return consumers.pop() if len(consumers) == 1 else None
+
+    def home(self, value: ir.Value, _depth: int = 0) -> str | None:
+        if _depth > 64:
+            return None
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return self._block_arg_home(value, owner, _depth)
+        op = owner.operation
+        name = op.name
+        if name == "stream.async.transfer":
+            return self.transfer_target(op)
+        if name == "util.global.load":
+            return self._global_homes.get(get_attr(op, "global").value)
+        if name in ("scf.for", "scf.while"):
+            index = list(op.results).index(value)
+            inits = list(op.operands)[-len(op.results):] if name == "scf.for" else list(op.operands)
+            return self.home(inits[index], _depth + 1) if index < len(inits) else None
+        if name == "scf.if":
+            index = list(op.results).index(value)
+            then_block = op.regions[0].blocks[0]
+            terminator = list(then_block.operations)[-1].operation
+            return self.home(terminator.operands[index], _depth + 1)
+        if name == "util.optimization_barrier":
+            return self.home(op.operands[list(op.results).index(value)], _depth + 1)
+        return single_device(get_attr(op, "affinity"))
+
+    # -- analysis ---------------------------------------------------------
+
+    def _block_arg_home(self, value, block, depth) -> str | None:
+        parent = block.owner.operation if block.owner is not None else None
+        if parent is None:
+            return None
+        if parent.name == "scf.for":
+            # Block args: induction variable, then one per iter_arg.
+            index = value.arg_number - 1
+            inits = list(parent.operands)[3:]
+            if 0 <= index < len(inits):
+                return self.home(inits[index], depth + 1)
+        if parent.name == "scf.while" and block == parent.regions[0].blocks[0]:
+            inits = list(parent.operands)
+            if value.arg_number < len(inits):
+                return self.home(inits[value.arg_number], depth + 1)
+        return None
+
+    def _consumer_device(self, op: ir.Operation) -> str | None:
+        if op.name in ("scf.yield", "util.return", "util.global.store", "util.call"):
+            return None
+        return self.exec_device(op)
+
+    def analyze(self) -> None:
+        """Records where module globals live (from their stores)."""
+        for op in walk(self.module):
+            if op.name == "util.global.store" and is_resource(op.operands[0]):
+                device = self.home(op.operands[0])
+                if device:
+                    self._global_homes[get_attr(op, "global").value] = device
+
+    def place_unplaced_ops(self) -> list[tuple[ir.Operation, str, str]]:
+        """Gives every resource op without an affinity one, by the rule in
+        this module's docstring. Returns (op, device, why) for each."""
+        placed = []
+        for op in walk(self.module):
+            if not _is_placeable(op):
+                continue
+            device, why = self._choose(op)
+            if device is None:
+                continue
+            op.attributes["affinity"] = affinity_attr(device)
+            placed.append((op, device, why))
+        return placed
+
+    def _choose(self, op: ir.Operation) -> tuple[str | None, str]:
+        weights: dict[str, int] = {}
+        order: list[str] = []
+        for i, v in enumerate(op.operands):
+            if not is_resource(v):
+                continue
+            owner = v.owner
+            if not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer":
+                device = self.transfer_source(owner.operation)
+            else:
+                device = self.home(v)
+            if device is None:
+                continue
+            weights[device] = weights.get(device, 0) + _operand_bytes(op, i)
+            if device not in order:
+                order.append(device)
+        if weights:
+            best = max(weights.values())
+            tied = [d for d in order if weights[d] == best]
+            if len(tied) == 1:
+                return tied[0], "holds the most operand bytes"
+            if self.default_device in tied:
+                return self.default_device, "operand bytes tie; module default device"
+            return tied[0], "operand bytes tie; first operand's device"
+        for result in op.results:
+            for use in result.uses:
+                device = self._consumer_device(use.owner)
+                if device:
+                    return device, "no placed operand; first placed consumer"
+        return self.default_device, "nothing placed around it; module default device"

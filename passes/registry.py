@@ -1,0 +1,64 @@
+"""The pass registry: every mdc pass, by name, in the order the pipeline runs them.
+
+A pass is a class with a ``name``, the IR ``level`` it works on (``stream``:
+stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
+``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
+rewrites the module in place or raises :class:`passes.diagnostics.MdcError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+
+@dataclasses.dataclass
+class PassOptions:
+    """What the command line tells passes.
+
+    ``links`` maps an unordered device pair (a frozenset of two symbol names)
+    to ``("staged", owner, flag)`` or ``("shared", None, flag)``: the ``--link``
+    overrides, with each flag as the user wrote it.
+    ``notes`` collects records passes leave for reports (e.g. each crossing).
+    """
+
+    links: dict = dataclasses.field(default_factory=dict)
+    notes: list = dataclasses.field(default_factory=list)
+
+
+class ModulePass:
+    name: ClassVar[str]
+    level: ClassVar[str]
+    summary: ClassVar[str]
+
+    def apply(self, module, options: PassOptions) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+_REGISTRY: dict[str, type[ModulePass]] = {}
+
+
+def register(cls: type[ModulePass]) -> type[ModulePass]:
+    assert cls.level in ("stream", "hal"), cls
+    assert cls.name not in _REGISTRY, cls.name
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def all_passes() -> list[type[ModulePass]]:
+    _load_builtin_passes()
+    return list(_REGISTRY.values())
+
+
+def passes_at(level: str) -> list[type[ModulePass]]:
+    return [p for p in all_passes() if p.level == level]
+
+
+def lookup(name: str) -> type[ModulePass] | None:
+    _load_builtin_passes()
+    return _REGISTRY.get(name)
+
+
+def _load_builtin_passes() -> None:
+    # Importing a pass module registers it; the order here is the run order.
+    from . import transfer_insertion  # noqa: F401

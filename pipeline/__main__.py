@@ -1,0 +1,5 @@
+import sys
+
+from .cli import compile_main
+
+sys.exit(compile_main())

@@ -1,0 +1,292 @@
+"""Command lines: ``mdc-compile`` and ``mdc-opt``.
+
+User mistakes end in a short error whose first line names the problem (with
+its source location where there is one), exit status 1 (2 for bad command
+lines), no Python traceback, and no output file left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+
+from passes import registry
+from passes.diagnostics import MdcError, format_location
+
+from . import manifest, options, stages
+from .ireec import Compiler, IreeCompileError, module_text
+
+_COMPILE_HELP = """\
+Compiles an MLIR program for several IREE devices, staging values that cross
+between devices whose memories are incompatible (a CPU and a discrete GPU)
+through pinned host memory. Any --iree-* flag is passed to IREE unchanged.
+
+devices:
+  --device=NAME=SPEC declares device symbol NAME (the program's @NAME; 'a' is
+  short for 'device_a') as IREE target SPEC: local[0], cuda[0], hip[0], ...
+  Defaults: local -> llvm-cpu with --iree-llvmcpu-target-cpu=host (pass
+  --iree-llvmcpu-target-cpu=generic or x86-64-v3 for a vmfb meant for another
+  machine); cuda -> --iree-cuda-target=sm_80 (sm_90 does not compile in IREE
+  3.13.0); hip -> --iree-rocm-target=gfx942. Passing the flag overrides it.
+
+binding at run time:
+  IREE binds a declared device by kind and ordinal, not by the position of
+  the runtime --device flags: local[1] is the second runtime device whose id
+  matches local* (local-task and local-sync both do), cuda[0] the first cuda
+  device. `mdc-run --device=local-task --device=cuda` binds local[0] and
+  cuda[0] whatever their order.
+
+memory model:
+  local+local and two devices of one GPU driver share memory (left to IREE);
+  local+GPU pairs are staged, the GPU owning the staging memory.
+  --link=X:Y=staged forces staging both ways with Y owning staging memory;
+  --link=X:Y=shared is refused where the runtime cannot share.
+"""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+_LOC_PREFIX = re.compile(r"^(.*?:\d+:\d+): (.*)$", re.S)
+
+
+def _render_iree_error(tool: str, err: IreeCompileError, verbose: bool) -> str:
+    errors = [d for d in err.diagnostics if d.severity == "error"]
+    if not errors:
+        return f"{tool}: error: {err.what}"
+    lines = []
+    for diag in errors if verbose else errors[:1]:
+        text = diag.message
+        if not verbose:
+            text = _strip_op_dumps(text)
+        first, *rest = text.splitlines() or [""]
+        m = _LOC_PREFIX.match(first)
+        if m:
+            lines.append(f"{m.group(1)}: error: {m.group(2)}")
+        else:
+            lines.append(f"{tool}: error: {first}")
+        rest = [r for r in rest if r.strip()]
+        if not verbose:
+            rest = rest[:4]
+        lines += ["  " + r.strip() for r in rest]
+    if not verbose:
+        lines.append(f"  note: {err.what}; --verbose shows all of IREE's diagnostics")
+        if len(errors) > 1:
+            lines.append(f"  note: {len(errors) - 1} more error(s) not shown")
+    else:
+        lines += [f"{d.severity}: {d.message}" for d in err.diagnostics if d.severity != "error"]
+    return "\n".join(lines)
+
+
+def _strip_op_dumps(text: str) -> str:
+    # IREE appends "see current operation:" and a dump of the op (often the
+    # whole module) to a diagnostic: keep what comes before it.
+    out = []
+    for line in text.splitlines():
+        if "see current operation:" in line:
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".mdc-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _referenced_devices(module) -> dict[str, object]:
+    from passes.ir_util import walk
+
+    found: dict[str, object] = {}
+    pattern = re.compile(r"#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)")
+    for op in walk(module):
+        attrs = op.attributes
+        for i in range(len(attrs)):
+            for name in pattern.findall(str(attrs[i].attr)):
+                found.setdefault(name, op.location)
+    return found
+
+
+def _split_iree_flags(argv: list[str]) -> tuple[list[str], list[str]]:
+    ours, iree = [], []
+    for a in argv:
+        (iree if a.startswith("--iree-") else ours).append(a)
+    return ours, iree
+
+
+def _check_input(path: str) -> None:
+    if not os.path.exists(path):
+        raise MdcError(f"no such input file: {path}")
+    if os.path.isdir(path):
+        raise MdcError(f"input is a directory: {path}")
+
+
+def compile_main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ours, iree_passthrough = _split_iree_flags(argv)
+    parser = _ArgumentParser(
+        prog="mdc-compile",
+        description=_COMPILE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="mdc-compile INPUT.mlir --device=NAME=SPEC ... -o OUT.vmfb [options] [--iree-* ...]",
+    )
+    parser.add_argument("input", help="input MLIR file")
+    parser.add_argument("-o", "--output", help="output file (vmfb, or IR with --compile-to)")
+    parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC")
+    parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
+    parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
+    parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
+    parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
+    parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
+    args = parser.parse_args(ours)
+    tool = "mdc-compile"
+    try:
+        return _compile(args, iree_passthrough)
+    except MdcError as e:
+        print(e.render(tool), file=sys.stderr)
+        return 1
+    except IreeCompileError as e:
+        print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
+        return 1
+
+
+def _compile(args, iree_passthrough: list[str]) -> int:
+    devices = [options.parse_device(d) for d in args.device]
+    links = [options.parse_link(l) for l in args.link]
+    if not devices:
+        raise MdcError("no --device given; e.g. --device=a=local[0]")
+    if args.print_iree_flags:
+        # Names resolve against the program, so read it when it is there.
+        if os.path.exists(args.input):
+            devices, _ = options.resolve_names(devices, _referenced_devices(Compiler([]).parse_file(args.input)))
+        print("\n".join(options.iree_flags(devices, iree_passthrough)))
+        return 0
+    _check_input(args.input)
+    if not args.output:
+        raise MdcError("no output file: pass -o OUT.vmfb (or -o - for IR on stdout with --compile-to)")
+    if args.output == "-" and not args.compile_to:
+        raise MdcError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
+
+    # Device names resolve against the program, so read it first with a
+    # flag-free session; the real session gets exactly --print-iree-flags.
+    referenced = _referenced_devices(Compiler([]).parse_file(args.input))
+    devices, warnings = options.resolve_names(devices, referenced)
+    given = {d.name for d in devices}
+    for name, loc in referenced.items():
+        if name not in given:
+            raise MdcError(
+                f"the program uses device '@{name}', but no --device gives it",
+                location=format_location(loc),
+                notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
+            )
+    for w in warnings:
+        print(f"mdc-compile: warning: {w}", file=sys.stderr)
+    link_overrides = options.resolve_link_names(links, devices)
+    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+
+    ctx = stages.PipelineContext(registry.PassOptions(links=link_overrides))
+    if not args.no_manifest:
+        from passes.memory_model import MemoryModel
+
+        def add_manifest(module):
+            manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides)))
+
+        ctx.after_level["stream"] = [add_manifest]
+    if args.dump_stages:
+        os.makedirs(args.dump_stages, exist_ok=True)
+
+        def dump(stage_name, module):
+            path = os.path.join(args.dump_stages, f"{stage_name}.mlir")
+            _write_atomically(path, module_text(module).encode())
+
+        ctx.dump = dump
+
+    result = stages.run(compiler, args.input, ctx, args.compile_to)
+    if args.compile_to:
+        text = module_text(result)
+        if args.output == "-":
+            sys.stdout.write(text)
+        else:
+            _write_atomically(args.output, text.encode())
+    else:
+        _write_atomically(args.output, result)
+    return 0
+
+
+def opt_main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _ArgumentParser(
+        prog="mdc-opt",
+        description="Runs mdc's registered Python passes on stream- or HAL-level IR and prints the result.",
+    )
+    parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
+    parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
+    parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument("--list-passes", action="store_true")
+    parser.add_argument("-o", "--output", default="-")
+    args = parser.parse_args(argv)
+    tool = "mdc-opt"
+    if args.list_passes:
+        for p in registry.all_passes():
+            print(f"{p.name:24} [{p.level}] {p.summary}")
+        return 0
+    try:
+        return _opt(args)
+    except MdcError as e:
+        print(e.render(tool), file=sys.stderr)
+        return 1
+    except IreeCompileError as e:
+        print(_render_iree_error(tool, e, False), file=sys.stderr)
+        return 1
+
+
+def _opt(args) -> int:
+    if not args.input:
+        raise MdcError("no input file")
+    names = [n for group in args.passes for n in group.split(",") if n]
+    passes = []
+    for n in names:
+        cls = registry.lookup(n)
+        if cls is None:
+            known = ", ".join(p.name for p in registry.all_passes())
+            raise MdcError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
+        passes.append(cls)
+    compiler = Compiler([])
+    if args.input == "-":
+        module = compiler.parse_text(sys.stdin.read(), "<stdin>")
+    else:
+        _check_input(args.input)
+        module = compiler.parse_file(args.input)
+    from passes.memory_model import declared_devices
+
+    devices = declared_devices(module)
+    links = [options.parse_link(l) for l in args.link]
+    fake = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
+    pass_options = registry.PassOptions(links=options.resolve_link_names(links, fake))
+    with compiler.context, module.location:
+        for cls in passes:
+            cls().apply(module, pass_options)
+        try:
+            module.verify()
+        except Exception as e:
+            raise MdcError(f"passes produced invalid IR: {e}") from None
+    text = module_text(module)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        _write_atomically(args.output, text.encode())
+    return 0

@@ -1,0 +1,195 @@
+"""A thin, typed handle on IREE's in-process compiler (``iree.compiler.api``).
+
+IREE's Python API lacks three things mdc needs, so they are reached here
+through the exported C symbols and nowhere else:
+
+* phases (``--compile-from`` / ``--compile-to`` are not session flags);
+* diagnostics as data rather than text on the console;
+* a check that the invocation really succeeded (a failed mixed-device
+  compile can return True from ``execute()`` and fail only when the vmfb is
+  written; DESIGN.md section 5).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+
+from iree.compiler import ir
+from iree.compiler.api import ctypes_dl as _c
+from iree.compiler.api import Invocation, Output, Session, Source
+
+_DIAG_CALLBACK = ctypes.CFUNCTYPE(
+    None, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p
+)
+_SEVERITY = {0: "note", 1: "warning", 2: "error", 3: "remark"}
+
+# IREE's pipeline phases, in order (iree-compile --compile-to=...).
+PHASES = (
+    "start",
+    "input",
+    "abi",
+    "preprocessing",
+    "global-optimization",
+    "dispatch-creation",
+    "flow",
+    "stream",
+    "executable-sources",
+    "executable-configurations",
+    "executable-targets",
+    "hal",
+    "vm",
+    "end",
+)
+
+
+class IreeCompileError(Exception):
+    """IREE reported errors. ``diagnostics`` holds them in order."""
+
+    def __init__(self, what: str, diagnostics: list["Diagnostic"]):
+        super().__init__(what)
+        self.what = what
+        self.diagnostics = diagnostics
+
+
+@dataclasses.dataclass
+class Diagnostic:
+    severity: str
+    message: str
+
+
+def _bind_extra_symbols() -> None:
+    _c._init_dylib()
+    lib = _c._dylib
+    if getattr(lib, "_mdc_bound", False):
+        return
+    lib.ireeCompilerInvocationSetCompileToPhase.restype = None
+    lib.ireeCompilerInvocationSetCompileToPhase.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_char_p,
+    ]
+    lib.ireeCompilerInvocationSetCompileFromPhase.restype = None
+    lib.ireeCompilerInvocationSetCompileFromPhase.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_char_p,
+    ]
+    lib.ireeCompilerInvocationEnableCallbackDiagnostics.restype = None
+    lib.ireeCompilerInvocationEnableCallbackDiagnostics.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_int,
+        _DIAG_CALLBACK,
+        ctypes.c_void_p,
+    ]
+    lib._mdc_bound = True
+
+
+class Compiler:
+    """One IREE compiler session with a fixed set of flags.
+
+    Each method runs one step of IREE on a module and raises
+    :class:`IreeCompileError` with IREE's diagnostics when the step fails.
+    """
+
+    def __init__(self, flags: list[str]):
+        _bind_extra_symbols()
+        self._session = Session()
+        try:
+            self._session.set_flags(*flags)
+        except ValueError as e:
+            raise IreeCompileError(f"IREE rejected a flag: {e}", []) from None
+        self.context: ir.Context = self._session.context
+        self.context.allow_unregistered_dialects = False
+
+    # -- invocations -------------------------------------------------------
+
+    def _invocation(self) -> tuple[Invocation, list[Diagnostic]]:
+        inv = self._session.invocation()
+        diags: list[Diagnostic] = []
+
+        def on_diag(severity, message, size, _user):
+            text = ctypes.string_at(message, size).decode("utf-8", "replace")
+            diags.append(Diagnostic(_SEVERITY.get(severity, "error"), text))
+
+        callback = _DIAG_CALLBACK(on_diag)
+        inv._mdc_callback = callback  # keep alive as long as the invocation
+        _c._dylib.ireeCompilerInvocationEnableCallbackDiagnostics(
+            inv._inv_p, 0, callback, None
+        )
+        return inv, diags
+
+    def parse_file(self, path: str) -> ir.Operation:
+        """Parses ``path`` (its name is kept in locations) into a module."""
+        inv, diags = self._invocation()
+        try:
+            source = Source.open_file(self._session, path)
+        except ValueError as e:
+            raise IreeCompileError(f"cannot read {path}: {e}", diags) from None
+        if not inv.parse_source(source):
+            raise IreeCompileError(f"cannot parse {path}", diags)
+        return inv.export_module()
+
+    def parse_text(self, text: str, name: str) -> ir.Operation:
+        inv, diags = self._invocation()
+        source = Source.wrap_buffer(self._session, text.encode(), buffer_name=name)
+        if not inv.parse_source(source):
+            raise IreeCompileError(f"cannot parse {name}", diags)
+        return inv.export_module()
+
+    def run_phases(self, module: ir.Operation, start: str, stop: str) -> ir.Operation:
+        """Runs IREE's own pipeline from phase ``start`` to phase ``stop``."""
+        inv, diags = self._invocation()
+        inv.import_module(module)
+        _c._dylib.ireeCompilerInvocationSetCompileFromPhase(inv._inv_p, start.encode())
+        _c._dylib.ireeCompilerInvocationSetCompileToPhase(inv._inv_p, stop.encode())
+        ok = inv.execute()
+        if not ok or _has_errors(diags):
+            raise IreeCompileError(f"IREE failed between phases {start} and {stop}", diags)
+        return inv.export_module()
+
+    def run_passes(self, module: ir.Operation, pipeline: str) -> ir.Operation:
+        """Runs a textual pass pipeline (anchored on the module) in place."""
+        inv, diags = self._invocation()
+        inv.import_module(module)
+        ok = inv.execute_text_pass_pipeline(pipeline)
+        if not ok or _has_errors(diags):
+            raise IreeCompileError(f"IREE pass pipeline failed: {pipeline}", diags)
+        return inv.export_module()
+
+    def emit_vmfb(self, module: ir.Operation, start: str) -> bytes:
+        """Runs IREE from phase ``start`` to the end and returns the vmfb."""
+        inv, diags = self._invocation()
+        inv.import_module(module)
+        _c._dylib.ireeCompilerInvocationSetCompileFromPhase(inv._inv_p, start.encode())
+        _c._dylib.ireeCompilerInvocationSetCompileToPhase(inv._inv_p, b"end")
+        ok = inv.execute()
+        if ok and not _has_errors(diags):
+            out = Output.open_membuffer()
+            try:
+                inv.output_vm_bytecode(out)
+                data = bytes(out.map_memory())
+            except ValueError as e:
+                diags.append(Diagnostic("error", str(e)))
+                data = None
+            finally:
+                out.close()
+            if data is not None and not _has_errors(diags):
+                return data
+        raise IreeCompileError(f"IREE failed from phase {start} to the vmfb", diags)
+
+
+def _has_errors(diags: list[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diags)
+
+
+def module_text(module: ir.Operation, *, debug_info: bool = False) -> str:
+    return module.get_asm(enable_debug_info=debug_info, assume_verified=False)
+
+
+def iree_compile_path() -> str:
+    """The ``iree-compile`` console script installed with the compiler."""
+    from shutil import which
+
+    return which("iree-compile") or os.path.join(
+        os.path.dirname(os.path.realpath(__import__("sys").executable)), "iree-compile"
+    )

@@ -1,0 +1,62 @@
+"""The device manifest mdc-compile writes into a vmfb.
+
+It is a JSON string under the key ``mdc.manifest`` in each public
+function's ``iree.reflection`` dictionary, which survives IREE's ABI
+wrapping and is readable with the runtime alone
+(``VmModule.lookup_function(name).reflection``). runtime_shim reads it.
+
+    {"format": "mdc.manifest/1",
+     "devices": [{"name": "device_a", "spec": "local[0]", "kind": "local", "ordinal": 0}, ...],
+     "staging": [{"from": "device_a", "to": "device_b", "owner": "device_b"}, ...]}
+
+``staging`` lists every ordered pair the memory model stages, with the
+device whose allocator provides the pinned staging memory (for a pair staged
+through a local device, ``via`` names it and ``owner`` is null).
+"""
+
+from __future__ import annotations
+
+import json
+
+from iree.compiler import ir
+
+from passes.ir_util import top_level_ops
+from passes.memory_model import MemoryModel
+
+KEY = "mdc.manifest"
+FORMAT = "mdc.manifest/1"
+
+
+def manifest_json(devices, model: MemoryModel) -> str:
+    staging = []
+    for src, dst, policy in model.staged_pairs():
+        entry = {"from": src, "to": dst, "owner": policy.owner}
+        if policy.via:
+            entry["via"] = policy.via
+        staging.append(entry)
+    return json.dumps(
+        {
+            "format": FORMAT,
+            "devices": [
+                {"name": d.name, "spec": d.spec, "kind": d.kind, "ordinal": d.ordinal}
+                for d in devices
+            ],
+            "staging": staging,
+        },
+        separators=(",", ":"),
+        sort_keys=False,
+    )
+
+
+def attach(module, text: str) -> None:
+    """Adds the manifest to every public function's reflection dictionary."""
+    for op in top_level_ops(module):
+        if op.name != "util.func" or "iree.reflection" not in op.attributes:
+            continue
+        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        if visibility is not None and str(visibility) != '"public"':
+            continue
+        old = op.attributes["iree.reflection"]
+        entries = {old[i].name: old[i].attr for i in range(len(old))}
+        entries[KEY] = ir.StringAttr.get(text)
+        op.attributes["iree.reflection"] = ir.DictAttr.get(entries)

@@ -1,0 +1,151 @@
+"""mdc-compile's device and link options, and the IREE flags they become.
+
+``--device=NAME=SPEC`` declares the device symbol ``NAME`` (``a`` is short
+for ``device_a`` when the program uses ``@device_a`` and not ``@a``) as the
+IREE target device ``SPEC`` (``local[0]``, ``cuda[0]``, ``hip[0]``,
+``vulkan[0]``...). Each becomes ``--iree-hal-target-device=NAME=SPEC``, in
+the order given; the first is the default device.
+
+Per-backend defaults, each overridden by passing the same ``--iree-*`` flag:
+
+* local: ``--iree-hal-local-target-device-backends=llvm-cpu`` and
+  ``--iree-llvmcpu-target-cpu=host`` (right when compiling and running on one
+  machine; for another machine pass ``--iree-llvmcpu-target-cpu=generic`` or
+  ``x86-64-v3``);
+* cuda: ``--iree-cuda-target=sm_80`` (sm_90 does not compile in 3.13.0; sm_80
+  PTX runs on Hopper);
+* hip: ``--iree-rocm-target=gfx942``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from passes.diagnostics import MdcError
+
+_SPEC = re.compile(r"^([a-z][a-z0-9_-]*)(?:\[(\d+)\])?$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.\-]*$")
+_KNOWN_KINDS = ("local", "cuda", "hip", "vulkan", "metal", "webgpu")
+
+BACKEND_DEFAULTS: dict[str, list[tuple[str, str]]] = {
+    "local": [
+        ("--iree-hal-local-target-device-backends", "llvm-cpu"),
+        ("--iree-llvmcpu-target-cpu", "host"),
+    ],
+    "cuda": [("--iree-cuda-target", "sm_80")],
+    "hip": [("--iree-rocm-target", "gfx942")],
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceOption:
+    name: str
+    spec: str
+    kind: str
+    ordinal: int
+
+
+def parse_device(text: str) -> DeviceOption:
+    if "=" not in text:
+        raise MdcError(
+            f"--device={text}: expected NAME=SPEC, e.g. --device=a=local[0]",
+        )
+    name, spec = text.split("=", 1)
+    if not _NAME.match(name):
+        raise MdcError(f"--device={text}: '{name}' is not a valid device name")
+    m = _SPEC.match(spec)
+    if not m:
+        raise MdcError(
+            f"--device={text}: '{spec}' is not a device spec",
+            notes=["a spec is KIND or KIND[ORDINAL], e.g. local[0], cuda[0], hip[1]"],
+        )
+    kind = m.group(1)
+    if kind not in _KNOWN_KINDS:
+        raise MdcError(
+            f"--device={text}: unknown device kind '{kind}'",
+            notes=[f"known kinds: {', '.join(_KNOWN_KINDS)}"],
+        )
+    return DeviceOption(name, spec, kind, int(m.group(2) or 0))
+
+
+def parse_link(text: str) -> tuple[str, str, str]:
+    m = re.match(r"^([^:=]+):([^:=]+)=(staged|shared)$", text)
+    if not m:
+        raise MdcError(
+            f"--link={text}: expected X:Y=staged or X:Y=shared",
+        )
+    x, y, mode = m.groups()
+    if x == y:
+        raise MdcError(f"--link={text}: a device cannot link to itself")
+    return x, y, mode
+
+
+def resolve_names(
+    devices: list[DeviceOption], referenced: dict[str, object]
+) -> tuple[list[DeviceOption], list[str]]:
+    """Maps short names (``a`` -> ``device_a``) onto the program's symbols.
+
+    Returns the devices under their resolved names and warnings for devices
+    the program never names. ``referenced`` maps each device symbol the
+    program uses to the location of a first use.
+    """
+    resolved: list[DeviceOption] = []
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    for d in devices:
+        name = d.name
+        if name not in referenced and f"device_{name}" in referenced:
+            name = f"device_{name}"
+        if name in seen:
+            raise MdcError(f"device '{name}' is given twice (--device={seen[name]} and --device={d.name}={d.spec})")
+        seen[name] = f"{d.name}={d.spec}"
+        if referenced and name not in referenced:
+            warnings.append(f"--device={d.name}={d.spec}: the program never names device '{name}'")
+        resolved.append(dataclasses.replace(d, name=name))
+    return resolved, warnings
+
+
+def resolve_link_names(
+    links: list[tuple[str, str, str]], devices: list[DeviceOption]
+) -> dict[frozenset, tuple[str, str | None, str]]:
+    """Turns ``--link`` flags into the memory model's override map:
+    {frozenset((X, Y)): (mode, owner or None, the flag as the user wrote it)}."""
+    by_name = {d.name: d.name for d in devices}
+    by_short = {d.name[len("device_"):]: d.name for d in devices if d.name.startswith("device_")}
+
+    def canonical(n: str, flag: str) -> str:
+        if n in by_name:
+            return n
+        if n in by_short:
+            return by_short[n]
+        raise MdcError(f"--link={flag}: no --device is named '{n}'")
+
+    out: dict[frozenset, tuple[str, str | None, str]] = {}
+    for x, y, mode in links:
+        flag = f"{x}:{y}={mode}"
+        cx, cy = canonical(x, flag), canonical(y, flag)
+        key = frozenset((cx, cy))
+        value = (mode, cy if mode == "staged" else None, flag)
+        if key in out and out[key][:2] != value[:2]:
+            raise MdcError(
+                f"--link={flag} contradicts an earlier --link for the pair {cx}, {cy}",
+            )
+        out[key] = value
+    return out
+
+
+def iree_flags(devices: list[DeviceOption], passthrough: list[str]) -> list[str]:
+    """The IREE flags mdc derives: target devices, backend defaults the user
+    did not override, then the user's own ``--iree-*`` flags."""
+    flags = [f"--iree-hal-target-device={d.name}={d.spec}" for d in devices]
+    given = {f.split("=", 1)[0] for f in passthrough}
+    kinds = []
+    for d in devices:
+        if d.kind not in kinds:
+            kinds.append(d.kind)
+    for kind in kinds:
+        for flag, value in BACKEND_DEFAULTS.get(kind, []):
+            if flag not in given:
+                flags.append(f"{flag}={value}")
+    return flags + list(passthrough)
