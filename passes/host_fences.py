@@ -1,0 +1,124 @@
+"""host-fences: the caller's fences never reach a device queue across drivers.
+
+In IREE's async-external execution model a public function takes a wait and
+a signal fence from its caller. IREE imports the wait fence as a timepoint
+on the argument's device, and chains the result's timepoint into the signal
+fence on the result's device. Both are queue operations on the caller's
+fence, and that fence may come from another driver's device: a CUDA queue
+told to wait on a local-task semaphore never runs (DESIGN.md section 2).
+
+In a module with a staged device pair this pass moves both onto the host:
+
+* ``stream.timepoint.import`` of a caller fence becomes a host
+  ``hal.fence.await`` followed by an immediate timepoint;
+* ``stream.timepoint.chain_external`` into a caller fence becomes a host
+  wait on the device's own timepoint (exported as that device's fence)
+  followed by a host ``hal.fence.signal``.
+
+Modules without staged pairs keep IREE's behaviour untouched.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import hal, stream, util
+
+from .ir_util import get_attr, unique_symbol, walk
+from .memory_model import MemoryModel
+from .registry import ModulePass, PassOptions, register
+
+
+# Host waits live in never-inlined helpers: inlined, IREE folds a wait on a
+# fence it can prove is already signalled into a constant status and then
+# rejects the status check (vm.cond_fail on a constant OK status).
+_HELPERS = """
+util.func private @{await_name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  %forever = arith.constant -1 : i32
+  %status = hal.fence.await until([%fence]) timeout_millis(%forever) flags("None") : i32
+  util.status.check_ok %status, "mdc: waiting on a fence on the host failed"
+  util.return
+}}
+util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  %forever = arith.constant -1 : i32
+  %status = hal.fence.await until([%own]) timeout_millis(%forever) flags("None") : i32
+  util.status.check_ok %status, "mdc: waiting on the program's work failed"
+  hal.fence.signal<%caller : !hal.fence>
+  util.return
+}}
+"""
+
+
+def _add_helpers(module) -> tuple[str, str]:
+    await_name = unique_symbol(module, "__mdc_host_await")
+    relay_name = unique_symbol(module, "__mdc_host_relay")
+    parsed = ir.Module.parse(_HELPERS.format(await_name=await_name, relay_name=relay_name))
+    body = module.regions[0].blocks[0]
+    for op in list(parsed.body.operations):
+        body.append(op.operation)
+    return await_name, relay_name
+
+
+def isolate_caller_fences(module) -> int:
+    """Rewrites caller-fence imports and chains; returns how many."""
+    helpers = None
+    rewritten = 0
+    for op in list(walk(module)):
+        if op.name == "stream.timepoint.import" and _is_function_argument(op.operands[0]):
+            helpers = helpers or _add_helpers(module)
+            with ir.InsertionPoint(op), op.location:
+                util.CallOp([], helpers[0], [op.operands[0]])
+                ready = stream.TimepointImmediateOp(results=[op.results[0].type]).results[0]
+            op.results[0].replace_all_uses_with(ready)
+            op.erase()
+            rewritten += 1
+        elif op.name == "stream.timepoint.chain_external" and all(
+            _is_function_argument(v) for v in list(op.operands)[1:]
+        ):
+            timepoint = op.operands[0]
+            barrier = timepoint.owner
+            with ir.InsertionPoint(op), op.location:
+                if not isinstance(barrier, ir.Block) and barrier.operation.name == "stream.timepoint.barrier":
+                    # Wait for the results themselves: IREE folds this wait
+                    # away when the timepoint turns out to be immediate.
+                    barrier = barrier.operation
+                    resource, size = barrier.results[0], barrier.operands[1]
+                    ready = stream.TimepointAwaitOp(
+                        [resource.type], [resource], [size], timepoint
+                    ).results[0]
+                    for use in list(resource.uses):
+                        if use.owner != ready.owner:
+                            use.owner.operands[use.operand_number] = ready
+                    for fence in list(op.operands)[1:]:
+                        hal.FenceSignalOp(fence)
+                else:
+                    helpers = helpers or _add_helpers(module)
+                    own = stream.TimepointExportOp(
+                        [ir.Type.parse("!hal.fence")], timepoint, affinity=get_attr(op, "affinity")
+                    ).results[0]
+                    for fence in list(op.operands)[1:]:
+                        util.CallOp([], helpers[1], [own, fence])
+            op.erase()
+            rewritten += 1
+    return rewritten
+
+
+def _is_function_argument(value: ir.Value) -> bool:
+    owner = value.owner
+    if not isinstance(owner, ir.Block) or str(value.type) != "!hal.fence":
+        return False
+    parent = owner.owner
+    return parent is not None and parent.operation.name == "util.func"
+
+
+@register
+class HostFences(ModulePass):
+    """Keeps the caller's wait/signal fences off device queues in modules with staged pairs."""
+
+    name = "host-fences"
+    level = "stream"
+    summary = "await and signal the caller's fences on the host when devices are staged"
+
+    def apply(self, module, options: PassOptions) -> None:
+        model = MemoryModel.of(module, options.links)
+        if model.staged_pairs():
+            isolate_caller_fences(module)

@@ -1,0 +1,210 @@
+"""Build here, run on a GPU machine: mdc-compiled local+cuda programs.
+
+    python test/e2e/gpu_kit.py build KIT_DIR     # here: needs the compiler
+    python test/e2e/gpu_kit.py run KIT_DIR       # there: runtime only
+
+``build`` compiles each case with mdc-compile for a local CPU device (with a
+portable CPU target) and a cuda device, draws seeded inputs, and computes the
+expected outputs with *stock* IREE on all-local devices on this machine.
+``run`` executes every case with stock ``iree-run-module`` (cases whose
+arguments and results live on local devices) or with the runtime shim
+(``python -m runtime_shim``) under a timeout, compares with the expected
+outputs, and prints one table. It exits 0 with a message when no cuda
+device is available, so it can sit in any test tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PROGRAMS = os.path.join(HERE, "programs")
+EXAMPLES = os.path.join(ROOT, "examples")
+
+AB = ["a=local[0]", "b=cuda[0]"]
+RT_AB = ["local-task", "cuda"]
+
+
+def _case(name, program, function, inputs, *, devices=AB, runtime=RT_AB,
+          model="async-internal", runner="iree-run-module", program_dir=PROGRAMS):
+    return dict(name=name, program=os.path.join(program_dir, program), function=function,
+                inputs=inputs, devices=devices, runtime=runtime, model=model, runner=runner)
+
+
+def _cases(rng):
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    return [
+        _case("seed", "multi_device_mul.mlir", "multi_device_mul",
+              [np.array([10, 11, 12, 13], np.float32)], program_dir=EXAMPLES),
+        _case("seed_async_external", "multi_device_mul.mlir", "multi_device_mul",
+              [np.array([10, 11, 12, 13], np.float32)], program_dir=EXAMPLES, model="async-external"),
+        _case("diamond", "diamond.mlir", "diamond", [f32(16, 8)]),
+        _case("diamond_async_external", "diamond.mlir", "diamond", [f32(16, 8)], model="async-external"),
+        _case("matmul_chain", "matmul_chain.mlir", "matmul_chain", [f32(32, 64), f32(64, 48), f32(48, 16)]),
+        _case("dynamic_2d_f16", "dynamic_2d.mlir", "dynamic_2d",
+              [rng.standard_normal((5, 7)).astype(np.float16)]),
+        _case("loop_dynamic", "loop.mlir", "ping_pong", [f32(37), np.array(3, np.int64)]),
+        _case("three_devices", "three_devices.mlir", "three_devices",
+              [rng.integers(-50, 50, (4, 4)).astype(np.int32)],
+              devices=["a=local[0]", "b=cuda[0]", "c=local[1]"],
+              runtime=["local-task", "cuda", "local-sync"]),
+        _case("global_call", "globals_call.mlir", "apply", [f32(4)]),
+        # Arguments or results on the GPU: stock iree-run-module cannot place
+        # them (DESIGN.md section 2), so these go through the runtime shim.
+        _case("arg_on_gpu", "two_args.mlir", "add_across", [f32(2, 3), f32(2, 3)], runner="shim"),
+        _case("result_on_gpu", "result_on_b.mlir", "square_to_b",
+              [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="shim"),
+    ]
+
+
+def _run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def _scalar_or_file(kit, case_name, i, value):
+    if value.ndim == 0:
+        return f"--input={value.item()}"
+    path = os.path.join(kit, f"{case_name}.in{i}.npy")
+    np.save(path, value)
+    return f"--input=@{os.path.basename(path)}"
+
+
+def build(kit: str, cpu: str, seed: int) -> int:
+    kit = os.path.abspath(kit)
+    os.makedirs(kit, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    manifest = []
+    for case in _cases(rng):
+        name = case["name"]
+        vmfb = os.path.join(kit, f"{name}.vmfb")
+        model_flag = f"--iree-execution-model={case['model']}"
+        r = _run(["mdc-compile", case["program"], *[f"--device={d}" for d in case["devices"]],
+                  f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
+        if r.returncode:
+            print(f"{name}: mdc-compile failed\n{r.stderr}")
+            return 1
+        # The expected output: stock IREE, every device a local one.
+        ref = os.path.join(kit, f"{name}.ref.vmfb")
+        local_devices = [f"--iree-hal-target-device=device_{d.split('=')[0]}=local[{i}]"
+                         for i, d in enumerate(case["devices"])]
+        r = _run(["iree-compile", case["program"], *local_devices,
+                  "--iree-hal-local-target-device-backends=llvm-cpu", model_flag, "-o", ref])
+        if r.returncode:
+            print(f"{name}: stock iree-compile failed\n{r.stderr}")
+            return 1
+        inputs = [_scalar_or_file(kit, name, i, v) for i, v in enumerate(case["inputs"])]
+        expected = os.path.join(kit, f"{name}.expected.npy")
+        r = _run(["iree-run-module", f"--module={ref}", f"--function={case['function']}",
+                  *["--device=local-task"] * len(case["devices"]), *inputs, f"--output=@{expected}"],
+                 cwd=kit)
+        if r.returncode:
+            print(f"{name}: stock reference run failed\n{r.stderr}")
+            return 1
+        os.unlink(ref)
+        manifest.append(dict(name=name, module=os.path.basename(vmfb), function=case["function"],
+                             devices=case["runtime"], inputs=inputs, runner=case["runner"],
+                             expected=os.path.basename(expected)))
+    with open(os.path.join(kit, "cases.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    print(f"built {len(manifest)} cases in {kit}")
+    return 0
+
+
+def compare(got: np.ndarray, want: np.ndarray) -> tuple[bool, float]:
+    """Integers and booleans must be equal; floats within a relative
+    Frobenius error of 1e-4 (f32, summation order differs across devices)
+    or 1e-2 (f16). Returns (ok, error)."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return False, float("inf")
+    if want.dtype.kind != "f":
+        return bool(np.array_equal(got, want)), float(np.count_nonzero(got != want))
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    if not np.all(np.isfinite(g)):
+        return False, float("inf")
+    err = float(np.linalg.norm(g - w) / max(np.linalg.norm(w), 1e-30))
+    return err <= (1e-2 if want.dtype == np.float16 else 1e-4), err
+
+
+def _cuda_available() -> bool:
+    try:
+        import iree.runtime as rt
+
+        return "cuda" in rt.query_available_drivers() and bool(
+            rt.get_driver("cuda").query_available_devices())
+    except Exception:
+        return False
+
+
+def run(kit: str, timeout: float, only: str | None) -> int:
+    kit = os.path.abspath(kit)
+    if not _cuda_available():
+        print("gpu_kit: no cuda device here; skipping")
+        return 0
+    with open(os.path.join(kit, "cases.json")) as f:
+        cases = json.load(f)
+    rows, failures = [], 0
+    for case in cases:
+        if only and case["name"] != only:
+            continue
+        out = os.path.join(kit, f"{case['name']}.out.npy")
+        if os.path.exists(out):
+            os.unlink(out)
+        if case["runner"] == "shim":
+            cmd = [sys.executable, "-m", "runtime_shim"]
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+        else:
+            cmd = [shutil.which("iree-run-module") or "iree-run-module"]
+            env = None
+        cmd += [f"--module={case['module']}", f"--function={case['function']}",
+                *[f"--device={d}" for d in case["devices"]], *case["inputs"], f"--output=@{out}"]
+        start = time.perf_counter()
+        try:
+            r = _run(cmd, cwd=kit, timeout=timeout, env=env)
+            status = "ok" if r.returncode == 0 else f"rc={r.returncode}"
+            detail = (r.stderr or r.stdout).strip().splitlines()[-1:] if r.returncode else []
+        except subprocess.TimeoutExpired:
+            status, detail = "TIMEOUT", []
+        elapsed = time.perf_counter() - start
+        verdict = status
+        if status == "ok":
+            got = np.load(out)
+            want = np.load(os.path.join(kit, case["expected"]))
+            same, err = compare(got, want)
+            verdict = "match" if same else "MISMATCH"
+            detail = [f"rel err {err:.1e}"] if want.dtype.kind == "f" else []
+        failures += verdict != "match"
+        rows.append((case["name"], case["runner"], " ".join(case["devices"]), verdict,
+                     f"{elapsed:.2f}s", detail[0][:90] if detail else ""))
+    print(f"{'case':24} {'runner':16} {'devices':30} {'result':9} {'wall':7} detail")
+    for row in rows:
+        print(f"{row[0]:24} {row[1]:16} {row[2]:30} {row[3]:9} {row[4]:7} {row[5]}")
+    print(f"{len(rows) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("kit")
+    b.add_argument("--cpu", default="generic", help="portable CPU target for the local device")
+    b.add_argument("--seed", type=int, default=20261130)
+    r = sub.add_parser("run")
+    r.add_argument("kit")
+    r.add_argument("--timeout", type=float, default=60.0)
+    r.add_argument("--only")
+    a = p.parse_args()
+    return build(a.kit, a.cpu, a.seed) if a.cmd == "build" else run(a.kit, a.timeout, a.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
