@@ -154,14 +154,54 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
     args = parser.parse_args(ours)
     tool = "mdc-compile"
-    try:
-        return _compile(args, iree_passthrough)
-    except MdcError as e:
-        print(e.render(tool), file=sys.stderr)
+
+    def compile_reporting_errors() -> int:
+        try:
+            return _compile(args, iree_passthrough)
+        except MdcError as e:
+            print(e.render(tool), file=sys.stderr)
+            return 1
+        except IreeCompileError as e:
+            print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
+            return 1
+
+    return _survive_compiler_crashes(tool, args.input, compile_reporting_errors)
+
+
+def _survive_compiler_crashes(tool: str, what: str, body) -> int:
+    """Runs ``body`` in a forked child where the platform allows.
+
+    IREE's compiler library can crash on some inputs (e.g. 3.13.0 segfaults
+    in its global constant evaluator on an initializer that moves a computed
+    value between devices, plain iree-compile included). In process, that
+    would kill mdc with no message; here the parent reports it. Outputs are
+    written atomically by the child, so a crash leaves none behind.
+    """
+    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
+        return body()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            code = body()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        print(
+            f"{tool}: error: IREE's compiler crashed (signal {sig}) while compiling {what}\n"
+            "  note: this is a bug in IREE 3.13.0, not in the input; nothing was written\n"
+            "  note: crashes seen so far come from constant evaluation of initializers: "
+            "try --iree-opt-const-eval=false",
+            file=sys.stderr,
+        )
         return 1
-    except IreeCompileError as e:
-        print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
-        return 1
+    return os.WEXITSTATUS(status)
 
 
 def _compile(args, iree_passthrough: list[str]) -> int:
@@ -237,6 +277,11 @@ def opt_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
     parser.add_argument("--list-passes", action="store_true")
+    parser.add_argument(
+        "--split-input-file", action="store_true",
+        help="treat '// -----' lines as separators between independent inputs; "
+        "an error in one is reported and the others still run",
+    )
     parser.add_argument("-o", "--output", default="-")
     args = parser.parse_args(argv)
     tool = "mdc-opt"
@@ -265,18 +310,57 @@ def _opt(args) -> int:
             known = ", ".join(p.name for p in registry.all_passes())
             raise MdcError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
         passes.append(cls)
-    compiler = Compiler([])
     if args.input == "-":
-        module = compiler.parse_text(sys.stdin.read(), "<stdin>")
+        text, name = sys.stdin.read(), "<stdin>"
     else:
         _check_input(args.input)
-        module = compiler.parse_file(args.input)
+        with open(args.input, encoding="utf-8", errors="replace") as f:
+            text, name = f.read(), args.input
+    chunks = _split_chunks(text) if args.split_input_file else [(0, text)]
+    outputs, failed = [], False
+    for first_line, chunk in chunks:
+        # Keep line numbers true to the file: pad each chunk to its start line.
+        try:
+            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link))
+        except MdcError as e:
+            if not args.split_input_file:
+                raise
+            print(e.render("mdc-opt"), file=sys.stderr)
+            failed = True
+        except IreeCompileError as e:
+            if not args.split_input_file:
+                raise
+            print(_render_iree_error("mdc-opt", e, False), file=sys.stderr)
+            failed = True
+    text = "// -----\n".join(outputs)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        _write_atomically(args.output, text.encode())
+    return 1 if failed else 0
+
+
+def _split_chunks(text: str) -> list[tuple[int, str]]:
+    chunks, current, start = [], [], 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == "// -----":
+            chunks.append((start, "".join(current)))
+            current, start = [], number + 1
+        else:
+            current.append(line)
+    chunks.append((start, "".join(current)))
+    return chunks
+
+
+def _opt_one(text: str, name: str, passes, link_flags) -> str:
     from passes.memory_model import declared_devices
 
+    compiler = Compiler([])
+    module = compiler.parse_text(text, name)
     devices = declared_devices(module)
-    links = [options.parse_link(l) for l in args.link]
-    fake = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    pass_options = registry.PassOptions(links=options.resolve_link_names(links, fake))
+    links = [options.parse_link(l) for l in link_flags]
+    known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
+    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known))
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)
@@ -284,9 +368,4 @@ def _opt(args) -> int:
             module.verify()
         except Exception as e:
             raise MdcError(f"passes produced invalid IR: {e}") from None
-    text = module_text(module)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        _write_atomically(args.output, text.encode())
-    return 0
+    return module_text(module)

@@ -1,0 +1,17 @@
+"""Run mdc-compiled .vmfb programs on the stock IREE runtime.
+
+Needs only iree-base-runtime and numpy (never iree.compiler): GPU machines
+run prebuilt modules without the compiler.
+
+    from runtime_shim import load
+    m = load("out.vmfb", devices=["local-task", "cuda"])
+    y = m.multi_device_mul(x)
+
+The command line is `mdc-run` (`python -m runtime_shim`), see cli.py.
+"""
+
+from .errors import ShimError
+from .module import Function, Module, load
+from .values import aligned_array
+
+__all__ = ["Function", "Module", "ShimError", "aligned_array", "load"]

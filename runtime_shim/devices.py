@@ -1,0 +1,141 @@
+"""Runtime devices: creating them from URIs, binding declared devices to them,
+and checking that staging owners can provide shared host memory.
+
+Shared host (staging) memory. The compiled program allocates its own staging
+buffers, from the allocator of the device the manifest names as `owner`
+(the discrete device: its pinned host memory can be used by the CPU's queues
+and by its own). The shim allocates none. It only checks, before the first
+call, that every owner is bound to a given device and that this device's
+allocator can hand out host-local, device-visible, mappable memory.
+
+Why not `iree_hal_device_replace_allocator`: the stock Python runtime cannot
+reach it. The PyPI wheel exports no C symbols and ships no headers, the
+Python bindings do not wrap it, and upstream marks it for removal. Choosing
+the owner's allocator inside the compiled program gives the same effect.
+
+Binding, as IREE's compiled `__init` does it: a declared device `kind[n]`
+is the (n+1)-th given runtime device whose device id matches the kind
+(`local` matches `local-task` and `local-sync`; `cuda` matches `cuda`). The
+position of the --device flags does not matter beyond that order. IREE also
+skips devices that cannot load the module's executable format; the shim does
+not model that (all devices of one driver load the same formats), and a
+mismatch surfaces when the module is initialised.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import iree.runtime as rt
+
+from .errors import ShimError, short
+from .manifest import MANIFEST_KEY, Manifest
+
+STAGING_MEMORY = rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE
+STAGING_USAGE = rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING
+
+
+def driver_name(uri: str) -> str:
+    name = uri.split("://", 1)[0].strip()
+    if not name:
+        raise ShimError(f"bad device URI {uri!r}")
+    return name
+
+
+def is_local(uri: str) -> bool:
+    """Whether the device shares the host's memory (IREE's `local` kind)."""
+    return driver_name(uri).startswith("local")
+
+
+def kind_matches(kind: str, uri: str) -> bool:
+    driver = driver_name(uri)
+    return driver == kind or driver.startswith(kind + "-")
+
+
+def open_device(uri: str) -> rt.HalDevice:
+    """A new device instance for `uri` (never a cached one).
+
+    `rt.get_device` caches by URI, so two `--device=local-task` would be one
+    device; creating from the (cached, shared) driver gives distinct ones.
+    """
+    name = driver_name(uri)
+    try:
+        driver = rt.get_driver(name)
+    except ValueError:  # NOT_FOUND: no such driver compiled in
+        raise ShimError(f"device '{uri}': unknown driver '{name}' "
+                        f"(available: {', '.join(rt.query_available_drivers())})") from None
+    except RuntimeError as e:  # UNAVAILABLE: no GPU library on this machine
+        raise ShimError(f"device '{uri}': the '{name}' driver is not available here: "
+                        f"{_reason(e)}") from None
+    try:
+        if "://" in uri:
+            return driver.create_device_by_uri(uri)
+        return driver.create_default_device()
+    except (RuntimeError, ValueError) as e:
+        raise ShimError(f"cannot create device '{uri}': {_reason(e)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = short(exc)
+    # "Error creating driver: c/runtime/src/...c:66: UNAVAILABLE; msg" -> "UNAVAILABLE; msg"
+    for code in ("UNAVAILABLE;", "NOT_FOUND;", "INVALID_ARGUMENT;", "INTERNAL;", "UNKNOWN;"):
+        if code in text:
+            return text[text.index(code):]
+    return text
+
+
+def bind(manifest: Manifest, uris: Sequence[str]) -> dict[str, int]:
+    """Declared device name -> index into `uris`, as IREE's `__init` binds.
+
+    With an mdc manifest the device count must match exactly. Devices
+    scanned from a plain module may be incomplete (IREE drops devices the
+    program never uses, yet `local[1]` still needs two local devices), so
+    there only the binding itself is checked.
+    """
+    if manifest.source == MANIFEST_KEY and len(uris) != len(manifest.devices):
+        raise ShimError(
+            f"wrong device count: the module declares {len(manifest.devices)} device(s) "
+            f"({manifest.describe()}) but {len(uris)} --device given ({', '.join(uris) or 'none'})")
+    binding = {}
+    for d in manifest.devices:
+        matches = [i for i, uri in enumerate(uris) if kind_matches(d.kind, uri)]
+        if d.ordinal >= len(matches):
+            raise ShimError(
+                f"declared device '{d.name}' ({d.spec}) has no matching runtime device: "
+                f"the given devices ({', '.join(uris)}) include {len(matches)} '{d.kind}' device(s)")
+        binding[d.name] = matches[d.ordinal]
+    return binding
+
+
+def check_staging(manifest: Manifest, binding: dict[str, int], uris: Sequence[str],
+                  devices: Sequence[rt.HalDevice]) -> None:
+    """Each staging owner must be a bound device able to give shared host memory."""
+    for s in manifest.staging:
+        for role, name in (("from", s.src), ("to", s.dst), ("via", s.via)):
+            if name is not None and name not in binding:
+                raise ShimError(f"staging link {s.src}->{s.dst}: '{role}' device '{name}' is not declared")
+        if s.owner is not None and s.owner not in binding:
+            raise ShimError(f"staging owner '{s.owner}' (link {s.src}->{s.dst}) is not among the "
+                            f"given devices (declared: {', '.join(binding)})")
+    for owner in sorted({s.owner for s in manifest.staging if s.owner is not None}):
+        uri, device = uris[binding[owner]], devices[binding[owner]]
+        if not _can_stage(device):
+            raise ShimError(f"staging owner '{owner}' ({uri}) cannot allocate host-local, "
+                            "device-visible, mappable memory")
+
+
+def _can_stage(device: rt.HalDevice) -> bool:
+    allocator = device.allocator
+    compat = allocator.query_buffer_compatibility(
+        memory_type=int(STAGING_MEMORY), allowed_usage=int(STAGING_USAGE),
+        intended_usage=int(STAGING_USAGE), allocation_size=4096)
+    needed = int(rt.BufferCompatibility.ALLOCATABLE) | int(rt.BufferCompatibility.QUEUE_TRANSFER)
+    if compat & needed != needed:
+        return False
+    try:  # a tiny allocation confirms what the query promised
+        buffer = allocator.allocate_buffer(memory_type=int(STAGING_MEMORY),
+                                           allowed_usage=int(STAGING_USAGE), allocation_size=64)
+    except (RuntimeError, ValueError):
+        return False
+    want = int(rt.MemoryType.HOST_VISIBLE) | int(rt.MemoryType.DEVICE_VISIBLE)
+    return buffer.memory_type() & want == want

@@ -1,0 +1,281 @@
+"""What a compiled module says about itself, as plain text.
+
+Two sources, both read with no devices and no compiler:
+
+* `mdc.manifest`, a JSON string that mdc-compile puts in each public
+  function's `iree.reflection` dictionary::
+
+    {"format": "mdc.manifest/1",
+     "devices": [{"name": "device_a", "spec": "local[0]", "kind": "local", "ordinal": 0}, ...],
+     "staging": [{"from": "device_a", "to": "device_b", "owner": "device_b"}, ...]}
+
+  A pair relayed through a local device has "owner": null and "via": its name.
+  An optional "default" key names the device of values without an affinity;
+  otherwise it is the first device, as in IREE.
+
+* `iree.abi.declaration`, written by IREE for every public function::
+
+    sync func @f(%input0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+        -> (%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+
+  `async func` marks the async-external (coarse-fences) model, whose VM
+  function takes (inputs..., wait_fence, signal_fence).
+
+A module without a manifest (plain iree-compile output) still names its
+devices in the error strings its `__init` carries, e.g.
+``HAL device `device_b` not found or unavailable: #hal.device.target<"local",
+{ordinal = 1 : index}, ...``; `scan_declared_devices` reads those. Devices the
+program never uses are dropped by IREE and so do not appear there.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .errors import ShimError
+
+MANIFEST_KEY = "mdc.manifest"
+MANIFEST_FORMAT = "mdc.manifest/1"
+DECLARATION_KEY = "iree.abi.declaration"
+
+
+@dataclass(frozen=True)
+class DeclaredDevice:
+    name: str
+    kind: str  # IREE device kind: local, cuda, hip, vulkan, ...
+    ordinal: int  # position among the given runtime devices of that kind
+
+    @property
+    def spec(self) -> str:
+        return f"{self.kind}[{self.ordinal}]"
+
+
+@dataclass(frozen=True)
+class Staging:
+    src: str
+    dst: str
+    owner: Optional[str]  # the device whose allocator provides the staging memory
+    via: Optional[str] = None  # a local device relaying the pair (then owner is null)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    devices: tuple[DeclaredDevice, ...]
+    staging: tuple[Staging, ...] = ()
+    default: Optional[str] = None
+    source: str = MANIFEST_KEY  # or "module" when scanned from the vmfb
+
+    @property
+    def default_device(self) -> str:
+        return self.default or self.devices[0].name
+
+    def names(self) -> list[str]:
+        return [d.name for d in self.devices]
+
+    def describe(self) -> str:
+        return ", ".join(f"{d.name}={d.spec}" for d in self.devices)
+
+
+def parse_manifest(text: str) -> Manifest:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ShimError(f"{MANIFEST_KEY} is not valid JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ShimError(f"unsupported {MANIFEST_KEY} format {got!r} (expected {MANIFEST_FORMAT!r})")
+    try:
+        devices = []
+        for d in data["devices"]:
+            kind, ordinal = d.get("kind"), d.get("ordinal")
+            if kind is None or ordinal is None:
+                kind, ordinal = _parse_spec(d["spec"])
+            devices.append(DeclaredDevice(str(d["name"]), str(kind), int(ordinal)))
+        staging = tuple(Staging(str(s["from"]), str(s["to"]), _name(s["owner"]), _name(s.get("via")))
+                        for s in data.get("staging", []))
+        if any(s.owner is None and s.via is None for s in staging):
+            raise ValueError("a staging entry has neither owner nor via")
+    except (KeyError, TypeError, ValueError) as e:
+        raise ShimError(f"malformed {MANIFEST_KEY}: {e!r}") from None
+    if not devices:
+        raise ShimError(f"{MANIFEST_KEY} declares no devices")
+    names = [d.name for d in devices]
+    if len(set(names)) != len(names):
+        raise ShimError(f"{MANIFEST_KEY} declares a device twice: {names}")
+    default = data.get("default")
+    if default is not None and default not in names:
+        raise ShimError(f"{MANIFEST_KEY} default device {default!r} is not declared")
+    return Manifest(tuple(devices), staging, default)
+
+
+def _name(value) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+def _parse_spec(spec: str) -> tuple[str, int]:
+    m = re.fullmatch(r"([\w-]+)(?:\[(\d+)\])?", spec.strip())
+    if not m:
+        raise ValueError(f"bad device spec {spec!r}")
+    return m.group(1), int(m.group(2) or 0)
+
+
+_DEVICE_TEXT = re.compile(
+    rb"HAL device `([^`]+)` not found or unavailable: "
+    rb'#hal\.device\.target<"([\w-]+)"(?:, \{([^{}]*)\})?')
+
+
+def scan_declared_devices(path: str) -> Optional[Manifest]:
+    """Declared devices of a module without a manifest, or None."""
+    devices: dict[str, DeclaredDevice] = {}
+    with open(path, "rb") as f:
+        try:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # empty file
+            return None
+        with data:
+            for m in _DEVICE_TEXT.finditer(data):
+                name = m.group(1).decode()
+                ordinal = re.search(rb"ordinal = (\d+)", m.group(3) or b"")
+                devices.setdefault(name, DeclaredDevice(
+                    name, m.group(2).decode(), int(ordinal.group(1)) if ordinal else 0))
+    if not devices:
+        return None
+    return Manifest(tuple(devices.values()), source="module")
+
+
+# ---------------------------------------------------------------------------
+# iree.abi.declaration
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: tuple[Optional[int], ...]  # None for a dynamic dimension
+    element: str  # MLIR spelling: f32, bf16, i1, ui8, ...
+
+    def __str__(self) -> str:
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        return f"tensor<{dims}{self.element}>"
+
+    def accepts_shape(self, shape: tuple[int, ...]) -> bool:
+        return len(shape) == len(self.shape) and all(
+            want is None or want == got for want, got in zip(self.shape, shape))
+
+
+@dataclass(frozen=True)
+class Value:
+    name: str  # without the %
+    type: object  # TensorType, or the type's text for anything else
+    affinity: Optional[str]  # declared device name, or None for the default
+
+    @property
+    def is_tensor(self) -> bool:
+        return isinstance(self.type, TensorType)
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    is_async: bool  # async-external: the VM function also takes two fences
+    args: tuple[Value, ...]
+    results: tuple[Value, ...]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_HEAD = re.compile(r"\s*(sync|async)\s+func\s+@([^\s(]+)\s*\(")
+_AFFINITY = re.compile(r"iree\.abi\.affinity\s*=\s*#hal\.device\.(?:promise|affinity)<@([\w$.\-]+)")
+
+
+def parse_declaration(text: str) -> Signature:
+    m = _HEAD.match(text)
+    close = _matching_paren(text, m.end() - 1) if m else -1
+    rest = text[close + 1:].strip() if close != -1 else ""
+    if not rest.startswith("->"):
+        raise ShimError(f"cannot parse {DECLARATION_KEY}: {text!r}")
+    results = rest[2:].strip()
+    if results.startswith("(") and _matching_paren(results, 0) == len(results) - 1:
+        results = results[1:-1]
+    return Signature(m.group(2), m.group(1) == "async",
+                     _parse_values(text[m.end():close]), _parse_values(results), text)
+
+
+def _matching_paren(text: str, open_at: int) -> int:
+    depth, quoted = 0, False
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif not quoted and c == "(":
+            depth += 1
+        elif not quoted and c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _parse_values(text: str) -> tuple[Value, ...]:
+    values = []
+    for item in _split_top_level(text):
+        m = re.fullmatch(r"%([^:\s]+)\s*:\s*(.*)", item, re.S)
+        if not m:  # an unnamed type, as IREE may print for results
+            name, rest = f"v{len(values)}", item
+        else:
+            name, rest = m.groups()
+        type_text, attrs = _split_attrs(rest.strip())
+        affinity = _AFFINITY.search(attrs)
+        values.append(Value(name, parse_type(type_text), affinity.group(1) if affinity else None))
+    return tuple(values)
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, c in enumerate(text):
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "<({[":
+            depth += 1
+        elif c in ">)}]" and text[i - 1:i + 1] != "->":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _split_attrs(text: str) -> tuple[str, str]:
+    """'tensor<4xf32> {a = b}' -> ('tensor<4xf32>', '{a = b}')."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "<([":
+            depth += 1
+        elif c in ">)]" and text[i - 1:i + 1] != "->":
+            depth -= 1
+        elif c == "{" and depth == 0:
+            return text[:i].strip(), text[i:]
+    return text, ""
+
+
+def parse_type(text: str):
+    """A TensorType for `tensor<...>`, else the text itself."""
+    m = re.fullmatch(r"tensor<(.*)>", text.strip(), re.S)
+    if not m:
+        return text.strip()
+    body = _split_top_level(m.group(1))[0]  # drop an encoding after ','
+    shape = []
+    while True:
+        dim = re.match(r"(\d+|\?)x", body)
+        if not dim:
+            break
+        shape.append(None if dim.group(1) == "?" else int(dim.group(1)))
+        body = body[dim.end():]
+    return TensorType(tuple(shape), body)

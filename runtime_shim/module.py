@@ -1,0 +1,306 @@
+"""Loading a compiled module on a set of runtime devices, and calling it.
+
+    from runtime_shim import load
+    m = load("out.vmfb", devices=["local-task", "cuda"])
+    y = m.multi_device_mul(x)          # numpy in, numpy out
+    print(m.describe())                # functions and their signatures
+    f = m["describe"]                  # a function whose name is a Module attribute
+
+Each argument is placed on the device its `iree.abi.affinity` names (the
+default device if none) and each result is fetched from the device it is
+declared on, whatever that device is. Shapes and dtypes are checked against
+the declaration before anything is uploaded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import weakref
+from typing import Optional, Sequence
+
+import numpy as np
+import iree.runtime as rt
+
+from . import devices as dev
+from . import values
+from .errors import ShimError, short
+from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value,
+                       parse_declaration, parse_manifest, scan_declared_devices)
+
+_OPEN_MODULES: "weakref.WeakSet[Module]" = weakref.WeakSet()
+
+
+def load(path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
+         timeout_s: Optional[float] = 300.0, staged_transfers: bool = False) -> "Module":
+    """Load a .vmfb on the devices named by `devices` (URIs, in order).
+
+    flags: IREE runtime flags such as "--task_topology_group_count=2"; they
+      are process-wide and only affect drivers not created yet.
+    timeout_s: bound on each host wait for device work the shim started
+      (transfers, the async-external signal fence); None waits forever.
+    staged_transfers: move every argument and result through a pinned
+      buffer and a queue copy, as for a GPU, even on CPU devices.
+    """
+    return Module(path, devices, flags=flags, timeout_s=timeout_s,
+                  staged_transfers=staged_transfers)
+
+
+def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optional[Manifest]]:
+    """Public functions with their declarations, and the module's manifest."""
+    signatures, manifests = {}, {}
+    for name in vm_module.function_names:
+        if name.startswith("__"):  # __init and other internal entry points
+            continue
+        reflection = vm_module.lookup_function(name).reflection
+        if DECLARATION_KEY not in reflection:
+            raise ShimError(f"function @{name} has no {DECLARATION_KEY}; "
+                            "was the module built by iree-compile or mdc-compile?")
+        signatures[name] = parse_declaration(reflection[DECLARATION_KEY])
+        if MANIFEST_KEY in reflection:
+            manifests[reflection[MANIFEST_KEY]] = name
+    if len(manifests) > 1:
+        raise ShimError(f"functions disagree on {MANIFEST_KEY}: " + ", ".join(
+            f"@{n}" for n in manifests.values()))
+    manifest = parse_manifest(next(iter(manifests))) if manifests else None
+    return signatures, manifest
+
+
+class Module:
+    def __init__(self, path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
+                 timeout_s: Optional[float] = 300.0, staged_transfers: bool = False):
+        self.path = os.fspath(path)
+        self.uris = [str(u) for u in devices]
+        self.timeout_s = timeout_s
+        self.staged_transfers = staged_transfers
+        if not os.path.isfile(self.path):
+            raise ShimError(f"module file not found: {self.path}")
+        if not self.uris:
+            raise ShimError("no devices given (e.g. --device=local-task)")
+        if flags:
+            try:
+                rt.flags.parse_flags(*flags)
+            except (ValueError, RuntimeError) as e:
+                raise ShimError(f"bad runtime flag in {' '.join(flags)}: {short(e)}") from None
+        self._instance = rt.VmInstance()
+        try:
+            self._vm_module = rt.VmModule.mmap(self._instance, self.path)
+        except (RuntimeError, ValueError) as e:
+            raise ShimError(f"cannot load module {self.path}: {short(e)}") from None
+        self.signatures, manifest = read_signatures(self._vm_module)
+
+        # Which devices the module declares: its manifest, else what its
+        # __init names, else nothing (then every value lives on device 0).
+        self.manifest = manifest or scan_declared_devices(self.path)
+        if self.manifest is not None:
+            self.binding = dev.bind(self.manifest, self.uris)
+        else:
+            self.binding = {}
+        self._devices = [dev.open_device(uri) for uri in self.uris]
+        if self.manifest is not None:
+            dev.check_staging(self.manifest, self.binding, self.uris, self._devices)
+        for signature in self.signatures.values():
+            for v in signature.args + signature.results:
+                self._device_index(v, signature)  # undeclared affinities fail now
+
+        self._hal_module = rt.create_hal_module(self._instance, devices=self._devices)
+        try:
+            self._context = rt.VmContext(self._instance, [self._hal_module, self._vm_module])
+        except (RuntimeError, ValueError) as e:
+            raise ShimError(f"the module does not initialise on devices "
+                            f"{', '.join(self.uris)}: {short(e)}") from None
+        self._functions: dict[str, Function] = {}
+        _OPEN_MODULES.add(self)
+
+    # -- introspection -------------------------------------------------------
+
+    @property
+    def function_names(self) -> list[str]:
+        return list(self.signatures)
+
+    def describe(self) -> str:
+        lines = [f"module {self.path} on {', '.join(self.uris)}"]
+        if self.manifest is not None:
+            lines.append("devices: " + ", ".join(
+                f"{d.name}={d.spec} -> {self.uris[self.binding[d.name]]}"
+                for d in self.manifest.devices))
+        lines += [f"  {s.text}" for s in self.signatures.values()]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<runtime_shim.Module {self.path} on {self.uris}>"
+
+    def function(self, name: str) -> "Function":
+        if name not in self.signatures:
+            raise ShimError(f"unknown function '{name}' (module exports: "
+                            f"{', '.join(self.signatures) or 'nothing'})")
+        if name not in self._functions:
+            self._functions[name] = Function(self, self.signatures[name])
+        return self._functions[name]
+
+    __getitem__ = function
+
+    def __getattr__(self, name: str) -> "Function":
+        if name.startswith("_") or "signatures" not in self.__dict__:
+            raise AttributeError(name)
+        if name not in self.signatures:
+            raise AttributeError(f"module {self.path} has no function '{name}'")
+        return self.function(name)
+
+    # -- placement -----------------------------------------------------------
+
+    def _device_index(self, value: Value, signature: Signature) -> int:
+        if self.manifest is None:
+            return 0
+        name = value.affinity or self.manifest.default_device
+        if name not in self.binding:
+            raise ShimError(f"@{signature.name}: %{value.name} is placed on '{name}', which the "
+                            f"module does not declare ({self.manifest.describe()})")
+        return self.binding[name]
+
+    def _fence_device(self, signature: Signature) -> rt.HalDevice:
+        # The async-external signal fence is signalled by the queue that runs
+        # the function's last work, and must be one that queue can use. A
+        # CPU queue can wait on and signal a GPU's semaphore (host-side), but
+        # a GPU queue cannot use a semaphore of another driver (a CUDA queue
+        # waiting on a local-task semaphore never ran). So the semaphore
+        # comes from a discrete device if one is bound, else from the device
+        # of the first result. The host then waits on it (always allowed).
+        used = [self._device_index(v, signature) for v in signature.results + signature.args]
+        for i in used + list(range(len(self.uris))):
+            if not dev.is_local(self.uris[i]):
+                return self._devices[i]
+        return self._devices[used[0] if used else 0]
+
+    # -- lifetime ------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the runtime objects, in an order the runtime tolerates.
+
+        With 3.13, interpreter teardown segfaulted when HAL objects (a
+        result buffer view) were still alive at exit, so calls keep none
+        and `atexit` closes modules still open.
+        """
+        for attr in ("_functions", "_context", "_hal_module", "_vm_module", "_devices",
+                     "_instance"):
+            self.__dict__.pop(attr, None)
+        _OPEN_MODULES.discard(self)
+
+    def __enter__(self) -> "Module":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Function:
+    def __init__(self, module: Module, signature: Signature):
+        self.module = module
+        self.signature = signature
+        self.name = signature.name
+        self._vm_function = module._vm_module.lookup_function(signature.name)
+        self._arg_devices = [module._device_index(v, signature) for v in signature.args]
+        self._result_devices = [module._device_index(v, signature) for v in signature.results]
+        for v in signature.results:
+            if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
+                raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
+
+    def __repr__(self) -> str:
+        return f"<runtime_shim.Function {self.signature.text}>"
+
+    def __call__(self, *args):
+        results = [array for array, _ in self.call(args)]
+        if len(results) == 1:
+            return results[0]
+        return tuple(results) if results else None
+
+    def prepare(self, args: Sequence) -> list[tuple[object, object]]:
+        """Check inputs against the declaration before anything is uploaded.
+
+        -> (array, HAL element type) per tensor, (number, type) per scalar.
+        """
+        sig = self.signature
+        if len(args) != len(sig.args):
+            raise ShimError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
+        prepared = []
+        for i, (value, arg) in enumerate(zip(sig.args, args)):
+            where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
+            if value.is_tensor:
+                hal_type = values.element_type(value.type.element)
+                dtype = values.numpy_dtype(hal_type)
+                array = arg if isinstance(arg, np.ndarray) else _as_array(arg, dtype, where)
+                if array.dtype != dtype:
+                    raise ShimError(f"{where}: dtype mismatch, expected {dtype} "
+                                    f"({value.type.element}), got {array.dtype}")
+                if not value.type.accepts_shape(array.shape):
+                    raise ShimError(f"{where}: shape mismatch, got "
+                                    f"{'x'.join(map(str, array.shape)) or 'a scalar'}")
+                prepared.append((array, hal_type))
+            elif value.type == "!hal.buffer_view":
+                array = np.asarray(arg)
+                prepared.append((array, values.hal_type_for_dtype(array.dtype)))
+            elif value.type in values.SCALAR_TYPES:
+                prepared.append((values.check_scalar(arg, value.type, where), value.type))
+            else:
+                raise ShimError(f"{where}: unsupported argument type")
+        return prepared
+
+    def call(self, args: Sequence, *, prepared: bool = False) -> list[tuple[object, object]]:
+        """Call with numpy inputs.
+
+        -> (array, HAL element type) per tensor result, (number, type) per
+        scalar result.
+        """
+        m = self.module
+        if "_context" not in m.__dict__:
+            raise ShimError(f"module {m.path} is closed")
+        inputs = args if prepared else self.prepare(args)
+        arg_list = rt.VmVariantList(len(inputs) + 2)
+        for (arg, kind), index in zip(inputs, self._arg_devices):
+            if isinstance(kind, str):  # a scalar
+                (arg_list.push_float if kind.startswith("f") else arg_list.push_int)(arg)
+                continue
+            view = values.to_device(m._devices[index], dev.is_local(m.uris[index]), arg,
+                                    kind, m.staged_transfers, m.timeout_s)
+            arg_list.push_ref(view.ref)
+        signal = None
+        if self.signature.is_async:
+            # Wait fence: the inputs are already resident (uploads above
+            # were waited for), so there is nothing to wait on. An empty
+            # fence is satisfied for every queue and holds no semaphore of
+            # any driver, so no GPU queue is ever asked to wait on a
+            # foreign one.
+            semaphore = m._fence_device(self.signature).create_semaphore(0)
+            signal = rt.HalFence.create_at(semaphore, 1)
+            arg_list.push_ref(rt.HalFence(0).ref)
+            arg_list.push_ref(signal.ref)
+        result_list = rt.VmVariantList(len(self.signature.results))
+        m._context.invoke(self._vm_function, arg_list, result_list)
+        del arg_list
+        if signal is not None:
+            values.wait(signal, m.timeout_s, f"@{self.name} to finish")
+        outputs = []
+        for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices)):
+            if value.type in values.SCALAR_TYPES:
+                scalar = values.SCALAR_TYPES[value.type](result_list.get_variant(i))
+                outputs.append((scalar, value.type))
+                continue
+            view = result_list.get_as_object(i, rt.HalBufferView)
+            outputs.append((values.to_host(m._devices[index], view, m.staged_transfers,
+                                           m.timeout_s), int(view.element_type)))
+            del view
+        del result_list  # no HAL object may outlive the call (see Module.close)
+        return outputs
+
+
+def _as_array(arg, dtype: np.dtype, where: str) -> np.ndarray:
+    try:
+        return np.asarray(arg, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ShimError(f"{where}: cannot convert {type(arg).__name__} to {dtype}: {e}") from None
+
+
+@atexit.register
+def _close_all() -> None:
+    for module in list(_OPEN_MODULES):
+        module.close()

@@ -1,0 +1,336 @@
+"""Values: element types, iree-run-module literals and printing, and moving
+numpy arrays to and from devices.
+
+Measured with iree-base-runtime 3.13 on local-task/local-sync:
+
+* `HalAllocator.import_host_allocation` of a numpy array is zero-copy (a
+  write to the array is visible through the buffer) and keeps the array alive.
+* Compiled CPU dispatches assume 64-byte aligned bindings: importing an array
+  whose data is not 64-byte aligned segfaults the dispatch (offsets 4, 16 and
+  32 all crashed; numpy itself only guarantees 16). So only 64-byte aligned,
+  C-contiguous, writeable arrays are imported; anything else is copied once
+  into a buffer of the device's allocator. `aligned_array` makes an array
+  that qualifies; mdc-run builds its inputs that way.
+* Read-only arrays cannot be imported (the binding asks for a writable view).
+
+For devices that do not share host memory (cuda, hip, ...) a value moves in
+two steps that only ever use that device's own allocator and queue: numpy ->
+a pinned (host-local, device-visible) buffer, then a queue copy into
+device-local memory; results come back the reverse way. A GPU queue is never
+handed a buffer from another driver's allocator (undefined behaviour on CUDA,
+see DESIGN.md section 2).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Optional
+
+import numpy as np
+import iree.runtime as rt
+
+from .errors import ShimError
+
+ET = rt.HalElementType
+MT = rt.MemoryType
+BU = rt.BufferUsage
+ALIGNMENT = 64
+
+# MLIR element type (as in iree.abi.declaration) -> HAL element type.
+_MLIR_TYPES = {
+    "i1": ET.BOOL_8, "f16": ET.FLOAT_16, "f32": ET.FLOAT_32, "f64": ET.FLOAT_64,
+    "bf16": ET.BFLOAT_16, "complex<f32>": ET.COMPLEX_64, "complex<f64>": ET.COMPLEX_128,
+    "f8E4M3FN": ET.FLOAT_8_E4M3_FN, "f8E5M2": ET.FLOAT_8_E5M2,
+    "f8E4M3FNUZ": ET.FLOAT_8_E4M3_FNUZ, "f8E5M2FNUZ": ET.FLOAT_8_E5M2_FNUZ,
+    "f8E8M0FNU": ET.FLOAT_8_E8M0_FNU,
+}
+for _bits in (8, 16, 32, 64):
+    _MLIR_TYPES[f"i{_bits}"] = getattr(ET, f"INT_{_bits}")
+    _MLIR_TYPES[f"si{_bits}"] = getattr(ET, f"SINT_{_bits}")
+    _MLIR_TYPES[f"ui{_bits}"] = getattr(ET, f"UINT_{_bits}")
+
+_F8_NAMES = {int(ET.FLOAT_8_E4M3_FN): "f8E4M3FN", int(ET.FLOAT_8_E5M2): "f8E5M2",
+             int(ET.FLOAT_8_E4M3_FNUZ): "f8E4M3FNUZ", int(ET.FLOAT_8_E5M2_FNUZ): "f8E5M2FNUZ",
+             int(ET.FLOAT_8_E8M0_FNU): "f8E8M0FNU"}
+_PREFIX = {0x10: "i", 0x11: "si", 0x12: "ui", 0x21: "f", 0x22: "bf", 0x23: "cf"}
+
+
+def element_type(mlir_name: str) -> int:
+    """HAL element type of a declared MLIR element type."""
+    try:
+        return int(_MLIR_TYPES[mlir_name])
+    except KeyError:
+        raise ShimError(f"unsupported element type {mlir_name}") from None
+
+
+def numpy_dtype(hal_type: int) -> np.dtype:
+    try:
+        return np.dtype(ET.map_to_dtype(ET(hal_type)))
+    except (RuntimeError, ValueError, TypeError):
+        raise ShimError(f"element type {type_name(hal_type)} has no numpy equivalent") from None
+
+
+def type_name(hal_type: int) -> str:
+    """How iree-run-module spells a HAL element type: f32, i1, si8, cf64 ..."""
+    hal_type = int(hal_type)
+    if hal_type in _F8_NAMES:
+        return _F8_NAMES[hal_type]
+    numerical, bits = (hal_type >> 24) & 0xFF, hal_type & 0xFF
+    if numerical == 0x13:  # boolean: stored in 8 bits, spelled i1
+        return "i1"
+    return f"{_PREFIX.get(numerical, '*')}{bits}"
+
+
+def hal_type_for_dtype(dtype: np.dtype) -> int:
+    """HAL element type for an array with no declared type."""
+    dtype = np.dtype(dtype)
+    for name in ("i1", "f16", "f32", "f64", "bf16", "complex<f32>", "complex<f64>",
+                 "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"):
+        if numpy_dtype(element_type(name)) == dtype:
+            return element_type(name)
+    raise ShimError(f"unsupported numpy dtype {dtype}")
+
+
+# ---------------------------------------------------------------------------
+# Literals: "4xf32=1,2,3,4", "2x2xf32=[1 2][3 4]", "f32=5", "4xi1=1 0 0 1"
+
+_LITERAL_TYPES = {n: t for n, t in _MLIR_TYPES.items() if not n.startswith("complex")}
+
+
+def parse_literal(text: str) -> tuple[np.ndarray, int]:
+    """An iree-run-module input literal -> (array, HAL element type).
+
+    Like iree-run-module: tokens are separated by spaces, commas and brackets;
+    one value fills the whole tensor; no value gives zeros. Unlike it, i1
+    takes 0/1/true/false.
+    """
+    head, _, data = text.partition("=")
+    head = head.strip().strip('"')
+    dims, _, name = head.rpartition("x")
+    if name not in _LITERAL_TYPES:
+        raise ShimError(f"bad input literal {text!r}: unknown element type {name!r}")
+    try:
+        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+        if any(d < 0 for d in shape):
+            raise ValueError
+    except ValueError:
+        raise ShimError(f"bad input literal {text!r}: bad shape {dims!r}") from None
+    hal_type = int(_LITERAL_TYPES[name])
+    dtype = numpy_dtype(hal_type)
+    count = math.prod(shape)
+    tokens = [t for t in re.split(r"[\s,\[\]]+", data) if t]
+    if not tokens:
+        return aligned_array(np.zeros(shape, dtype)), hal_type
+    if len(tokens) == 1:
+        tokens = tokens * count
+    if len(tokens) != count:
+        raise ShimError(f"bad input literal {text!r}: {len(tokens)} values for shape "
+                        f"{'x'.join(map(str, shape)) or 'scalar'} ({count} elements)")
+    try:
+        values = _convert(tokens, name, dtype)
+    except (ValueError, OverflowError) as e:
+        raise ShimError(f"bad input literal {text!r}: {e}") from None
+    return aligned_array(values.reshape(shape)), hal_type
+
+
+def _convert(tokens: list[str], name: str, dtype: np.dtype) -> np.ndarray:
+    if name == "i1":
+        table = {"0": False, "1": True, "false": False, "true": True}
+        bad = [t for t in tokens if t.lower() not in table]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not an i1 value (0, 1, true, false)")
+        return np.array([table[t.lower()] for t in tokens], dtype)
+    if dtype.kind in "iu":
+        bits = dtype.itemsize * 8
+        lo = 0 if name.startswith("ui") else -(1 << (bits - 1))
+        hi = (1 << (bits - 1)) - 1 if name.startswith("si") else (1 << bits) - 1
+        values = []
+        for t in tokens:
+            v = int(t, 10)
+            if not lo <= v <= hi:
+                raise ValueError(f"{t} is out of range for {name}")
+            values.append(v & ((1 << bits) - 1))  # two's complement, as IREE stores it
+        return np.array(values, np.dtype(f"u{dtype.itemsize}")).view(dtype)
+    values = np.array([float(t) for t in tokens], np.float64)
+    if dtype.itemsize < 4:  # IREE parses f16/bf16/f8 as f32, then narrows
+        values = values.astype(np.float32)
+    return values.astype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# Scalars (VM i32/i64/f32/f64 values; `index` is i64)
+
+SCALAR_TYPES = {"i32": np.int32, "i64": np.int64, "index": np.int64,
+                "f32": np.float32, "f64": np.float64}
+
+
+def check_scalar(value, type_: str, where: str):
+    """A Python number for a scalar argument of MLIR type `type_`."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if type_.startswith("f"):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        bits = 32 if type_ == "i32" else 64
+        if -(1 << (bits - 1)) <= value < (1 << bits):
+            return value
+    raise ShimError(f"{where}: expected a {type_} scalar, got {value!r}")
+
+
+def parse_scalar(text: str, type_: str, where: str):
+    """An iree-run-module scalar input (a bare number such as 3 or 2.5)."""
+    try:
+        value = float(text) if type_.startswith("f") else int(text, 10)
+    except ValueError:
+        raise ShimError(f"bad input literal {text!r} for {where}: expected a {type_}") from None
+    return check_scalar(value, type_, where)
+
+
+def format_scalar(value, type_: str) -> str:
+    """As iree-run-module prints a scalar result: 'i32=3', 'f32=2.5', 'i64=7'."""
+    name = "i64" if type_ == "index" else type_
+    if type_.startswith("f"):
+        text = "%g" % value
+        if math.isnan(value):
+            text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return f"{name}={text}"
+    return f"{name}={int(value)}"
+
+
+# ---------------------------------------------------------------------------
+# Printing, byte for byte as iree-run-module (iree/hal/string_util.c)
+
+
+def format_array(array: np.ndarray, hal_type: int, max_elements: int = 1024) -> str:
+    """'4xf32=0 55 144 273', '2x2xi64=[1 2][3 4]', '4xi1=00 01 00 01'."""
+    name = type_name(hal_type)
+    head = "x".join(str(d) for d in array.shape) + "x" + name if array.ndim else name
+    flat = np.ascontiguousarray(array).reshape(-1)
+    numerical = (int(hal_type) >> 24) & 0xFF
+    if numerical in (0x10, 0x11, 0x12) and flat.dtype.kind in "iu":
+        fmt = lambda i: str(int(flat[i]))
+    elif numerical & 0x20 and numerical != 0x23 and flat.dtype.kind not in "iub":
+        fmt = lambda i: _format_float(float(flat[i]))
+    else:  # booleans, complex and anything else: the bytes in hex
+        raw = flat.view(np.uint8).reshape(flat.size, -1) if flat.size else flat
+        fmt = lambda i: bytes(raw[i]).hex().upper()
+    budget = [max_elements]
+
+    def walk(start: int, shape: tuple[int, ...]) -> str:
+        if not shape:
+            return walk(start, (1,))
+        if len(shape) > 1:
+            stride = math.prod(shape[1:])
+            return "".join("[" + walk(start + i * stride, shape[1:]) + "]" for i in range(shape[0]))
+        n = min(budget[0], shape[0])
+        budget[0] -= n
+        return " ".join(fmt(start + i) for i in range(n)) + ("..." if n < shape[0] else "")
+
+    return f"{head}={walk(0, tuple(array.shape))}"
+
+
+def _format_float(v: float) -> str:
+    if math.isnan(v):  # glibc keeps the sign of a NaN
+        return "-NAN" if math.copysign(1.0, v) < 0 else "NAN"
+    return "%G" % v
+
+
+# ---------------------------------------------------------------------------
+# numpy <-> device
+
+
+def aligned_array(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous, writeable copy of `array` whose data is 64-byte aligned
+    (or `array` itself if it already is one), so it can be used zero-copy."""
+    if can_import(array):
+        return array
+    raw = np.empty(array.nbytes + ALIGNMENT, np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    out = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
+
+
+def can_import(array: np.ndarray) -> bool:
+    return (array.flags.c_contiguous and array.flags.writeable and array.nbytes > 0
+            and array.ctypes.data % ALIGNMENT == 0)
+
+
+def to_device(device: rt.HalDevice, shares_host_memory: bool, array: np.ndarray,
+              hal_type: int, staged: bool, timeout_s: Optional[float]) -> rt.HalBufferView:
+    """A buffer view of `array` that `device` can use.
+
+    shares_host_memory: the device is a CPU (`local`) device. staged: use the
+    pinned-buffer + queue-copy path even then (how tests cover the GPU path).
+    """
+    allocator = device.allocator
+    if shares_host_memory and not staged:
+        if can_import(array):  # zero-copy
+            buffer = allocator.import_host_allocation(
+                array, memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+                allowed_usage=int(BU.DEFAULT))
+            return rt.HalBufferView(buffer, list(array.shape), hal_type)
+        if array.nbytes > 0:  # one memcpy into the device's own memory
+            buffer = allocator.allocate_buffer_copy(
+                memory_type=int(MT.DEVICE_LOCAL), allowed_usage=int(BU.DEFAULT),
+                device=device, buffer=np.require(array, requirements="C"))
+            return rt.HalBufferView(buffer, list(array.shape), hal_type)
+    target = allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
+                                       allowed_usage=int(BU.DEFAULT),
+                                       allocation_size=max(array.nbytes, 1))
+    if array.nbytes > 0:
+        pinned = allocator.allocate_buffer(memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+                                           allowed_usage=int(BU.TRANSFER | BU.MAPPING),
+                                           allocation_size=array.nbytes)
+        mapped = pinned.map()
+        mapped.asarray([array.nbytes], np.dtype(np.uint8))[...] = (
+            np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+        del mapped
+        queue_copy(device, pinned, target, timeout_s)
+    return rt.HalBufferView(target, list(array.shape), hal_type)
+
+
+def to_host(device: rt.HalDevice, view: rt.HalBufferView, staged: bool,
+            timeout_s: Optional[float]) -> np.ndarray:
+    """A fresh numpy array with the contents of `view`, which lives on `device`."""
+    dtype = numpy_dtype(int(view.element_type))
+    shape = list(view.shape)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes == 0:
+        return np.zeros(shape, dtype)
+    buffer = view.get_buffer()
+    mappable = (buffer.memory_type() & int(MT.HOST_VISIBLE)
+                and buffer.allowed_usage() & int(BU.MAPPING_SCOPED))
+    if not mappable or staged:
+        # Device-local memory (a GPU result): copy it on the device's own
+        # queue into pinned memory of the device's own allocator, then map.
+        pinned = device.allocator.allocate_buffer(
+            memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+            allowed_usage=int(BU.TRANSFER | BU.MAPPING), allocation_size=buffer.byte_length())
+        queue_copy(device, buffer, pinned, timeout_s)
+        buffer = pinned
+    mapped = buffer.map()
+    out = np.array(mapped.asarray([nbytes], np.dtype(np.uint8)), copy=True)
+    del mapped
+    return out.view(dtype).reshape(shape)
+
+
+def queue_copy(device: rt.HalDevice, source: rt.HalBuffer, target: rt.HalBuffer,
+               timeout_s: Optional[float]) -> None:
+    """Copy on `device`'s queue, with a semaphore of that same device, and
+    wait for it on the host."""
+    sem = device.create_semaphore(0)
+    device.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(sem, 0),
+                      signal_semaphores=rt.HalFence.create_at(sem, 1))
+    wait(rt.HalFence.create_at(sem, 1), timeout_s, "a transfer")
+
+
+def wait(fence: rt.HalFence, timeout_s: Optional[float], what: str) -> None:
+    if timeout_s is None:
+        fence.wait()
+    elif fence.wait(timeout=int(timeout_s * 1e9)) is False:
+        raise TimeoutError(f"timed out after {timeout_s:g} s waiting for {what}")

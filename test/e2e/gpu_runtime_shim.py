@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Check runtime_shim on a GPU machine, with prebuilt modules (no compiler).
+
+Cases: every case runs through the Python API (in a child process) and
+through mdc-run (`python -m runtime_shim`), each under a timeout, and both
+outputs are compared with the expected .npy files:
+
+    python test/e2e/gpu_runtime_shim.py cases DIR
+
+DIR holds the .vmfb and .npy files and a cases.json (paths relative to DIR):
+
+    {"cases": [{"name": "seed", "module": "seed.vmfb", "function": "multi_device_mul",
+                "devices": ["local-task", "cuda"], "inputs": ["seed_in0.npy"],
+                "expected": ["seed_out0.npy"], "rtol": 1e-6, "atol": 0.0}]}
+
+An input is a .npy file or anything mdc-run's --input takes ("3", "4xf32=1,2,3,4",
+"--input=@x.npy"); "expected" may be one file. A bare list of cases (the
+cases.json of gpu_kit.py) works too.
+
+Stability: one function called N times through the Python API; after the
+warm-up, host RSS (VmRSS) and GPU memory used (nvidia-smi) at start and end:
+
+    python test/e2e/gpu_runtime_shim.py stability --module M.vmfb --function f \\
+        --device local-task --device cuda --input x.npy [--expected y.npy] [--calls 10000]
+
+Both modes exit 0 with a message when the cuda driver is not available
+(--skip-unless-driver picks another driver, e.g. to try this script on CPUs).
+Exit status 1 when a case does not match or a run fails or times out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="mode", required=True)
+    c = sub.add_parser("cases", help="run every case of DIR/cases.json")
+    c.add_argument("dir", type=Path)
+    s = sub.add_parser("stability", help="call one function many times")
+    s.add_argument("--module", required=True)
+    s.add_argument("--function", required=True)
+    s.add_argument("--device", action="append", required=True)
+    s.add_argument("--input", action="append", default=[], help=".npy file, one per input")
+    s.add_argument("--expected", action="append", default=[], help=".npy file, one per result")
+    s.add_argument("--calls", type=int, default=10_000)
+    s.add_argument("--warmup", type=int, default=100)
+    for q in (c, s):
+        q.add_argument("--timeout", type=float, default=120.0, help="seconds per call or run")
+        q.add_argument("--skip-unless-driver", default="cuda")
+    a = sub.add_parser("_api")  # internal: one case through the API, in a child
+    a.add_argument("case")
+    args = p.parse_args(argv)
+
+    if args.mode == "_api":
+        return _api_child(json.loads(args.case))
+    reason = driver_missing(args.skip_unless_driver, args.timeout)
+    if reason:
+        print(f"SKIP: the {args.skip_unless_driver} driver is not available here ({reason})")
+        return 0
+    return run_cases(args.dir, args.timeout) if args.mode == "cases" else run_stability(args)
+
+
+def driver_missing(driver: str, timeout: float) -> str:
+    """'' if a device of `driver` can be created, else why not (checked in a
+    child process, so a hanging driver cannot hang this one)."""
+    code = ("import iree.runtime as rt, sys\n"
+            f"try:\n    rt.get_driver({driver!r}).create_default_device()\n"
+            "except Exception as e:\n    print(' '.join(str(e).split())[:300]); sys.exit(3)\n")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=timeout, env=ENV)
+    except subprocess.TimeoutExpired:
+        return f"creating a device took over {timeout:g} s"
+    return "" if proc.returncode == 0 else (proc.stdout.strip() or proc.stderr.strip()[-300:])
+
+
+# -- cases --------------------------------------------------------------------
+
+
+def run_cases(directory: Path, timeout: float) -> int:
+    spec = json.loads((directory / "cases.json").read_text())
+    rows = []
+    for case in spec["cases"] if isinstance(spec, dict) else spec:
+        expected = case["expected"]
+        case = dict(case, dir=str(directory.resolve()),
+                    inputs=[_input_flag(i) for i in case["inputs"]],
+                    expected=[expected] if isinstance(expected, str) else expected)
+        rows.append((case["name"], api_check(case, timeout), cli_check(case, timeout)))
+    table = [("case", "api", "cli")] + rows
+    widths = [max(len(row[i]) for row in table) + 2 for i in range(2)]
+    for name, api, cli in table:
+        print(f"{name:<{widths[0]}}{api:<{widths[1]}}{cli}")
+    return 0 if all(r[1] == r[2] == "ok" for r in rows) else 1
+
+
+def _input_flag(text: str) -> str:
+    """'x.npy' -> '@x.npy'; '--input=3' -> '3'; literals stay as they are."""
+    text = text[len("--input="):] if text.startswith("--input=") else text
+    return "@" + text if text.endswith(".npy") and not text.startswith("@") else text
+
+
+def api_check(case: dict, timeout: float) -> str:
+    try:
+        proc = subprocess.run([sys.executable, __file__, "_api", json.dumps(case)],
+                              capture_output=True, text=True, timeout=timeout, env=ENV)
+    except subprocess.TimeoutExpired:
+        return f"timeout ({timeout:g} s)"
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode not in (0, 1) or not lines:
+        return f"crashed (status {proc.returncode}): {_last_line(proc.stderr)}"
+    return lines[-1]
+
+
+def _api_child(case: dict) -> int:
+    from runtime_shim import load
+    from runtime_shim.cli import read_input
+
+    d = Path(case["dir"])
+    os.chdir(d)  # inputs are relative to the case directory, as for mdc-run
+    try:
+        with load(d / case["module"], case["devices"], timeout_s=60) as m:
+            function = m.function(case["function"])
+            args = function.signature.args
+            if len(args) != len(case["inputs"]):
+                raise ValueError(f"{len(case['inputs'])} inputs for {len(args)} arguments")
+            inputs = [read_input(t, v, i) for i, (t, v) in enumerate(zip(case["inputs"], args))]
+            got = function(*inputs)
+        got = list(got) if isinstance(got, tuple) else [got]
+        verdict = compare(got, [np.load(d / f) for f in case["expected"]], case)
+    except Exception as e:  # report, do not trace back: the table is the output
+        verdict = f"error: {type(e).__name__}: {' '.join(str(e).split())[:200]}"
+    print(verdict)
+    return 0 if verdict == "ok" else 1
+
+
+def cli_check(case: dict, timeout: float) -> str:
+    d = Path(case["dir"])
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [Path(tmp) / f"out{i}.npy" for i in range(len(case["expected"]))]
+        cmd = [sys.executable, "-m", "runtime_shim", f"--module={d / case['module']}",
+               f"--function={case['function']}",
+               *(f"--device={u}" for u in case["devices"]),
+               *(f"--input={i}" for i in case["inputs"]),
+               *(f"--output=@{o}" for o in outs)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV,
+                                  cwd=d)
+        except subprocess.TimeoutExpired:
+            return f"timeout ({timeout:g} s)"
+        if proc.returncode != 0:
+            return f"error (status {proc.returncode}): {_last_line(proc.stderr)}"
+        return compare([np.load(o) for o in outs], [np.load(d / f) for f in case["expected"]], case)
+
+
+def compare(got: list, expected: list, case: dict) -> str:
+    if len(got) != len(expected):
+        return f"mismatch: {len(got)} results, expected {len(expected)}"
+    for i, (g, e) in enumerate(zip(got, expected)):
+        g = np.asarray(g)
+        if g.shape != e.shape or g.dtype != e.dtype:
+            return f"mismatch: result {i} is {g.dtype}{list(g.shape)}, expected {e.dtype}{list(e.shape)}"
+        if e.dtype.kind in "fc":
+            ok = np.allclose(g, e, rtol=case.get("rtol", 1e-5), atol=case.get("atol", 1e-6),
+                             equal_nan=True)
+        else:
+            ok = np.array_equal(g, e)
+        if not ok:
+            return f"mismatch: result {i} max |diff| {np.max(np.abs(g.astype(float) - e.astype(float))):.3g}"
+    return "ok"
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1][:200] if lines else ""
+
+
+# -- stability -------------------------------------------------------------------
+
+
+def run_stability(args) -> int:
+    from runtime_shim import load
+
+    inputs = [np.load(f) for f in args.input]
+    expected = [np.load(f) for f in args.expected]
+    case = {"rtol": 1e-5, "atol": 1e-6}
+    with load(args.module, args.device, timeout_s=args.timeout) as m:
+        function = m.function(args.function)
+
+        def call():
+            # A call that hangs ends the process (status 1, with a traceback).
+            faulthandler.dump_traceback_later(args.timeout, exit=True)
+            try:
+                out = function(*inputs)
+            finally:
+                faulthandler.cancel_dump_traceback_later()
+            return list(out) if isinstance(out, tuple) else [out]
+
+        for _ in range(args.warmup):
+            call()
+        rss0, gpu0 = host_rss_kib(), gpu_memory_used()
+        times, bad = [], 0
+        for i in range(args.calls):
+            start = time.perf_counter()
+            out = call()
+            times.append((time.perf_counter() - start) * 1e3)
+            if expected and (i % 1000 == 0 or i == args.calls - 1):
+                bad += compare(out, expected, case) != "ok"
+        rss1, gpu1 = host_rss_kib(), gpu_memory_used()
+
+    print(f"stability @{args.function} on {', '.join(args.device)}: "
+          f"{args.calls} calls after {args.warmup} warm-up calls")
+    print(f"host RSS: start {rss0 / 1024:.1f} MiB, end {rss1 / 1024:.1f} MiB, "
+          f"growth {100.0 * (rss1 - rss0) / rss0:+.2f} %")
+    if gpu0 is None or gpu1 is None:
+        print("device memory used: n/a (no nvidia-smi)")
+    else:
+        print(f"device memory used: start {gpu0}, end {gpu1} (nvidia-smi, per GPU)")
+    if times:
+        print(f"per call: min {min(times):.4f} ms, median {statistics.median(times):.4f} ms, "
+              f"max {max(times):.4f} ms")
+    if expected:
+        print("results: ok" if not bad else f"results: {bad} checked call(s) mismatched")
+    return 1 if bad else 0
+
+
+def host_rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def gpu_memory_used():
+    try:
+        proc = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return ", ".join(line.strip() for line in proc.stdout.splitlines() if line.strip())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,9 @@
+// A i8 tensor goes device_a -> device_b, is combined with itself there, and comes back.
+func.func public @roundtrip(
+    %x: tensor<2x3xi8> {iree.abi.affinity = #hal.device.promise<@device_a>}
+  ) -> (tensor<2x3xi8> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %on_b = flow.tensor.transfer %x : tensor<2x3xi8> to #hal.device.promise<@device_b>
+  %r = arith.addi %on_b, %on_b : tensor<2x3xi8>
+  %back = flow.tensor.transfer %r : tensor<2x3xi8> to #hal.device.promise<@device_a>
+  return %back : tensor<2x3xi8>
+}
