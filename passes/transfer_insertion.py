@@ -46,11 +46,12 @@ from .registry import ModulePass, PassOptions, register
 
 STAGE_FUNCTION = "__mdc_stage"
 
-# Stock HAL VM ops only. Arguments: the exported source view, the source
-# device, the destination device, and the device whose allocator owns the
-# pinned staging memory.
+# Stock HAL VM ops only. Arguments: the exported source view, a fence of
+# the source device that signals when the value is ready (null: ready now),
+# the source device, the destination device, and the device whose allocator
+# owns the pinned staging memory.
 _STAGE_TEMPLATE = """
-util.func private @{name}(%src_view: !hal.buffer_view, %src_device: !hal.device, %dst_device: !hal.device, %owner_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %src_device: !hal.device, %dst_device: !hal.device, %owner_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
   %any_queue = arith.constant -1 : i64
   %forever = arith.constant -1 : i32
@@ -62,7 +63,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_device: !hal.device,
   %pinned_usage = hal.buffer_usage<"Transfer|Mapping"> : i32
   %staging = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
   %to_staging = hal.fence.create device(%src_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%src_device : !hal.device> affinity(%any_queue) wait(%no_wait) signal(%to_staging) source(%src : !hal.buffer)[%c0] target(%staging : !hal.buffer)[%c0] length(%length) flags("None")
+  hal.device.queue.copy<%src_device : !hal.device> affinity(%any_queue) wait(%src_ready) signal(%to_staging) source(%src : !hal.buffer)[%c0] target(%staging : !hal.buffer)[%c0] length(%length) flags("None")
   %status0 = hal.fence.await until([%to_staging]) timeout_millis(%forever) flags("None") : i32
   util.status.check_ok %status0, "mdc: copy into staging memory failed"
   %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
@@ -122,8 +123,19 @@ class _Stager:
         exported = value
         if value.type != external:
             exported = stream.AsyncCastOp(external, value, size, size, affinity=affinity_attr(src)).result
+        # The source queue's copy must wait for the value's producer. IREE
+        # does not always wait on the host before an export (it does not for
+        # a loop-carried value), so the copy waits on the value's own
+        # timepoint, exported as a fence of the source device.
+        timepoint_type = ir.Type.parse("!stream.timepoint")
+        barrier = stream.TimepointBarrierOp(
+            exported, size, affinity=affinity_attr(src), results=[external, timepoint_type]
+        )
+        ready = stream.TimepointExportOp(
+            [ir.Type.parse("!hal.fence")], barrier.results[1], affinity=affinity_attr(src)
+        ).results[0]
         view = stream.TensorExportOp(
-            ir.Type.parse("!hal.buffer_view"), exported, bytes_type, [size], size,
+            ir.Type.parse("!hal.buffer_view"), barrier.results[0], bytes_type, [size], size,
             affinity=affinity_attr(src),
         ).result
         hops = [(src, dst, policy.owner)]
@@ -133,8 +145,10 @@ class _Stager:
         for hop_src, hop_dst, owner in hops:
             view = util.CallOp(
                 [view.type], function,
-                [view, self._device(hop_src), self._device(hop_dst), self._device(owner)],
+                [view, ready, self._device(hop_src), self._device(hop_dst), self._device(owner)],
             ).results[0]
+            # A hop returns after the host saw its last copy finish.
+            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
         imported = stream.TensorImportOp(
             external, view, bytes_type, [size], size, affinity=affinity_attr(dst)
         ).result

@@ -38,6 +38,7 @@ CASES = [
     ("if_taken", f"{PROGRAMS}/if_branch.mlir", ["--input=6xi32=1,2,3,4,5,6", "--input=1"], AB, []),
     ("if_not_taken", f"{PROGRAMS}/if_branch.mlir", ["--input=6xi32=1,2,3,4,5,6", "--input=0"], AB, []),
     ("while", f"{PROGRAMS}/while_loop.mlir", ["--input=3xf32=100,2,3", "--input=5"], AB, []),
+    ("arg_and_result_on_b", f"{PROGRAMS}/gpu_both.mlir", [np.linspace(-4, 4, 64, dtype=np.float32)], AB, []),
     ("call_no_inline", f"{PROGRAMS}/call_no_inline.mlir", ["--input=5xi64=1,-2,3,-4,5"], AB, []),
     ("initializer", f"{PROGRAMS}/initializer.mlir", ["--input=8xf32=1,2,3,4,5,6,7,8"], AB, ["--iree-opt-const-eval=false"]),
     ("three_devices", f"{PROGRAMS}/three_devices.mlir", ["--input=4x4xi32=[1 2 3 4][5 6 7 8][9 10 11 12][-1 -2 -3 -4]"],

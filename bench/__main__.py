@@ -1,0 +1,353 @@
+"""Performance of heterogeneous transfers: build here, measure on a GPU machine.
+
+    python -m bench build DIR        # here: compile the modules (needs the compiler)
+    python -m bench run DIR          # there: runtime (+ torch if present) only
+    python -m bench compile-time     # here: mdc-compile against iree-compile
+
+``run`` prints one table; every row is measured in that same run:
+
+* mdc: effective CPU->GPU and GPU->CPU bandwidth of mdc-compiled programs in
+  which a value produced on one device is consumed on the other (argument
+  already resident on its device, result left on its device), for 1, 16,
+  256 and 1024 MiB;
+* the references moving the same bytes: IREE ``queue_copy`` between pinned
+  host memory and device memory (the limit), torch ``.to()`` from pinned
+  and from pageable memory, and the manual workaround (numpy array uploaded
+  to a cuda-only IREE device and read back);
+* per-call latency of the seed program (4xf32) compiled by mdc for
+  local+cuda, against stock IREE's cuda+cuda and local+local modules.
+
+Times are the median of repeated calls after warm-up, host clock around
+synchronous calls (each call returns once its work is done).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MIB = 1 << 20
+SIZES_MIB = (1, 16, 256, 1024)
+SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
+
+
+# -- build (here) -------------------------------------------------------------
+
+
+def build(out: str, cpu: str) -> int:
+    os.makedirs(out, exist_ok=True)
+    mdc = ["--device=a=local[0]", "--device=b=cuda[0]", f"--iree-llvmcpu-target-cpu={cpu}"]
+    jobs = {
+        "to_gpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc],
+        "to_cpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_cpu.mlir"), *mdc],
+        "seed_mdc.vmfb": ["mdc-compile", SEED, *mdc],
+        "seed_cuda_cuda.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=cuda[0]",
+                                "--iree-hal-target-device=device_b=cuda[1]", "--iree-cuda-target=sm_80"],
+        "seed_local_local.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=local[0]",
+                                  "--iree-hal-target-device=device_b=local[1]",
+                                  "--iree-hal-local-target-device-backends=llvm-cpu",
+                                  f"--iree-llvmcpu-target-cpu={cpu}"],
+    }
+    for name, cmd in jobs.items():
+        r = subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
+            return 1
+    print(f"built {len(jobs)} modules in {out}")
+    return 0
+
+
+# -- run (there) --------------------------------------------------------------
+
+
+def _median_time(fn, repeat: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _repeats(nbytes: int) -> int:
+    return 30 if nbytes <= 16 * MIB else 5
+
+
+class _Iree:
+    def __init__(self):
+        import iree.runtime as rt
+
+        self.rt = rt
+        self.instance = rt.VmInstance()
+        self.local = rt.get_driver("local-task").create_default_device()
+        self.cuda = rt.get_driver("cuda").create_default_device()
+
+    def fence_wait(self, fn, device):
+        rt = self.rt
+        sem = device.create_semaphore(0)
+        fn(rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
+
+    def pinned(self, nbytes):
+        rt = self.rt
+        return self.cuda.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE,
+            allowed_usage=rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING, allocation_size=nbytes)
+
+    def device_buffer(self, nbytes):
+        rt = self.rt
+        return self.cuda.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.DEVICE_LOCAL,
+            allowed_usage=rt.BufferUsage.TRANSFER | rt.BufferUsage.DISPATCH_STORAGE,
+            allocation_size=nbytes)
+
+    def queue_copy_limit(self, nbytes):
+        """IREE queue_copy pinned -> device and device -> pinned on cuda."""
+        pinned, dev = self.pinned(nbytes), self.device_buffer(nbytes)
+        h2d = _median_time(lambda: self.fence_wait(
+            lambda f: self.cuda.queue_copy(pinned, dev, self.rt.HalFence(0), f), self.cuda), _repeats(nbytes))
+        d2h = _median_time(lambda: self.fence_wait(
+            lambda f: self.cuda.queue_copy(dev, pinned, self.rt.HalFence(0), f), self.cuda), _repeats(nbytes))
+        return h2d, d2h
+
+    def manual(self, host: np.ndarray):
+        """What a user writes today between two single-device modules: the
+        numpy array uploaded to the cuda device, and a device array read
+        back to numpy."""
+        rt = self.rt
+        reps = _repeats(host.nbytes)
+        h2d = _median_time(lambda: rt.asdevicearray(self.cuda, host), reps)
+        view = rt.asdevicearray(self.cuda, host)._buffer_view
+        d2h = _median_time(lambda: rt.DeviceArray(self.cuda, view).to_host(), reps)
+        return h2d, d2h
+
+
+def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
+    """Median seconds per call of an mdc program moving nbytes, the argument
+    already resident on its device and the result left on its device."""
+    sys.path.insert(0, ROOT)
+    from runtime_shim import load
+    from runtime_shim import values
+
+    rt = __import__("iree.runtime", fromlist=["x"])
+    m = load(os.path.join(kit, module_name), ["local-task", "cuda"])
+    f = m.function(function)
+    host = values_aligned(nbytes)
+    index = 1 if src_is_gpu else 0
+    (array, kind), = f.prepare([host])
+    view = values.to_device(m._devices[index], index == 0, array, kind, False, 300)
+    vm_fn = f._vm_function
+
+    def call():
+        args = rt.VmVariantList(1)
+        args.push_ref(view.ref)
+        results = rt.VmVariantList(1)
+        m._context.invoke(vm_fn, args, results)
+
+    t = _median_time(call, _repeats(nbytes))
+    # Correctness of what was measured: one more call, fetched to the host.
+    check = f(host)
+    ok = bool(np.array_equal(check, host))
+    del view
+    m.close()
+    return t, ok
+
+
+def values_aligned(nbytes):
+    from runtime_shim import aligned_array
+
+    a = aligned_array((nbytes,), np.int8)
+    a[:] = np.arange(nbytes, dtype=np.int64).astype(np.int8) if nbytes <= 16 * MIB else 7
+    return a
+
+
+def _torch_rows(nbytes):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    out = {}
+    for kind, pin in (("pinned", True), ("pageable", False)):
+        host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pin)
+        dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+
+        def h2d():
+            dev.copy_(host, non_blocking=pin)
+            torch.cuda.synchronize()
+
+        def d2h():
+            host.copy_(dev, non_blocking=pin)
+            torch.cuda.synchronize()
+
+        out[kind] = (_median_time(h2d, _repeats(nbytes)), _median_time(d2h, _repeats(nbytes)))
+    return out
+
+
+def _seed_latency(kit, name, devices, calls=300):
+    sys.path.insert(0, ROOT)
+    from runtime_shim import load
+
+    m = load(os.path.join(kit, name), devices)
+    f = m.function("multi_device_mul")
+    x = np.array([10, 11, 12, 13], np.float32)
+    out = f(x)
+    assert np.array_equal(out, [0, 55, 144, 273]), out
+    (arr, kind), = f.prepare([x])
+    from runtime_shim import values
+
+    rt = __import__("iree.runtime", fromlist=["x"])
+    view = values.to_device(m._devices[0], True, arr, kind, False, 300)
+    vm_fn = f._vm_function
+
+    def call():
+        args = rt.VmVariantList(1)
+        args.push_ref(view.ref)
+        results = rt.VmVariantList(1)
+        m._context.invoke(vm_fn, args, results)
+
+    t = _median_time(call, calls, warmup=20)
+    del view
+    m.close()
+    return t
+
+
+def run(kit: str, sizes_mib) -> int:
+    kit = os.path.abspath(kit)
+    try:
+        iree = _Iree()
+    except Exception as e:  # no cuda driver or device
+        print(f"bench: no cuda device here ({e}); skipping")
+        return 0
+    gbps = lambda n, t: n / t / 1e9
+    rows = []
+    for mib in sizes_mib:
+        n = mib * MIB
+        up, up_ok = _mdc_transfer_time(kit, "to_gpu.vmfb", "to_gpu", n, src_is_gpu=False)
+        down, down_ok = _mdc_transfer_time(kit, "to_cpu.vmfb", "to_cpu", n, src_is_gpu=True)
+        lim_up, lim_down = iree.queue_copy_limit(n)
+        host = values_aligned(n)
+        man_up, man_down = iree.manual(host)
+        torch_rows = _torch_rows(n)
+        row = {"MiB": mib, "mdc_h2d": gbps(n, up), "mdc_d2h": gbps(n, down), "ok": up_ok and down_ok,
+               "limit_h2d": gbps(n, lim_up), "limit_d2h": gbps(n, lim_down),
+               "manual_h2d": gbps(n, man_up), "manual_d2h": gbps(n, man_down)}
+        if torch_rows:
+            row.update(torch_pinned_h2d=gbps(n, torch_rows["pinned"][0]),
+                       torch_pinned_d2h=gbps(n, torch_rows["pinned"][1]),
+                       torch_pageable_h2d=gbps(n, torch_rows["pageable"][0]),
+                       torch_pageable_d2h=gbps(n, torch_rows["pageable"][1]))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    latency = {
+        "mdc local+cuda": _seed_latency(kit, "seed_mdc.vmfb", ["local-task", "cuda"]),
+        "stock cuda+cuda": _seed_latency(kit, "seed_cuda_cuda.vmfb", ["cuda", "cuda"]),
+        "stock local+local": _seed_latency(kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
+    }
+    cols = ["mdc_h2d", "mdc_d2h", "limit_h2d", "limit_d2h", "torch_pinned_h2d", "torch_pinned_d2h",
+            "torch_pageable_h2d", "torch_pageable_d2h", "manual_h2d", "manual_d2h"]
+    print("\neffective bandwidth, GB/s (median; mdc rows are whole program calls)")
+    print(f"{'MiB':>5} " + " ".join(f"{c:>18}" for c in cols) + "  correct")
+    for r in rows:
+        print(f"{r['MiB']:>5} " + " ".join(f"{r.get(c, float('nan')):>18.2f}" for c in cols) + f"  {r['ok']}")
+    print("\nseed program (4xf32) per call, median of 300 calls")
+    for name, t in latency.items():
+        print(f"  {name:18} {t * 1e3:8.3f} ms")
+    print(f"  ratio mdc / stock cuda+cuda: {latency['mdc local+cuda'] / latency['stock cuda+cuda']:.2f}x")
+    return 0
+
+
+# -- compile time (here) --------------------------------------------------------
+
+
+def _larger_program(layers: int) -> str:
+    """A chain of `layers` matmul+bias+relu blocks alternating between devices."""
+    lines = ["func.func public @mlp(%x: tensor<64x64xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})"
+             " -> (tensor<64x64xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {",
+             "  %zero = arith.constant 0.0 : f32",
+             "  %e = tensor.empty() : tensor<64x64xf32>",
+             "  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>"]
+    cur = "%x"
+    for i in range(layers):
+        dev = "device_b" if i % 2 == 0 else "device_a"
+        lines += [
+            f"  %t{i} = flow.tensor.transfer {cur} : tensor<64x64xf32> to #hal.device.promise<@{dev}>",
+            f"  %w{i} = arith.constant dense<{0.01 * (i + 1)}> : tensor<64x64xf32>",
+            f"  %m{i} = linalg.matmul ins(%t{i}, %w{i} : tensor<64x64xf32>, tensor<64x64xf32>) "
+            f"outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>",
+            f"  %b{i} = arith.addf %m{i}, %t{i} : tensor<64x64xf32>",
+            f"  %r{i} = arith.maximumf %b{i}, %z : tensor<64x64xf32>",
+        ]
+        cur = f"%r{i}"
+    lines += [f"  %out = flow.tensor.transfer {cur} : tensor<64x64xf32> to #hal.device.promise<@device_a>",
+              "  return %out : tensor<64x64xf32>", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def compile_time(layers: int, repeat: int) -> int:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "mlp.mlir")
+        with open(src, "w") as f:
+            f.write(_larger_program(layers))
+        ops = sum(1 for line in open(src) if " = " in line)
+        devices = ["--device=a=local[0]", "--device=b=local[1]"]
+        flags = subprocess.run(["mdc-compile", src, *devices, "--print-iree-flags"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        variants = {
+            "iree-compile": ["iree-compile", src, *flags, "-o", os.path.join(tmp, "ref.vmfb")],
+            "mdc-compile (nothing staged)": ["mdc-compile", src, *devices, "-o", os.path.join(tmp, "a.vmfb")],
+            "mdc-compile --link=a:b=staged": ["mdc-compile", src, *devices, "--link=a:b=staged",
+                                             "-o", os.path.join(tmp, "b.vmfb")],
+        }
+        results = {}
+        for name, cmd in variants.items():
+            times = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True)
+                times.append(time.perf_counter() - t)
+            results[name] = statistics.median(times)
+        print(f"compile time, {ops} ops ({layers} layers, {2 * layers} transfers), median of {repeat}, wall clock")
+        base = results["iree-compile"]
+        for name, t in results.items():
+            print(f"  {name:32} {t:7.2f} s   {t / base:5.2f}x")
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("dir")
+    b.add_argument("--cpu", default="generic")
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--sizes", default=",".join(map(str, SIZES_MIB)), help="MiB, comma separated")
+    c = sub.add_parser("compile-time")
+    c.add_argument("--layers", type=int, default=12)
+    c.add_argument("--repeat", type=int, default=3)
+    a = p.parse_args()
+    if a.cmd == "build":
+        return build(a.dir, a.cpu)
+    if a.cmd == "run":
+        return run(a.dir, [int(s) for s in a.sizes.split(",")])
+    return compile_time(a.layers, a.repeat)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

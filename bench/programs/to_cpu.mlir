@@ -1,0 +1,9 @@
+// A value produced on the GPU device and consumed on the CPU device.
+func.func public @to_cpu(
+    %x: tensor<?xi8> {iree.abi.affinity = #hal.device.promise<@device_b>}
+  ) -> (tensor<?xi8> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xi8>
+  %y = flow.tensor.transfer %x : tensor<?xi8>{%n} to #hal.device.promise<@device_a>
+  return %y : tensor<?xi8>
+}
