@@ -24,6 +24,7 @@ synchronous calls (each call returns once its work is done).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -43,15 +44,21 @@ SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
 # -- build (here) -------------------------------------------------------------
 
 
-def build(out: str, cpu: str) -> int:
+def build(out: str, cpu: str, smoke: bool = False) -> int:
+    """``smoke``: a second local device (forced staging) stands in for the
+    GPU, so ``run --smoke`` exercises this script on a CPU-only machine."""
     os.makedirs(out, exist_ok=True)
-    mdc = ["--device=a=local[0]", "--device=b=cuda[0]", f"--iree-llvmcpu-target-cpu={cpu}"]
+    gpu = ["--device=b=local[1]", "--link=a:b=staged"] if smoke else ["--device=b=cuda[0]"]
+    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={cpu}"]
     jobs = {
         "to_gpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc],
         "to_cpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_cpu.mlir"), *mdc],
         "seed_mdc.vmfb": ["mdc-compile", SEED, *mdc],
-        "seed_cuda_cuda.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=cuda[0]",
-                                "--iree-hal-target-device=device_b=cuda[1]", "--iree-cuda-target=sm_80"],
+        "seed_cuda_cuda.vmfb": ["iree-compile", SEED, *(
+            ["--iree-hal-target-device=device_a=local[0]", "--iree-hal-target-device=device_b=local[1]",
+             "--iree-hal-local-target-device-backends=llvm-cpu"] if smoke else
+            ["--iree-hal-target-device=device_a=cuda[0]", "--iree-hal-target-device=device_b=cuda[1]",
+             "--iree-cuda-target=sm_80"])],
         "seed_local_local.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=local[0]",
                                   "--iree-hal-target-device=device_b=local[1]",
                                   "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -84,14 +91,15 @@ def _repeats(nbytes: int) -> int:
     return 30 if nbytes <= 16 * MIB else 5
 
 
+GPU = "cuda"  # run --smoke: "local-sync" plays the GPU
+
+
 class _Iree:
     def __init__(self):
         import iree.runtime as rt
 
         self.rt = rt
-        self.instance = rt.VmInstance()
-        self.local = rt.get_driver("local-task").create_default_device()
-        self.cuda = rt.get_driver("cuda").create_default_device()
+        self.cuda = rt.get_driver(GPU).create_default_device()
 
     def fence_wait(self, fn, device):
         rt = self.rt
@@ -129,7 +137,19 @@ class _Iree:
         reps = _repeats(host.nbytes)
         h2d = _median_time(lambda: rt.asdevicearray(self.cuda, host), reps)
         view = rt.asdevicearray(self.cuda, host)._buffer_view
-        d2h = _median_time(lambda: rt.DeviceArray(self.cuda, view).to_host(), reps)
+
+        def d2h_once():
+            rt.DeviceArray(self.cuda, view).to_host()
+            # to_host registers its numpy result with CUDA; an unreleased
+            # registration at a reused address fails the next call
+            # (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED), so release it now.
+            gc.collect()
+
+        try:
+            d2h = _median_time(d2h_once, reps)
+        except RuntimeError as e:
+            print(f"manual d2h failed: {str(e).splitlines()[0][:160]}", flush=True)
+            d2h = float("nan")
         return h2d, d2h
 
 
@@ -141,7 +161,7 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
     from runtime_shim import values
 
     rt = __import__("iree.runtime", fromlist=["x"])
-    m = load(os.path.join(kit, module_name), ["local-task", "cuda"])
+    m = load(os.path.join(kit, module_name), ["local-task", GPU])
     f = m.function(function)
     host = values_aligned(nbytes)
     index = 1 if src_is_gpu else 0
@@ -167,9 +187,8 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
 def values_aligned(nbytes):
     from runtime_shim import aligned_array
 
-    a = aligned_array((nbytes,), np.int8)
-    a[:] = np.arange(nbytes, dtype=np.int64).astype(np.int8) if nbytes <= 16 * MIB else 7
-    return a
+    pattern = (np.arange(nbytes, dtype=np.int64) % 251).astype(np.int8)
+    return aligned_array(pattern)
 
 
 def _torch_rows(nbytes):
@@ -237,31 +256,38 @@ def run(kit: str, sizes_mib) -> int:
         n = mib * MIB
         up, up_ok = _mdc_transfer_time(kit, "to_gpu.vmfb", "to_gpu", n, src_is_gpu=False)
         down, down_ok = _mdc_transfer_time(kit, "to_cpu.vmfb", "to_cpu", n, src_is_gpu=True)
+        if os.path.exists(os.path.join(kit, "naive_to_gpu.vmfb")):
+            # An earlier lowering kept for comparison in the same run.
+            naive_up, _ = _mdc_transfer_time(kit, "naive_to_gpu.vmfb", "to_gpu", n, src_is_gpu=False)
+            naive_down, _ = _mdc_transfer_time(kit, "naive_to_cpu.vmfb", "to_cpu", n, src_is_gpu=True)
+        else:
+            naive_up = naive_down = float("nan")
         lim_up, lim_down = iree.queue_copy_limit(n)
         host = values_aligned(n)
         man_up, man_down = iree.manual(host)
         torch_rows = _torch_rows(n)
         row = {"MiB": mib, "mdc_h2d": gbps(n, up), "mdc_d2h": gbps(n, down), "ok": up_ok and down_ok,
+               "naive_h2d": gbps(n, naive_up), "naive_d2h": gbps(n, naive_down),
                "limit_h2d": gbps(n, lim_up), "limit_d2h": gbps(n, lim_down),
                "manual_h2d": gbps(n, man_up), "manual_d2h": gbps(n, man_down)}
         if torch_rows:
-            row.update(torch_pinned_h2d=gbps(n, torch_rows["pinned"][0]),
-                       torch_pinned_d2h=gbps(n, torch_rows["pinned"][1]),
-                       torch_pageable_h2d=gbps(n, torch_rows["pageable"][0]),
-                       torch_pageable_d2h=gbps(n, torch_rows["pageable"][1]))
+            row.update(torch_pin_h2d=gbps(n, torch_rows["pinned"][0]),
+                       torch_pin_d2h=gbps(n, torch_rows["pinned"][1]),
+                       torch_page_h2d=gbps(n, torch_rows["pageable"][0]),
+                       torch_page_d2h=gbps(n, torch_rows["pageable"][1]))
         rows.append(row)
         print(json.dumps(row), flush=True)
     latency = {
-        "mdc local+cuda": _seed_latency(kit, "seed_mdc.vmfb", ["local-task", "cuda"]),
-        "stock cuda+cuda": _seed_latency(kit, "seed_cuda_cuda.vmfb", ["cuda", "cuda"]),
+        "mdc local+cuda": _seed_latency(kit, "seed_mdc.vmfb", ["local-task", GPU]),
+        "stock cuda+cuda": _seed_latency(kit, "seed_cuda_cuda.vmfb", [GPU, GPU]),
         "stock local+local": _seed_latency(kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
     }
-    cols = ["mdc_h2d", "mdc_d2h", "limit_h2d", "limit_d2h", "torch_pinned_h2d", "torch_pinned_d2h",
-            "torch_pageable_h2d", "torch_pageable_d2h", "manual_h2d", "manual_d2h"]
+    cols = ["mdc_h2d", "mdc_d2h", "naive_h2d", "naive_d2h", "limit_h2d", "limit_d2h", "torch_pin_h2d", "torch_pin_d2h",
+            "torch_page_h2d", "torch_page_d2h", "manual_h2d", "manual_d2h"]
     print("\neffective bandwidth, GB/s (median; mdc rows are whole program calls)")
-    print(f"{'MiB':>5} " + " ".join(f"{c:>18}" for c in cols) + "  correct")
+    print(f"{'MiB':>5} " + " ".join(f"{c:>14}" for c in cols) + "  correct")
     for r in rows:
-        print(f"{r['MiB']:>5} " + " ".join(f"{r.get(c, float('nan')):>18.2f}" for c in cols) + f"  {r['ok']}")
+        print(f"{r['MiB']:>5} " + " ".join(f"{r.get(c, float('nan')):>14.2f}" for c in cols) + f"  {r['ok']}")
     print("\nseed program (4xf32) per call, median of 300 calls")
     for name, t in latency.items():
         print(f"  {name:18} {t * 1e3:8.3f} ms")
@@ -335,16 +361,20 @@ def main() -> int:
     b = sub.add_parser("build")
     b.add_argument("dir")
     b.add_argument("--cpu", default="generic")
+    b.add_argument("--smoke", action="store_true", help="local devices stand in for the GPU")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--sizes", default=",".join(map(str, SIZES_MIB)), help="MiB, comma separated")
+    r.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
     if a.cmd == "build":
-        return build(a.dir, a.cpu)
+        return build(a.dir, a.cpu, a.smoke)
     if a.cmd == "run":
+        global GPU
+        GPU = "local-sync" if a.smoke else "cuda"
         return run(a.dir, [int(s) for s in a.sizes.split(",")])
     return compile_time(a.layers, a.repeat)
 

@@ -82,9 +82,12 @@ def isolate_caller_fences(module) -> int:
                     # away when the timepoint turns out to be immediate.
                     barrier = barrier.operation
                     resource, size = barrier.results[0], barrier.operands[1]
-                    ready = stream.TimepointAwaitOp(
-                        [resource.type], [resource], [size], timepoint
-                    ).results[0]
+                    # Right after the barrier, so the awaited value dominates
+                    # every use of the barrier's result.
+                    with ir.InsertionPoint(_next_op(barrier)):
+                        ready = stream.TimepointAwaitOp(
+                            [resource.type], [resource], [size], timepoint
+                        ).results[0]
                     for use in list(resource.uses):
                         if use.owner != ready.owner:
                             use.owner.operands[use.operand_number] = ready
@@ -100,6 +103,12 @@ def isolate_caller_fences(module) -> int:
             op.erase()
             rewritten += 1
     return rewritten
+
+
+def _next_op(op: ir.Operation) -> ir.Operation:
+    block_ops = list(op.block.operations)
+    index = [o.operation for o in block_ops].index(op)
+    return block_ops[index + 1].operation
 
 
 def _is_function_argument(value: ir.Value) -> bool:

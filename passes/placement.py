@@ -23,10 +23,13 @@ Where a value lives (its *home*):
 
 * a result of an op with an affinity: that device;
 * a result of ``stream.async.transfer``: its target (``to(...)``) or, with no
-  target, the device of its consumers;
-* ``scf.for``/``scf.while`` iteration values: their initial value's home;
+  target, the device of its consumers (its source if they disagree; each
+  consumer elsewhere is then a crossing of its own);
+* ``scf.for``/``scf.while`` iteration values: their initial value's home
+  (the ``do`` region of ``scf.while``: what ``scf.condition`` forwards);
   ``scf.if`` results: the home of what the then-branch yields;
-* ``util.global.load``: the home of what the module stores to that global;
+* ``util.global.load``: the home of the first value the module stores to
+  that global (a store from another device is staged into that home);
 * anything else (arguments of internal functions, call results): unknown.
   Unknown homes are left to IREE; the device-isolation check at the stream
   level catches any that IREE then shares across a staged pair.
@@ -111,6 +114,10 @@ class Placement:
     def exec_device(self, op: ir.Operation) -> str | None:
         """Where ``op`` runs, or None for ops that run nowhere (control flow,
         calls, stores) or are not placed."""
+        if op.name == "util.global.store":
+            # A store "runs" where the global lives: a value stored from
+            # another device must be staged there first.
+            return self._global_homes.get(get_attr(op, "global").value)
         if op.name in _PASS_THROUGH:
             return None
         if op.name == "stream.async.transfer":
@@ -128,7 +135,11 @@ class Placement:
             return self._transfer_targets[op]
         consumers = {self._consumer_device(use.owner) for use in op.results[0].uses}
         consumers.discard(None)
-        return consumers.pop() if len(consumers) == 1 else None
+        if len(consumers) == 1:
+            return consumers.pop()
+        # Consumers on several devices: the value stays where it is, and
+        # each consumer elsewhere is an implicit crossing of its own.
+        return self.transfer_source(op) if consumers else None
 
     def home(self, value: ir.Value, _depth: int = 0) -> str | None:
         if _depth > 64:
@@ -171,6 +182,13 @@ class Placement:
             inits = list(parent.operands)
             if value.arg_number < len(inits):
                 return self.home(inits[value.arg_number], depth + 1)
+        if parent.name == "scf.while" and block == parent.regions[1].blocks[0]:
+            # The `do` region receives what `scf.condition` forwards.
+            before = parent.regions[0].blocks[0]
+            condition = list(before.operations)[-1].operation
+            forwarded = list(condition.operands)[1:]
+            if value.arg_number < len(forwarded):
+                return self.home(forwarded[value.arg_number], depth + 1)
         return None
 
     def _consumer_device(self, op: ir.Operation) -> str | None:
@@ -179,12 +197,15 @@ class Placement:
         return self.exec_device(op)
 
     def analyze(self) -> None:
-        """Records where module globals live (from their stores)."""
+        """Records where module globals live: the home of the first value
+        stored to each (initializers come first). Stores from elsewhere are
+        crossings into that home."""
         for op in walk(self.module):
             if op.name == "util.global.store" and is_resource(op.operands[0]):
                 device = self.home(op.operands[0])
-                if device:
-                    self._global_homes[get_attr(op, "global").value] = device
+                name = get_attr(op, "global").value
+                if device and name not in self._global_homes:
+                    self._global_homes[name] = device
 
     def place_unplaced_ops(self) -> list[tuple[ir.Operation, str, str]]:
         """Gives every resource op without an affinity one, by the rule in
@@ -207,7 +228,10 @@ class Placement:
             if not is_resource(v):
                 continue
             owner = v.owner
-            if not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer":
+            if (not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer"
+                    and get_attr(owner.operation, "target_affinity") is None):
+                # A transfer with no target moves to wherever this op runs:
+                # what counts is where the bytes come from.
                 device = self.transfer_source(owner.operation)
             else:
                 device = self.home(v)

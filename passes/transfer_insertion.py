@@ -10,8 +10,9 @@ IREE schedules or allocates anything, and rewrites each crossing between a
 1. export on the source device: the bytes of the value as a
    ``!hal.buffer_view`` (``stream.async.cast`` to ``external``, then
    ``stream.tensor.export``; IREE inserts the host wait for the producer);
-2. host staging (``@__mdc_stage``, stock HAL VM ops only): copy on the
-   source queue into pinned host memory from the owner's allocator, wait on
+2. host staging (``@__mdc_stage_*``, stock HAL VM ops only; see
+   staging_template.py): copy on the source queue, after the value's own
+   timepoint, into pinned host memory from the owner's allocator, wait on
    the host, copy on the destination queue into a buffer from the
    destination's allocator, wait on the host. Every queue only sees fences
    of its own device and buffers it can use;
@@ -34,64 +35,77 @@ device pairs all share memory are left untouched.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from iree.compiler import ir
 from iree.compiler.dialects import stream, util
 
 from .diagnostics import MdcError, format_location
-from .ir_util import affinity_attr, is_resource, unique_symbol, walk
+from .ir_util import affinity_attr, get_attr, is_resource, unique_symbol, walk
+from . import placement_graph, staging_template
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement
 from .registry import ModulePass, PassOptions, register
 
 STAGE_FUNCTION = "__mdc_stage"
 
-# Stock HAL VM ops only. Arguments: the exported source view, a fence of
-# the source device that signals when the value is ready (null: ready now),
-# the source device, the destination device, and the device whose allocator
-# owns the pinned staging memory.
-_STAGE_TEMPLATE = """
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %src_device: !hal.device, %dst_device: !hal.device, %owner_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %no_wait = util.null : !hal.fence
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
-  %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
-  %pinned_usage = hal.buffer_usage<"Transfer|Mapping"> : i32
-  %staging = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
-  %to_staging = hal.fence.create device(%src_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%src_device : !hal.device> affinity(%any_queue) wait(%src_ready) signal(%to_staging) source(%src : !hal.buffer)[%c0] target(%staging : !hal.buffer)[%c0] length(%length) flags("None")
-  %status0 = hal.fence.await until([%to_staging]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %status0, "mdc: copy into staging memory failed"
-  %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
-  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
-  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
-  %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
-  %from_staging = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%no_wait) signal(%from_staging) source(%staging : !hal.buffer)[%c0] target(%dst : !hal.buffer)[%c0] length(%length) flags("None")
-  %status1 = hal.fence.await until([%from_staging]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %status1, "mdc: copy out of staging memory failed"
-  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-  util.return %view : !hal.buffer_view
-}}
-"""
-
-
 @dataclasses.dataclass
 class Crossing:
-    """One staged crossing, as recorded for reports."""
+    """One crossing between devices, as recorded for reports."""
 
     location: str | None
     source: str
     target: str
     policy: LinkPolicy
     shape: str  # "transfer" | "implicit"
-    encoding: str | None
+    encoding: str | None  # e.g. "tensor<?x4xf32>", None if unknown
+    bytes: str  # e.g. "64", "16*d0", "?"
+
+
+_ELEMENT = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z]+)(\d+)")
+
+
+def _encoding_of(value: ir.Value, size: ir.Value | None) -> str | None:
+    """The tensor type a resource holds, from its size computation or its
+    producer, as text; None when neither says."""
+    for candidate in (size, value):
+        owner = candidate.owner if candidate is not None else None
+        if owner is None or isinstance(owner, ir.Block):
+            continue
+        op = owner.operation
+        if op.name == "stream.tensor.sizeof":
+            return str(get_attr(op, "encoding").value)
+        if op.name in ("stream.async.cast", "stream.async.transfer", "stream.timepoint.barrier"):
+            return _encoding_of(op.operands[0], None)
+        for name in ("result_encodings", "result_encoding", "target_encoding"):
+            attr = get_attr(op, name)
+            if attr is None:
+                continue
+            if name == "result_encodings":
+                index = list(op.results).index(candidate) if candidate in list(op.results) else 0
+                return str(attr[index].value) if index < len(attr) else None
+            return str(attr.value)
+    return None
+
+
+def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None, str]:
+    """(encoding, bytes) of a crossing value; bytes are symbolic (d0, d1...
+    for dynamic dimensions) where the shape is dynamic."""
+    encoding = _encoding_of(value, size)
+    if encoding is None:
+        return None, "?"
+    m = _ELEMENT.match(encoding)
+    if not m:
+        return encoding, "?"
+    dims = [d for d in m.group(1).split("x") if d]
+    element_bytes = max(int(m.group(3)), 8) // 8
+    static, symbols = element_bytes, []
+    for d in dims:
+        if d == "?":
+            symbols.append(f"d{len(symbols)}")
+        else:
+            static *= int(d)
+    return encoding, "*".join([str(static), *symbols]) if symbols else str(static)
 
 
 class _Stager:
@@ -100,16 +114,36 @@ class _Stager:
     def __init__(self, module, model: MemoryModel):
         self.module = module
         self.model = model
-        self._function: str | None = None
+        self._functions: dict[tuple[str, bool, bool], str] = {}
+        self._caches: dict[str, str] = {}
 
-    def _stage_function(self) -> str:
-        if self._function is None:
-            name = unique_symbol(self.module, STAGE_FUNCTION)
-            parsed = ir.Module.parse(_STAGE_TEMPLATE.format(name=name))
-            func = parsed.body.operations[0]
-            self.module.regions[0].blocks[0].append(func.operation)
-            self._function = name
-        return self._function
+    def _stage_function(self, src: str, dst: str, owner: str) -> str:
+        """The staging function for one direction and owner (see
+        staging_template.py); local queues get chunked copies."""
+        src_local = self.model.devices[src].is_local
+        dst_local = self.model.devices[dst].is_local
+        key = (owner, src_local, dst_local)
+        if key not in self._functions:
+            new_cache = owner not in self._caches
+            if new_cache:
+                self._caches[owner] = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_{owner}")
+            cache = self._caches[owner]
+            kinds = f"{'local' if src_local else 'gpu'}_to_{'local' if dst_local else 'gpu'}"
+            name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kinds}_via_{owner}")
+            # Parsed together so the function's reference to the cache verifies.
+            parsed = ir.Module.parse(
+                staging_template.cache_global_text(cache)
+                + staging_template.stage_function_text(name, cache, src_local, dst_local)
+            )
+            global_op, function_op = [op.operation for op in parsed.body.operations]
+            body = self.module.regions[0].blocks[0]
+            if new_cache:
+                # First in the module: initializers that stage values reach
+                # the cache, and IREE requires globals to precede their use.
+                global_op.move_before(body.operations[0].operation)
+            body.append(function_op)
+            self._functions[key] = name
+        return self._functions[key]
 
     def _device(self, name: str) -> ir.Value:
         return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
@@ -141,10 +175,9 @@ class _Stager:
         hops = [(src, dst, policy.owner)]
         if policy.mode == "staged-via-host":
             hops = [(src, policy.via, src), (policy.via, dst, dst)]
-        function = self._stage_function()
         for hop_src, hop_dst, owner in hops:
             view = util.CallOp(
-                [view.type], function,
+                [view.type], self._stage_function(hop_src, hop_dst, owner),
                 [view, ready, self._device(hop_src), self._device(hop_dst), self._device(owner)],
             ).results[0]
             # A hop returns after the host saw its last copy finish.
@@ -154,6 +187,13 @@ class _Stager:
         ).result
         if result_type == external:
             return imported
+        if str(result_type) == "!stream.resource<staging>":
+            # async.cast cannot produce staging resources; a transfer on one
+            # device can, and IREE lowers it as usual.
+            return stream.AsyncTransferOp(
+                result_type, imported, size, size,
+                source_affinity=affinity_attr(dst), target_affinity=affinity_attr(dst),
+            ).result
         return stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
 
 
@@ -164,16 +204,21 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
         raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None
 
 
-def insert_transfers(module, model: MemoryModel) -> list[Crossing]:
-    """Rewrites every staged crossing in ``module``; returns what it did."""
+def insert_transfers(module, model: MemoryModel) -> list:
+    """Rewrites every staged crossing in ``module``; returns what it did: a
+    placement_graph.PlacementGraph, then one Crossing per staged crossing."""
     if not model.staged_pairs() and not _has_cross_driver_gpus(model):
-        return []
+        # Nothing to rewrite; still say where things run, for reports.
+        placement = Placement(module)
+        placement.analyze()
+        return [placement_graph.snapshot(module, placement, model, describe)]
     placement = Placement(module)
     placement.analyze()
     placement.place_unplaced_ops()
     placement.analyze()
+    graph = placement_graph.snapshot(module, placement, model, describe)
     stager = _Stager(module, model)
-    crossings: list[Crossing] = []
+    crossings: list = [graph]
 
     ops = [op for op in walk(module) if not _inside_executable(op)]
     for op in ops:
@@ -206,10 +251,11 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
     policy = _policy(model, src, dst, op)
     if not policy.is_staged:
         return
+    encoding, nbytes = describe(op.operands[0], op.operands[1])
     with ir.InsertionPoint(op), op.location:
         staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type)
     op.results[0].replace_all_uses_with(staged)
-    crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", None))
+    crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
     op.erase()
 
 
@@ -226,11 +272,13 @@ def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None
         policy = _policy(model, home, device, op)
         if not policy.is_staged:
             continue
+        encoding, nbytes = describe(value)
         with ir.InsertionPoint(op), op.location:
             size = stream.ResourceSizeOp(value).result
             staged = stager.stage(value, size, home, device, policy, value.type)
         op.operands[index] = staged
-        crossings.append(Crossing(format_location(op.location), home, device, policy, "implicit", None))
+        crossings.append(Crossing(format_location(op.location), home, device, policy, "implicit",
+                                  encoding, nbytes))
 
 
 @register

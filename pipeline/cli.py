@@ -16,7 +16,7 @@ import tempfile
 from passes import registry
 from passes.diagnostics import MdcError, format_location
 
-from . import manifest, options, stages
+from . import manifest, options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
 
 _COMPILE_HELP = """\
@@ -151,6 +151,8 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
     parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
+    parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
+    parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
     parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
     args = parser.parse_args(ours)
     tool = "mdc-compile"
@@ -216,6 +218,9 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         print("\n".join(options.iree_flags(devices, iree_passthrough)))
         return 0
     _check_input(args.input)
+    for flag, path, endings in (("--report", args.report, (".json", ".md")), ("--graph", args.graph, (".svg", ".dot"))):
+        if path and not path.endswith(endings):
+            raise MdcError(f"{flag}={path}: the file name must end in {' or '.join(endings)}")
     if not args.output:
         raise MdcError("no output file: pass -o OUT.vmfb (or -o - for IR on stdout with --compile-to)")
     if args.output == "-" and not args.compile_to:
@@ -256,6 +261,9 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         ctx.dump = dump
 
     result = stages.run(compiler, args.input, ctx, args.compile_to)
+    for path in filter(None, (args.report, args.graph)):
+        if "mdc" in stages.STAGE_NAMES[: stages.STAGE_NAMES.index(args.compile_to) + 1] if args.compile_to else True:
+            _write_atomically(path, report.render(path, ctx.pass_options.notes, devices, args.input))
     if args.compile_to:
         text = module_text(result)
         if args.output == "-":
@@ -283,6 +291,7 @@ def opt_main(argv: list[str] | None = None) -> int:
         "an error in one is reported and the others still run",
     )
     parser.add_argument("-o", "--output", default="-")
+    parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
     args = parser.parse_args(argv)
     tool = "mdc-opt"
     if args.list_passes:
@@ -295,7 +304,7 @@ def opt_main(argv: list[str] | None = None) -> int:
         print(e.render(tool), file=sys.stderr)
         return 1
     except IreeCompileError as e:
-        print(_render_iree_error(tool, e, False), file=sys.stderr)
+        print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
         return 1
 
 
@@ -330,7 +339,7 @@ def _opt(args) -> int:
         except IreeCompileError as e:
             if not args.split_input_file:
                 raise
-            print(_render_iree_error("mdc-opt", e, False), file=sys.stderr)
+            print(_render_iree_error("mdc-opt", e, args.verbose), file=sys.stderr)
             failed = True
     text = "// -----\n".join(outputs)
     if args.output == "-":

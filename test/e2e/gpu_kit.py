@@ -53,6 +53,8 @@ def _cases(rng):
         _case("dynamic_2d_f16", "dynamic_2d.mlir", "dynamic_2d",
               [rng.standard_normal((5, 7)).astype(np.float16)]),
         _case("loop_dynamic", "loop.mlir", "ping_pong", [f32(37), np.array(3, np.int64)]),
+        # Large enough that copies race their producers if a wait is missing.
+        _case("loop_dynamic_large", "loop.mlir", "ping_pong", [f32(1 << 20), np.array(20, np.int64)]),
         _case("three_devices", "three_devices.mlir", "three_devices",
               [rng.integers(-50, 50, (4, 4)).astype(np.int32)],
               devices=["a=local[0]", "b=cuda[0]", "c=local[1]"],

@@ -1,0 +1,145 @@
+"""A picture-ready snapshot of where a program's work runs and where its data
+crosses devices, taken by transfer-insertion after placement and before it
+rewrites anything.
+
+Nodes are the ops that do work or cross the ABI (dispatches, imports,
+exports, splats, constants, global loads and stores), each with its device.
+Edges follow resources from producer node to consumer node through casts,
+transfers and control-flow arguments; an edge between two devices is a
+crossing, labelled with its bytes and its strategy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from iree.compiler import ir
+
+from .diagnostics import format_location
+from .ir_util import get_attr, is_resource, walk
+
+_NODE_OPS = {
+    "stream.tensor.dispatch": "dispatch",
+    "stream.async.dispatch": "dispatch",
+    "stream.tensor.import": "argument",
+    "stream.tensor.export": "result",
+    "stream.tensor.splat": "splat",
+    "stream.tensor.fill": "fill",
+    "stream.tensor.constant": "constant",
+    "stream.async.constant": "constant",
+    "stream.tensor.empty": "empty",
+    "util.global.load": "global load",
+    "util.global.store": "global store",
+}
+_THROUGH = {"stream.async.cast", "stream.async.transfer", "stream.timepoint.barrier",
+            "stream.timepoint.await", "stream.async.clone", "util.optimization_barrier"}
+
+
+@dataclasses.dataclass
+class Node:
+    id: int
+    function: str
+    kind: str
+    label: str
+    device: str | None
+    location: str | None
+
+
+@dataclasses.dataclass
+class Edge:
+    source: int
+    target: int
+    crossing: bool
+    bytes: str | None = None
+    strategy: str | None = None
+
+
+@dataclasses.dataclass
+class PlacementGraph:
+    devices: dict  # name -> driver
+    nodes: list
+    edges: list
+
+
+def _label(op: ir.Operation, kind: str) -> str:
+    if kind == "dispatch":
+        entry = str(get_attr(op, "entry_points"))
+        m = re.findall(r"::@([\w$.\-]+)", entry)
+        name = m[0] if m else "dispatch"
+        d = re.search(r"_dispatch_(\d+)_?(.*)$", name)
+        return f"dispatch {d.group(1)}: {d.group(2)}" if d else name
+    if kind in ("global load", "global store"):
+        return f"{kind} @{get_attr(op, 'global').value}"
+    return kind
+
+
+def _enclosing_function(op: ir.Operation) -> str:
+    parent = op.parent
+    while parent is not None:
+        if parent.name in ("util.func", "util.initializer"):
+            if parent.name == "util.initializer":
+                return "initializer"
+            return parent.attributes["sym_name"].value
+        parent = parent.parent
+    return "?"
+
+
+def snapshot(module, placement, model, describe) -> PlacementGraph:
+    """``describe(value) -> (encoding text, bytes text)`` labels crossings;
+    ``placement`` says where things run (placement.Placement)."""
+    nodes: list[Node] = []
+    by_op: dict = {}
+    for op in walk(module):
+        kind = _NODE_OPS.get(op.name)
+        if kind is None or _enclosing_function(op) == "?":
+            continue
+        if kind.startswith("global") and not any(is_resource(v) for v in [*op.operands, *op.results]):
+            continue
+        if op.name in ("stream.tensor.import",) and not op.results:
+            continue
+        device = placement.exec_device(op) if op.name != "util.global.load" else placement.home(op.results[0])
+        node = Node(len(nodes), _enclosing_function(op), kind, _label(op, kind), device,
+                    format_location(op.location))
+        nodes.append(node)
+        by_op[op] = node
+    edges: list[Edge] = []
+    for op, node in by_op.items():
+        for value in op.operands:
+            if not is_resource(value):
+                continue
+            producer = _producer(value, by_op)
+            if producer is None:
+                continue
+            crossing = producer.device != node.device and None not in (producer.device, node.device)
+            edge = Edge(producer.id, node.id, crossing)
+            if crossing:
+                policy = model.policy(producer.device, node.device)
+                _, edge.bytes = describe(value)
+                edge.strategy = policy.mode if policy.is_staged else "left to IREE"
+            edges.append(edge)
+    devices = {name: d.driver for name, d in model.devices.items()}
+    return PlacementGraph(devices, nodes, edges)
+
+
+def _producer(value: ir.Value, by_op: dict, depth: int = 0):
+    if depth > 32:
+        return None
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        parent = owner.owner.operation if owner.owner is not None else None
+        if parent is not None and parent.name == "scf.for" and value.arg_number >= 1:
+            inits = list(parent.operands)[3:]
+            if value.arg_number - 1 < len(inits):
+                return _producer(inits[value.arg_number - 1], by_op, depth + 1)
+        return None
+    op = owner.operation
+    if op in by_op:
+        return by_op[op]
+    if op.name in _THROUGH and op.operands:
+        return _producer(op.operands[0], by_op, depth + 1)
+    if op.name in ("scf.for",):
+        index = list(op.results).index(value)
+        inits = list(op.operands)[3:]
+        return _producer(inits[index], by_op, depth + 1) if index < len(inits) else None
+    return None

@@ -1,0 +1,117 @@
+"""The host-staging function transfer-insertion calls, as MLIR text.
+
+    @__mdc_stage*(%src_view, %src_ready, %src_device, %dst_device, %owner_device) -> view
+
+Stock HAL VM ops only (plus util/scf/arith):
+
+1. Take pinned staging memory (``HostLocal|DeviceVisible``, from the owner's
+   allocator). The buffer is cached in a module global per owner and only
+   reallocated when a larger value comes through, so steady-state calls
+   allocate no pinned memory (``cuMemHostAlloc`` of a large buffer costs far
+   more than the copy).
+2. On the source queue, copy the value into staging, waiting on
+   ``%src_ready`` (a fence of the source device, or null); wait on the host.
+3. Allocate the destination from the destination's allocator; on the
+   destination queue, copy staging into it; wait on the host.
+
+A copy issued to a *local* device's queue is a host memcpy; it is split into
+chunks issued together, so the task system runs them on several workers
+instead of one thread. GPU queues get one copy (their DMA engine gains
+nothing from splitting).
+
+Every queue only sees fences of its own device and buffers it can use. The
+staging buffer is reused only after the host has seen both copies finish,
+so calls may not overlap on one module context (IREE's synchronous calls
+never do).
+"""
+
+from __future__ import annotations
+
+CHUNKS_ON_LOCAL_QUEUE = 8
+MIN_CHUNK_BYTES = 1 << 20
+
+
+def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chunks: int, what: str) -> str:
+    """A copy of %length bytes, in ``chunks`` concurrent pieces, then a host wait."""
+    if chunks <= 1:
+        return f"""
+{indent}%{tag}_done = hal.fence.create device({device} : !hal.device) flags("None") : !hal.fence
+{indent}hal.device.queue.copy<{device} : !hal.device> affinity(%any_queue) wait({wait}) signal(%{tag}_done) source({src} : !hal.buffer)[%c0] target({dst} : !hal.buffer)[%c0] length(%length) flags("None")
+{indent}%{tag}_status = hal.fence.await until([%{tag}_done]) timeout_millis(%forever) flags("None") : i32
+{indent}util.status.check_ok %{tag}_status, "{what}"
+"""
+    return f"""
+{indent}%{tag}_parts = arith.constant {chunks} : index
+{indent}%{tag}_min = arith.constant {MIN_CHUNK_BYTES} : index
+{indent}%{tag}_even = arith.ceildivui %length, %{tag}_parts : index
+{indent}%{tag}_chunk = arith.maxui %{tag}_even, %{tag}_min : index
+{indent}%{tag}_count = arith.ceildivui %length, %{tag}_chunk : index
+{indent}%{tag}_fences = util.list.create %{tag}_count : !util.list<?>
+{indent}util.list.resize %{tag}_fences, %{tag}_count : !util.list<?>
+{indent}scf.for %i = %c0 to %{tag}_count step %c1 {{
+{indent}  %offset = arith.muli %i, %{tag}_chunk : index
+{indent}  %rest = arith.subi %length, %offset : index
+{indent}  %bytes = arith.minui %rest, %{tag}_chunk : index
+{indent}  %done = hal.fence.create device({device} : !hal.device) flags("None") : !hal.fence
+{indent}  hal.device.queue.copy<{device} : !hal.device> affinity(%any_queue) wait({wait}) signal(%done) source({src} : !hal.buffer)[%offset] target({dst} : !hal.buffer)[%offset] length(%bytes) flags("None")
+{indent}  util.list.set %{tag}_fences[%i], %done : !hal.fence -> !util.list<?>
+{indent}}}
+{indent}scf.for %i = %c0 to %{tag}_count step %c1 {{
+{indent}  %done = util.list.get %{tag}_fences[%i] : !util.list<?> -> !hal.fence
+{indent}  %status = hal.fence.await until([%done]) timeout_millis(%forever) flags("None") : i32
+{indent}  util.status.check_ok %status, "{what}"
+{indent}}}
+"""
+
+
+def _allocate_staging(cache: str) -> str:
+    return f"""
+    %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
+    util.global.store %new, @{cache} : !hal.buffer
+"""
+
+
+def cache_global_text(cache: str) -> str:
+    return f"util.global private mutable @{cache} : !hal.buffer\n"
+
+
+def stage_function_text(name: str, cache: str, src_is_local: bool, dst_is_local: bool) -> str:
+    src_chunks = CHUNKS_ON_LOCAL_QUEUE if src_is_local else 1
+    dst_chunks = CHUNKS_ON_LOCAL_QUEUE if dst_is_local else 1
+    return f"""
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %src_device: !hal.device, %dst_device: !hal.device, %owner_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %any_queue = arith.constant -1 : i64
+  %forever = arith.constant -1 : i32
+  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
+  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
+  %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
+  %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
+  %pinned_usage = hal.buffer_usage<"Transfer|Mapping"> : i32
+  %cached = util.global.load @{cache} : !hal.buffer
+  %no_buffer = util.null : !hal.buffer
+  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
+  %staging = scf.if %empty -> (!hal.buffer) {{{_allocate_staging(cache)}    scf.yield %new : !hal.buffer
+  }} else {{
+    %have = hal.buffer.length<%cached : !hal.buffer> : index
+    %too_small = arith.cmpi ult, %have, %length : index
+    %grown = scf.if %too_small -> (!hal.buffer) {{{_allocate_staging(cache)}      scf.yield %new : !hal.buffer
+    }} else {{
+      scf.yield %cached : !hal.buffer
+    }}
+    scf.yield %grown : !hal.buffer
+  }}
+{_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", src_chunks, "mdc: copy into staging memory failed")}
+  %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
+  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+  %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
+  %no_wait = util.null : !hal.fence
+{_copy("  ", "out", "%dst_device", "%no_wait", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
+  %i8 = hal.element_type<i8> : i32
+  %dense = hal.encoding_type<dense_row_major> : i32
+  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
+  util.return %view : !hal.buffer_view
+}}
+"""
