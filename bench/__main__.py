@@ -295,6 +295,53 @@ def run(kit: str, sizes_mib) -> int:
     return 0
 
 
+# -- components (there) ----------------------------------------------------------
+
+
+def components(mib: int) -> int:
+    """Times the pieces a staged transfer is made of, with the runtime API,
+    to show where a call's time goes."""
+    try:
+        iree = _Iree()
+    except Exception as e:
+        print(f"bench: no {GPU} device here ({e}); skipping")
+        return 0
+    rt = iree.rt
+    n = mib * MIB
+    local = rt.get_driver("local-task").create_default_device()
+    host_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
+    usage = int(rt.BufferUsage.TRANSFER) | int(rt.BufferUsage.DISPATCH_STORAGE) | int(rt.BufferUsage.MAPPING)
+
+    def local_buffer():
+        return local.allocator.allocate_buffer(memory_type=host_type, allowed_usage=usage, allocation_size=n)
+
+    src, pinned, dev = local_buffer(), iree.pinned(n), iree.device_buffer(n)
+
+    def local_copy(a, b):
+        fence = rt.HalFence.create_at(local.create_semaphore(0), 1)
+        local.queue_copy(a, b, rt.HalFence(0), fence)
+        fence.wait()
+
+    rows = [
+        ("local queue_copy host->pinned", lambda: local_copy(src, pinned)),
+        ("local queue_copy pinned->host", lambda: local_copy(pinned, src)),
+        ("cuda queue_copy pinned->device", lambda: iree.fence_wait(
+            lambda f: iree.cuda.queue_copy(pinned, dev, rt.HalFence(0), f), iree.cuda)),
+        ("cuda allocate device buffer", lambda: iree.device_buffer(n)),
+        ("cuda allocate pinned buffer", lambda: iree.pinned(n)),
+        ("local allocate buffer", local_buffer),
+        ("local allocate + copy pinned->new", lambda: local_copy(pinned, local_buffer())),
+    ]
+    print(f"components of a {mib} MiB staged transfer, median ms")
+    for name, fn in rows:
+        try:
+            t = _median_time(fn, 5)
+            print(f"  {name:40} {t * 1e3:9.2f} ms  {n / t / 1e9:7.2f} GB/s")
+        except Exception as e:  # an API this runtime lacks
+            print(f"  {name:40} n/a ({str(e).splitlines()[0][:80]})")
+    return 0
+
+
 # -- compile time (here) --------------------------------------------------------
 
 
@@ -366,16 +413,21 @@ def main() -> int:
     r.add_argument("dir")
     r.add_argument("--sizes", default=",".join(map(str, SIZES_MIB)), help="MiB, comma separated")
     r.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+    k = sub.add_parser("components")
+    k.add_argument("--mib", type=int, default=256)
+    k.add_argument("--smoke", action="store_true")
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
+    global GPU
+    GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.smoke)
     if a.cmd == "run":
-        global GPU
-        GPU = "local-sync" if a.smoke else "cuda"
         return run(a.dir, [int(s) for s in a.sizes.split(",")])
+    if a.cmd == "components":
+        return components(a.mib)
     return compile_time(a.layers, a.repeat)
 
 

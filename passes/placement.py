@@ -26,7 +26,9 @@ Where a value lives (its *home*):
   target, the device of its consumers (its source if they disagree; each
   consumer elsewhere is then a crossing of its own);
 * ``scf.for``/``scf.while`` iteration values: their initial value's home
-  (the ``do`` region of ``scf.while``: what ``scf.condition`` forwards);
+  (the ``do`` region of ``scf.while``: what ``scf.condition`` forwards); a
+  value yielded from another device is staged back on the back edge, and
+  an ``scf.if`` else-branch value into the then-branch value's home;
   ``scf.if`` results: the home of what the then-branch yields;
 * ``util.global.load``: the home of the first value the module stores to
   that global (a store from another device is staged into that home);
@@ -51,6 +53,9 @@ from .ir_util import (
 )
 
 _STATIC_TENSOR = re.compile(r"tensor<((?:\d+x)*)([a-z]+)(\d+)")
+
+# Ops whose result i is their operand i, unchanged.
+_FORWARDING = {"util.optimization_barrier", "stream.timepoint.barrier", "stream.timepoint.await"}
 
 # Ops that never execute on a device themselves: values flow through them.
 _PASS_THROUGH = {
@@ -124,6 +129,25 @@ class Placement:
             return self.transfer_source(op)
         return single_device(get_attr(op, "affinity"))
 
+    def yield_targets(self, op: ir.Operation) -> list[str | None]:
+        """For an ``scf.yield``: where each yielded value must live. A loop
+        carries its values where they entered it, so a value yielded from
+        another device crosses back on the back edge; an ``scf.if``'s
+        results live where its then-branch leaves them."""
+        parent = op.parent
+        if parent is None:
+            return []
+        if parent.name == "scf.for":
+            inits = list(parent.operands)[3:]
+            return [self.home(v) for v in inits]
+        if parent.name == "scf.while" and op.block == parent.regions[1].blocks[0]:
+            return [self.home(v) for v in parent.operands]
+        if parent.name == "scf.if" and len(parent.regions) > 1 and parent.regions[1].blocks and \
+                op.block == parent.regions[1].blocks[0]:
+            then_yield = list(parent.regions[0].blocks[0].operations)[-1].operation
+            return [self.home(v) for v in then_yield.operands]
+        return []
+
     def transfer_source(self, op: ir.Operation) -> str | None:
         return single_device(get_attr(op, "source_affinity")) or self.home(op.operands[0])
 
@@ -133,7 +157,7 @@ class Placement:
             return target
         if op in self._transfer_targets:
             return self._transfer_targets[op]
-        consumers = {self._consumer_device(use.owner) for use in op.results[0].uses}
+        consumers = set(self._consumer_devices(op.results[0]))
         consumers.discard(None)
         if len(consumers) == 1:
             return consumers.pop()
@@ -162,7 +186,8 @@ class Placement:
             then_block = op.regions[0].blocks[0]
             terminator = list(then_block.operations)[-1].operation
             return self.home(terminator.operands[index], _depth + 1)
-        if name == "util.optimization_barrier":
+        if name in _FORWARDING:
+            # Value-preserving ops: a result lives where its operand does.
             return self.home(op.operands[list(op.results).index(value)], _depth + 1)
         return single_device(get_attr(op, "affinity"))
 
@@ -190,6 +215,18 @@ class Placement:
             if value.arg_number < len(forwarded):
                 return self.home(forwarded[value.arg_number], depth + 1)
         return None
+
+    def _consumer_devices(self, value: ir.Value, depth: int = 0):
+        """Devices of the ops using ``value``, looking through ops that only
+        forward it (timepoint barriers and awaits)."""
+        for use in value.uses:
+            user = use.owner
+            if user.name in _FORWARDING and depth < 16:
+                index = use.operand_number
+                if index < len(user.results):
+                    yield from self._consumer_devices(user.results[index], depth + 1)
+                continue
+            yield self._consumer_device(user)
 
     def _consumer_device(self, op: ir.Operation) -> str | None:
         if op.name in ("scf.yield", "util.return", "util.global.store", "util.call"):

@@ -16,7 +16,7 @@ import re
 
 from iree.compiler import ir
 
-from .diagnostics import format_location
+from .diagnostics import MdcError, format_location
 from .ir_util import get_attr, is_resource, walk
 
 _NODE_OPS = {
@@ -114,9 +114,12 @@ def snapshot(module, placement, model, describe) -> PlacementGraph:
             crossing = producer.device != node.device and None not in (producer.device, node.device)
             edge = Edge(producer.id, node.id, crossing)
             if crossing:
-                policy = model.policy(producer.device, node.device)
                 _, edge.bytes = describe(value)
-                edge.strategy = policy.mode if policy.is_staged else "left to IREE"
+                try:
+                    policy = model.policy(producer.device, node.device)
+                    edge.strategy = policy.mode if policy.is_staged else "left to IREE"
+                except MdcError:  # transfer-insertion reports it, with its location
+                    edge.strategy = "impossible"
             edges.append(edge)
     devices = {name: d.driver for name, d in model.devices.items()}
     return PlacementGraph(devices, nodes, edges)

@@ -63,3 +63,4 @@ def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
     from . import transfer_insertion  # noqa: F401
     from . import host_fences  # noqa: F401
+    from . import device_isolation_verifier  # noqa: F401

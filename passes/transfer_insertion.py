@@ -260,11 +260,16 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
 
 
 def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None:
-    device = placement.exec_device(op)
-    if device is None or op.name == "stream.async.transfer":
-        return
+    if op.name == "scf.yield":
+        targets = placement.yield_targets(op)
+    else:
+        device = placement.exec_device(op)
+        if device is None or op.name == "stream.async.transfer":
+            return
+        targets = [device] * len(op.operands)
     for index, value in enumerate(list(op.operands)):
-        if not is_resource(value):
+        device = targets[index] if index < len(targets) else None
+        if device is None or not is_resource(value):
             continue
         home = placement.home(value)
         if home is None or home == device:

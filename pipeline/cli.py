@@ -362,11 +362,14 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 
 
 def _opt_one(text: str, name: str, passes, link_flags) -> str:
+    from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
-    devices = declared_devices(module)
+    # Stream-level IR declares devices by initial value; at the HAL level
+    # their initializers say what they are.
+    devices = declared_devices(module) or hal_devices(module)
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     pass_options = registry.PassOptions(links=options.resolve_link_names(links, known))

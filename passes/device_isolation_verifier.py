@@ -1,0 +1,614 @@
+"""device-isolation-verifier: no device is handed memory or fences it cannot use.
+
+The original failure stayed silent until run time: IREE gave a buffer of one
+device to another device's queue, and a GPU queue waited on a CPU fence (it
+hangs on a real GPU). This pass is a pure analysis of the final HAL-level IR
+of any module, mdc's or IREE's own; it never changes the IR. In terms of the
+memory model (memory_model.py, with the ``--link`` overrides) it checks:
+
+1. no shared allocation spans a staged pair: a ``hal.allocator.select`` (or
+   ``hal.allocator.resolve_memory_properties``) over a set of devices that
+   holds both devices of a staged pair;
+2. no queue operation (``hal.device.queue.*``) or command buffer of device X
+   uses a buffer X cannot access: from X's own allocator or one of a device
+   sharing memory with X is fine, and a ``local`` device may use any
+   host-visible buffer (pinned memory from a GPU allocator: mdc's staging);
+3. in a module with a staged pair, no GPU queue operation waits on a fence
+   created on a device of another driver, or on the caller's fence (a
+   ``!hal.fence`` argument of a public function, async-external).
+
+How: device globals are recognised by their initializer (IREE's device
+query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
+message; or a ``#hal.device.target`` initial value). A may-analysis then
+follows where each device, allocator, command buffer, buffer and fence value
+can come from, through ``hal.buffer_view.buffer``/``create``,
+``hal.buffer.subspan``, ``arith.select``, branches to block arguments
+(``cf``; ``scf.if``/``scf.for`` results where those remain), globals (to a fixpoint over all initializers and functions) and calls
+(each callee is analysed once per distinct set of argument origins, so mdc's
+``@__mdc_stage`` is checked per transfer direction). The buffer of an
+imported argument belongs to the allocator its ``hal.buffer.assert`` names,
+i.e. the device its ``iree.abi.affinity`` declares. A value whose origin is
+unknown is never an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from iree.compiler import ir
+from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
+from iree.compiler.dialects import hal as _hal  # noqa: F401
+
+from .diagnostics import MdcError, format_location
+from .ir_util import top_level_ops, walk
+from .memory_model import LOCAL, Device, MemoryModel, declared_devices
+from .registry import ModulePass, PassOptions, register
+
+_TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
+_SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")
+
+CALLER = "<caller>"  # fence origin: a fence the caller passed in
+_HOST_VISIBLE_BIT = 1 << 1  # IREE_HAL_MEMORY_TYPE_HOST_VISIBLE
+_EMPTY: frozenset = frozenset()
+
+# Facts: ("dev", name) for !hal.device, ("alloc", name), ("cmd", name),
+# ("buf", device, host_visible: bool | None, loc, op index) for buffers and
+# buffer views, ("fence", device or CALLER, loc, op index) for fences. A
+# value's facts are every origin it may have; no facts means unknown.
+
+
+def hal_devices(module) -> dict[str, Device]:
+    """The module's devices by global symbol, at any level.
+
+    Before the HAL phase a device global carries a ``#hal.device.target``
+    initial value; at the HAL phase it is stored by an initializer that
+    queries ``hal.device.id`` and names the target in its error message."""
+    devices = declared_devices(module)
+    found: dict[str, Device] = {}
+    top = top_level_ops(module)
+    candidates = {}
+    for op in top:
+        if op.name == "util.global" and str(op.attributes["type"]) == "!hal.device":
+            candidates[op.attributes["sym_name"].value] = op
+    for op in top:
+        if op.name != "util.initializer":
+            continue
+        stored, drivers, ordinals = [], [], []
+        for inner in walk(op):
+            name = inner.name
+            if name == "util.global.store":
+                stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
+            elif name == "util.status.check_ok" and "message" in inner.attributes:
+                for driver, ordinal in _TARGET.findall(inner.attributes["message"].value):
+                    drivers.append(driver)
+                    if ordinal:
+                        ordinals.append(int(ordinal))
+            elif name == "hal.device.query" and str(inner.attributes["category"]) == '"hal.device.id"':
+                drivers.append(inner.attributes["key"].value.rstrip("*"))
+        drivers = sorted(set(drivers))
+        if len(drivers) != 1:
+            continue  # no device, or a fallback over several drivers: unknown
+        for name in stored:
+            if name in candidates and name not in devices:
+                found[name] = Device(name, drivers[0], ordinals[0] if ordinals else 0,
+                                     candidates[name].location)
+    # Keep declaration order: the model picks the first local device as host.
+    ordered = {}
+    for name in candidates:
+        if name in devices:
+            ordered[name] = devices[name]
+        elif name in found:
+            ordered[name] = found[name]
+    for name, d in devices.items():
+        ordered.setdefault(name, d)
+    return ordered
+
+
+@dataclasses.dataclass
+class Violation:
+    index: int  # program order of the offending op
+    rule: str
+    location: str | None
+    message: str
+    notes: list
+
+    @property
+    def short(self) -> str:
+        return f"{self.location or '<unknown location>'}: {self.message}"
+
+
+@dataclasses.dataclass
+class _Function:
+    op: ir.Operation
+    name: str
+    ops: list  # (index, op) in program order, nested regions included
+    entry_args: list
+    public: bool
+
+
+@dataclasses.dataclass
+class _Analysis:
+    state: dict
+    returns: list
+
+
+class _Verifier:
+    def __init__(self, module, model: MemoryModel):
+        self.module = module
+        self.model = model
+        self.devices = model.devices
+        self.functions: dict[str, _Function] = {}
+        self.initializers: list[_Function] = []
+        self.globals: dict[str, frozenset] = {
+            name: frozenset({("dev", name)}) for name in self.devices
+        }
+        self.memo: dict = {}
+        self.in_progress: set = set()
+        self.globals_changed = False
+        self.locs: dict[int, str | None] = {}
+        self.violations: dict = {}
+        self.op_names: dict[int, str] = {}
+        self._collect()
+
+    # -- structure -----------------------------------------------------------
+
+    def _collect(self) -> None:
+        index = 0
+        for op in top_level_ops(self.module):
+            if op.name not in ("util.func", "util.initializer"):
+                continue
+            ops = []
+            for inner in walk(op):
+                ops.append((index, inner))
+                self.op_names[index] = inner.name
+                index += 1
+            region = op.regions[0]
+            blocks = list(region.blocks)
+            args = list(blocks[0].arguments) if blocks else []
+            if op.name == "util.initializer":
+                self.initializers.append(_Function(op, f"<initializer {len(self.initializers)}>", ops, args, False))
+                continue
+            name = op.attributes["sym_name"].value
+            vis = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
+            self.functions[name] = _Function(op, name, ops, args, vis == "public" and bool(blocks))
+
+    def _loc(self, index: int, op) -> str | None:
+        if index not in self.locs:
+            self.locs[index] = format_location(op.location)
+        return self.locs[index]
+
+    # -- the analysis ----------------------------------------------------------
+
+    def run(self) -> list[Violation]:
+        called = set()
+        for fn in list(self.functions.values()) + self.initializers:
+            for _, op in fn.ops:
+                if op.name == "util.call":
+                    called.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+        entries = [(fn, ()) for fn in self.initializers]
+        for fn in self.functions.values():
+            if not fn.ops:
+                continue  # an external declaration
+            if fn.public:
+                ctx = tuple(
+                    frozenset({("fence", CALLER, format_location(fn.op.location), -1)})
+                    if str(a.type) == "!hal.fence" else _EMPTY
+                    for a in fn.entry_args
+                )
+                entries.append((fn, ctx))
+            elif fn.name not in called:
+                entries.append((fn, tuple(_EMPTY for _ in fn.entry_args)))
+        for _ in range(16):  # globals to a fixpoint
+            self.memo.clear()
+            self.globals_changed = False
+            for fn, ctx in entries:
+                self._analyze(fn, ctx)
+            if not self.globals_changed:
+                break
+        checked: set = set()
+        for fn, ctx in entries:
+            self._check_context(fn, ctx, checked)
+        return sorted(self.violations.values(), key=lambda v: (v.index, v.rule))
+
+    def _analyze(self, fn: _Function, ctx: tuple) -> _Analysis | None:
+        key = (fn.name, ctx)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.in_progress:
+            return None  # recursion: unknown results
+        self.in_progress.add(key)
+        state: dict = {}
+        for arg, facts in zip(fn.entry_args, ctx):
+            if facts:
+                state[arg] = facts
+        returns: list = []
+        for _ in range(64):
+            changed = False
+            for index, op in fn.ops:
+                if self._transfer(index, op, state, returns):
+                    changed = True
+            if not changed:
+                break
+        self.in_progress.discard(key)
+        result = _Analysis(state, returns)
+        self.memo[key] = result
+        return result
+
+    @staticmethod
+    def _join(state: dict, value, facts) -> bool:
+        if not facts:
+            return False
+        old = state.get(value, _EMPTY)
+        new = old | facts
+        if new == old:
+            return False
+        state[value] = new
+        return True
+
+    def _call_context(self, op, state) -> tuple:
+        return tuple(state.get(v, _EMPTY) for v in op.operands)
+
+    def _transfer(self, index: int, op, state: dict, returns: list) -> bool:
+        name = op.name
+        get = lambda v: state.get(v, _EMPTY)  # noqa: E731
+        out = None  # facts for result 0
+        if name == "util.global.load":
+            out = self.globals.get(ir.FlatSymbolRefAttr(op.attributes["global"]).value, _EMPTY)
+        elif name == "util.global.store":
+            g = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+            facts = get(op.operands[0])
+            old = self.globals.get(g, _EMPTY)
+            if facts and not facts <= old:
+                self.globals[g] = old | facts
+                self.globals_changed = True
+            return False
+        elif name == "hal.device.allocator":
+            out = frozenset(("alloc", f[1]) for f in get(op.operands[0]) if f[0] == "dev")
+        elif name == "hal.command_buffer.create":
+            out = frozenset(("cmd", f[1]) for f in get(op.opview.device) if f[0] == "dev")
+        elif name == "hal.command_buffer.device":
+            out = frozenset(("dev", f[1]) for f in get(op.operands[0]) if f[0] == "cmd")
+        elif name == "hal.allocator.select":
+            out = frozenset(f for v in op.opview.devices for f in get(v) if f[0] == "dev")
+        elif name == "hal.device.queue.alloca":
+            view = op.opview
+            hv = _host_visible(view.memory_types)
+            loc = self._loc(index, op)
+            out = frozenset(("buf", f[1], hv, loc, index) for f in get(view.device) if f[0] == "dev")
+        elif name in ("hal.allocator.allocate", "hal.allocator.import"):
+            view = op.opview
+            hv = _host_visible(view.memory_types)
+            loc = self._loc(index, op)
+            facts = frozenset(("buf", f[1], hv, loc, index) for f in get(view.allocator) if f[0] == "alloc")
+            # import has (did_import, buffer) results
+            return self._join(state, op.results[len(op.results) - 1], facts)
+        elif name in ("hal.buffer_view.buffer", "hal.buffer_view.create", "hal.buffer.subspan",
+                      "util.optimization_barrier"):
+            out = get(op.operands[0])
+        elif name == "hal.buffer.assert":
+            buf = op.operands[0]
+            if not get(buf):
+                loc = self._loc(index, op)
+                facts = frozenset(
+                    ("buf", f[1], None if _has_host_visible_attr(op) else False, loc, index)
+                    for f in get(op.opview.allocator) if f[0] == "alloc"
+                )
+                return self._join(state, buf, facts)
+            return False
+        elif name == "hal.fence.create":
+            loc = self._loc(index, op)
+            out = frozenset(("fence", f[1], loc, index) for f in get(op.opview.device) if f[0] == "dev")
+        elif name == "hal.fence.join":
+            out = frozenset(f for v in op.operands for f in get(v))
+        elif name == "arith.select":
+            out = get(op.operands[1]) | get(op.operands[2])
+        elif name == "cf.br":
+            changed = False
+            for arg, v in zip(op.successors[0].arguments, op.operands):
+                changed |= self._join(state, arg, get(v))
+            return changed
+        elif name == "cf.cond_br":
+            view = op.opview
+            changed = False
+            for block, operands in ((op.successors[0], view.trueDestOperands),
+                                    (op.successors[1], view.falseDestOperands)):
+                for arg, v in zip(block.arguments, operands):
+                    changed |= self._join(state, arg, get(v))
+            return changed
+        elif name == "scf.for":
+            # Initial values flow into the iteration arguments and results.
+            body = op.regions[0].blocks[0]
+            changed = False
+            for i, v in enumerate(list(op.operands)[3:]):
+                changed |= self._join(state, body.arguments[1 + i], get(v))
+                changed |= self._join(state, op.results[i], get(v))
+            return changed
+        elif name == "scf.yield":
+            parent = op.parent
+            if parent is None or parent.name not in ("scf.if", "scf.for", "scf.index_switch", "scf.execute_region"):
+                return False
+            changed = False
+            for i, v in enumerate(op.operands):
+                changed |= self._join(state, parent.results[i], get(v))
+                if parent.name == "scf.for":
+                    changed |= self._join(state, parent.regions[0].blocks[0].arguments[1 + i], get(v))
+            return changed
+        elif name == "util.return":
+            parent = op.parent
+            if parent is None or parent.name not in ("util.func", "util.initializer"):
+                return False
+            changed = False
+            while len(returns) < len(op.operands):
+                returns.append(_EMPTY)
+            for i, v in enumerate(op.operands):
+                new = returns[i] | get(v)
+                if new != returns[i]:
+                    returns[i] = new
+                    changed = True
+            return changed
+        elif name == "util.call":
+            callee = self.functions.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            if callee is None or not callee.ops:
+                return False
+            analysis = self._analyze(callee, self._call_context(op, state))
+            if analysis is None:
+                return False
+            changed = False
+            for result, facts in zip(op.results, analysis.returns):
+                changed |= self._join(state, result, facts)
+            return changed
+        else:
+            return False
+        if out is None or len(op.results) == 0:
+            return False
+        return self._join(state, op.results[0], out)
+
+    # -- the checks ------------------------------------------------------------
+
+    def _check_context(self, fn: _Function, ctx: tuple, checked: set) -> None:
+        key = (fn.name, ctx)
+        if key in checked:
+            return
+        checked.add(key)
+        analysis = self.memo.get(key) or self._analyze(fn, ctx)
+        if analysis is None:
+            return
+        state = analysis.state
+        for index, op in fn.ops:
+            name = op.name
+            if name.startswith("hal.device.queue."):
+                self._check_queue(index, op, state)
+            elif name.startswith("hal.command_buffer.") and name != "hal.command_buffer.create":
+                self._check_command_buffer(index, op, state)
+            elif name == "hal.allocator.select":
+                devs = [f[1] for v in op.opview.devices for f in state.get(v, _EMPTY) if f[0] == "dev"]
+                self._check_shared(index, op, devs, "hal.allocator.select")
+            elif name == "hal.allocator.resolve_memory_properties":
+                devs = _SYMBOL.findall(str(op.attributes["affinity"])) if "affinity" in op.attributes else []
+                self._check_shared(index, op, devs, "hal.allocator.resolve_memory_properties")
+            elif name == "util.call":
+                callee = self.functions.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+                if callee is not None and callee.ops:
+                    self._check_context(callee, self._call_context(op, state), checked)
+
+    def _driver(self, name: str) -> str | None:
+        d = self.devices.get(name)
+        return d.driver if d else None
+
+    def _describe(self, name: str) -> str:
+        driver = self._driver(name)
+        return f"{name} ({driver})" if driver else name
+
+    def _staged(self, a: str, b: str) -> bool:
+        if a == b or a not in self.devices or b not in self.devices:
+            return False
+        try:
+            return self.model.policy(a, b).is_staged
+        except MdcError:
+            return True  # GPUs of different drivers with no host to stage through
+
+    def _reason(self, a: str, b: str) -> str:
+        try:
+            # The first clause: why; the rest is about staging memory.
+            return self.model.policy(a, b).reason.split(";")[0]
+        except MdcError as e:
+            return e.message
+
+    def _report(self, index, op, rule, key, message, notes) -> None:
+        full = (index, rule) + key
+        if full not in self.violations:
+            self.violations[full] = Violation(index, rule, self._loc(index, op), message, notes)
+
+    def _check_shared(self, index, op, devs, what) -> None:
+        devs = list(dict.fromkeys(devs))
+        for i, a in enumerate(devs):
+            for b in devs[i + 1:]:
+                if self._staged(a, b):
+                    notes = [
+                        f"{a} and {b} are a staged pair: {self._reason(a, b)}",
+                        "a buffer allocated for both is handed to a device that cannot address it",
+                    ]
+                    topo = self._topology_note(a, b)
+                    if topo:
+                        notes.append(topo)
+                    self._report(
+                        index, op, "shared", (a, b),
+                        f"'{what}' makes one allocation serve {self._describe(a)} and "
+                        f"{self._describe(b)}, which do not share memory",
+                        notes,
+                    )
+
+    def _topology_note(self, a: str, b: str) -> str | None:
+        attrs = self.module.attributes
+        if "stream.topology" not in attrs:
+            return None
+        text = str(attrs["stream.topology"])
+        if "transparent_access" in text and f"@{a}" in text and f"@{b}" in text:
+            return ("the module's stream.topology claims transparent_access between them; "
+                    "that is not true of these devices (such a program hangs on a real GPU)")
+        return None
+
+    def _can_use(self, user: str, owner: str, host_visible) -> bool:
+        if not self._staged(user, owner):
+            return True
+        # A CPU reaches any host-visible memory (a GPU's pinned host memory).
+        return self._driver(user) == LOCAL and host_visible is not False
+
+    def _check_buffers(self, index, op, state, users, buffers, what, pooled_only=False) -> None:
+        for v in buffers:
+            for fact in state.get(v, _EMPTY):
+                if fact[0] != "buf":
+                    continue
+                _, owner, hv, origin_loc, origin_index = fact
+                if pooled_only and self.op_names.get(origin_index) != "hal.device.queue.alloca":
+                    continue
+                for user in users:
+                    if self._can_use(user, owner, hv):
+                        continue
+                    kind = "a device-local buffer" if self._driver(user) == LOCAL else "a buffer"
+                    notes = [f"{user} and {owner} are a staged pair: {self._reason(user, owner)}"]
+                    if self.op_names.get(origin_index) == "hal.buffer.assert":
+                        notes.append(
+                            f"the buffer is an argument imported on {owner}"
+                            + (f" at {origin_loc}" if origin_loc else "")
+                            + f" (its hal.buffer.assert names {owner}'s allocator)"
+                        )
+                    elif origin_loc:
+                        notes.append(f"the buffer is allocated at {origin_loc}")
+                    self._report(
+                        index, op, "buffer", (user, owner),
+                        f"{what} on {self._describe(user)} uses {kind} allocated by "
+                        f"{self._describe(owner)}, memory {user} cannot access",
+                        notes,
+                    )
+
+    def _check_queue(self, index, op, state) -> None:
+        view = op.opview
+        users = [f[1] for f in state.get(op.operands[0], _EMPTY) if f[0] == "dev"]
+        if not users:
+            return
+        buffers = [v for v in op.operands if str(v.type) == "!hal.buffer"]
+        # A dealloca touches no memory; it only returns queue-allocated
+        # (pooled) memory, so only those buffers must belong to the queue's
+        # device. For others it is a barrier (IREE emits "origin" deallocas
+        # of constants on the default device).
+        pooled_only = op.name == "hal.device.queue.dealloca"
+        self._check_buffers(index, op, state, users, buffers, f"'{op.name}'", pooled_only)
+        wait = getattr(view, "wait_fence", None)
+        if wait is None:
+            return
+        for user in users:
+            driver = self._driver(user)
+            if driver is None or driver == LOCAL:
+                continue
+            for fact in state.get(wait, _EMPTY):
+                if fact[0] != "fence":
+                    continue
+                _, origin, origin_loc, _ = fact
+                if origin == CALLER:
+                    self._report(
+                        index, op, "fence", (user, CALLER),
+                        f"'{op.name}' on {self._describe(user)} waits on the caller's fence, "
+                        "which may belong to another driver's device",
+                        [
+                            "in a program whose devices do not all share memory, await the caller's "
+                            "fence on the host (mdc's host-fences pass) before any GPU queue work",
+                            "a GPU queue told to wait on another driver's semaphore never runs",
+                        ],
+                    )
+                    continue
+                other = self._driver(origin)
+                if other is None or other == driver:
+                    continue
+                notes = ["a GPU queue told to wait on another driver's semaphore never runs; "
+                         "wait on the host at such boundaries"]
+                if origin_loc:
+                    notes.append(f"the fence is created at {origin_loc}")
+                self._report(
+                    index, op, "fence", (user, origin),
+                    f"'{op.name}' on {self._describe(user)} waits on a fence created on "
+                    f"{self._describe(origin)}, a device of another driver",
+                    notes,
+                )
+
+    def _check_command_buffer(self, index, op, state) -> None:
+        if not len(op.operands) or str(op.operands[0].type) != "!hal.command_buffer":
+            return
+        users = [f[1] for f in state.get(op.operands[0], _EMPTY) if f[0] == "cmd"]
+        buffers = [v for v in op.operands if str(v.type) == "!hal.buffer"]
+        if users and buffers:
+            self._check_buffers(index, op, state, users, buffers, f"'{op.name}' in a command buffer")
+
+
+def _host_visible(value) -> bool | None:
+    """Whether a memory type operand includes HostVisible (None: unknown)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    owner = owner.operation
+    attr = None
+    if owner.name == "hal.memory_type" and "type" in owner.attributes:
+        attr = owner.attributes["type"]
+    elif owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+    if attr is None:
+        return None
+    try:
+        bits = ir.IntegerAttr(attr).value
+    except (ValueError, TypeError):
+        return "HostVisible" in str(attr) or "HostLocal" in str(attr) or None
+    return bool(bits & _HOST_VISIBLE_BIT)
+
+
+def _has_host_visible_attr(op) -> bool:
+    if "memory_types" not in op.attributes:
+        return False
+    try:
+        return bool(ir.IntegerAttr(op.attributes["memory_types"]).value & _HOST_VISIBLE_BIT)
+    except (ValueError, TypeError):
+        return False
+
+
+def verify(module, links: dict | None = None) -> list[Violation]:
+    """Every isolation violation in ``module``, in program order."""
+    devices = hal_devices(module)
+    if len(devices) < 2:
+        return []
+    # Overrides naming devices this level cannot see are left out.
+    links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
+    model = MemoryModel(devices, links)
+    names = list(devices)
+    has_staged = False
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            try:
+                staged = model.policy(a, b).is_staged
+            except MdcError:
+                staged = True
+            has_staged = has_staged or staged
+    if not has_staged:
+        return []  # all pairs share memory: IREE's own behaviour stands
+    return _Verifier(module, model).run()
+
+
+@register
+class DeviceIsolationVerifier(ModulePass):
+    """Rejects HAL-level IR that hands a device memory or fences it cannot use."""
+
+    name = "device-isolation-verifier"
+    level = "hal"
+    summary = "reject buffers, shared allocations and fences that cross incompatible devices"
+
+    def apply(self, module, options: PassOptions) -> None:
+        violations = verify(module, options.links)
+        if not violations:
+            return
+        first, rest = violations[0], violations[1:]
+        notes = list(first.notes)
+        if rest:
+            notes.append(f"{len(rest)} more violation(s):")
+            notes += [f"  {v.short}" for v in rest[:5]]
+            if len(rest) > 5:
+                notes.append(f"  ... and {len(rest) - 5} more")
+        raise MdcError(first.message, location=first.location, notes=notes)
