@@ -9,7 +9,7 @@ target. IREE places such ops later, with an analysis Python cannot reach, so
 mdc decides first and writes the decision into the IR.
 
 The placement rule for an op with no affinity (stated in the README and
-tested in test/lit/placement.mlir):
+tested in test/lit/passes/placement.mlir):
 
 1. the device that holds the most operand bytes (operand sizes taken from
    static tensor encodings; a dynamic operand counts as one byte);

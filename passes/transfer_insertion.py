@@ -149,7 +149,7 @@ class _Stager:
         return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
 
     def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
-              policy: LinkPolicy, result_type: ir.Type) -> ir.Value:
+              policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
         """Emits, at the current insertion point, the staged copy of
         ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
         external = ir.Type.parse("!stream.resource<external>")
@@ -185,6 +185,14 @@ class _Stager:
         imported = stream.TensorImportOp(
             external, view, bytes_type, [size], size, affinity=affinity_attr(dst)
         ).result
+        if carried and str(result_type) == "!stream.resource<*>":
+            # A value that enters a loop's or branch's region arguments: a
+            # fresh copy, so IREE's lifetime refinement does not see an
+            # imported (external) value meet transient or constant ones on
+            # the same region argument, which it cannot reconcile.
+            return stream.AsyncCloneOp(
+                result_type, imported, size, size, affinity=affinity_attr(dst)
+            ).result
         if result_type == external:
             return imported
         if str(result_type) == "!stream.resource<staging>":
@@ -229,6 +237,13 @@ def insert_transfers(module, model: MemoryModel) -> list:
     return crossings
 
 
+_REGION_ARGUMENT_USERS = {"scf.yield", "scf.for", "scf.while", "scf.condition", "scf.if", "cf.br", "cf.cond_br"}
+
+
+def _flows_into_region_arguments(value: ir.Value) -> bool:
+    return any(use.owner.name in _REGION_ARGUMENT_USERS for use in value.uses)
+
+
 def _has_cross_driver_gpus(model: MemoryModel) -> bool:
     drivers = {d.driver for d in model.devices.values() if not d.is_local}
     return len(drivers) > 1
@@ -250,10 +265,15 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
         return
     policy = _policy(model, src, dst, op)
     if not policy.is_staged:
+        if get_attr(op, "target_affinity") is None:
+            # Say where it goes: left targetless, IREE runs it on the default
+            # device, which may not be able to use the source's memory.
+            op.attributes["target_affinity"] = affinity_attr(dst)
         return
     encoding, nbytes = describe(op.operands[0], op.operands[1])
     with ir.InsertionPoint(op), op.location:
-        staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type)
+        staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type,
+                              carried=_flows_into_region_arguments(op.results[0]))
     op.results[0].replace_all_uses_with(staged)
     crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
     op.erase()
@@ -280,7 +300,8 @@ def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None
         encoding, nbytes = describe(value)
         with ir.InsertionPoint(op), op.location:
             size = stream.ResourceSizeOp(value).result
-            staged = stager.stage(value, size, home, device, policy, value.type)
+            staged = stager.stage(value, size, home, device, policy, value.type,
+                                  carried=op.name in _REGION_ARGUMENT_USERS)
         op.operands[index] = staged
         crossings.append(Crossing(format_location(op.location), home, device, policy, "implicit",
                                   encoding, nbytes))

@@ -96,10 +96,19 @@ def _strip_op_dumps(text: str) -> str:
 
 def _write_atomically(path: str, data: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".mdc-", dir=directory)
+    if os.path.isdir(path):
+        raise MdcError(f"cannot write {path}: it is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".mdc-", dir=directory)
+    except OSError as e:
+        raise MdcError(f"cannot write {path}: {e.strerror} ({directory})") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        # mkstemp makes the file 0600; give it the mode any new file gets.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -166,8 +175,20 @@ def compile_main(argv: list[str] | None = None) -> int:
         except IreeCompileError as e:
             print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
             return 1
+        except Exception as e:  # a bug in mdc: say so in one line
+            return _internal_error(tool, e, args.verbose)
 
     return _survive_compiler_crashes(tool, args.input, compile_reporting_errors)
+
+
+def _internal_error(tool: str, error: Exception, verbose: bool) -> int:
+    if verbose:
+        import traceback
+
+        traceback.print_exception(error)
+    print(f"{tool}: internal error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}\n"
+          "  note: this is a bug in mdc; --verbose shows where", file=sys.stderr)
+    return 70
 
 
 def _survive_compiler_crashes(tool: str, what: str, body) -> int:
@@ -252,7 +273,10 @@ def _compile(args, iree_passthrough: list[str]) -> int:
 
         ctx.after_level["stream"] = [add_manifest]
     if args.dump_stages:
-        os.makedirs(args.dump_stages, exist_ok=True)
+        try:
+            os.makedirs(args.dump_stages, exist_ok=True)
+        except OSError as e:
+            raise MdcError(f"--dump-stages={args.dump_stages}: cannot create the directory: {e.strerror}") from None
 
         def dump(stage_name, module):
             path = os.path.join(args.dump_stages, f"{stage_name}.mlir")
@@ -306,6 +330,8 @@ def opt_main(argv: list[str] | None = None) -> int:
     except IreeCompileError as e:
         print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
         return 1
+    except Exception as e:
+        return _internal_error(tool, e, args.verbose)
 
 
 def _opt(args) -> int:
@@ -344,7 +370,7 @@ def _opt(args) -> int:
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)
-    else:
+    elif not failed:  # a failed run leaves no file that looks finished
         _write_atomically(args.output, text.encode())
     return 1 if failed else 0
 

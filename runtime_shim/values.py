@@ -98,6 +98,11 @@ def hal_type_for_dtype(dtype: np.dtype) -> int:
 _LITERAL_TYPES = {n: t for n, t in _MLIR_TYPES.items() if not n.startswith("complex")}
 
 
+# A literal is typed on a command line; anything larger is a mistake, and
+# building it would exhaust memory before the shape check could say so.
+MAX_LITERAL_BYTES = 1 << 30
+
+
 def parse_literal(text: str) -> tuple[np.ndarray, int]:
     """An iree-run-module input literal -> (array, HAL element type).
 
@@ -119,6 +124,10 @@ def parse_literal(text: str) -> tuple[np.ndarray, int]:
     hal_type = int(_LITERAL_TYPES[name])
     dtype = numpy_dtype(hal_type)
     count = math.prod(shape)
+    if count * dtype.itemsize > MAX_LITERAL_BYTES:
+        raise ShimError(f"bad input literal {text[:60]!r}: {'x'.join(map(str, shape))} elements of "
+                        f"{name} are more than a literal may hold ({MAX_LITERAL_BYTES >> 20} MiB); "
+                        "pass large inputs as @file.npy")
     tokens = [t for t in re.split(r"[\s,\[\]]+", data) if t]
     if not tokens:
         return aligned_array(np.zeros(shape, dtype)), hal_type
