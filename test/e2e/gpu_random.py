@@ -1,0 +1,219 @@
+"""Random multi-device programs on a real GPU: build here, run there.
+
+    python test/e2e/gpu_random.py build KIT --seed S --count N   # here: compiler + progen
+    python test/e2e/gpu_random.py run KIT [--soak SECONDS]       # there: runtime only
+
+``build`` generates N programs with progen.py, batches them into modules
+(one per device count and execution model) and compiles each with
+mdc-compile for a local CPU device (portable ``generic`` CPU) and a cuda
+device: device_a = local[0], device_b = cuda[0], device_c = local[1]. It
+stores every input and progen's float64 reference with its error bound.
+
+``run`` loads each module with the runtime shim on local-task + cuda
+(+ local-sync), calls every function, and compares each result with the
+reference (floats within progen's rounding bound, integers exactly). With
+``--soak``, it then calls all functions round-robin for that many seconds,
+each call under a watchdog, checking every result, and reports host RSS and
+GPU memory at the start and the end. It exits 0 with a message when no cuda
+device is available.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, ROOT)
+
+RUNTIME = {2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
+
+
+def device_specs(devices: tuple) -> list[str]:
+    """device_b (else the second device) is the GPU; the others are CPUs."""
+    gpu = "device_b" if "device_b" in devices else devices[1]
+    specs, local = [], 0
+    for d in devices:
+        if d == gpu:
+            specs.append(f"--device={d}=cuda[0]")
+        else:
+            specs.append(f"--device={d}=local[{local}]")
+            local += 1
+    return specs
+
+
+def build(kit: str, seed: int, count: int, batch: int) -> int:
+    import progen
+
+    kit = os.path.abspath(kit)
+    os.makedirs(kit, exist_ok=True)
+    groups = defaultdict(list)
+    for index in range(count):
+        prog = progen.generate(seed, index)
+        groups[(tuple(prog.devices()), prog.model)].append(prog)
+    modules, failed = [], []
+    for (names, model), progs in sorted(groups.items()):
+        ndev = len(names)
+        for start in range(0, len(progs), batch):
+            chunk = progs[start:start + batch]
+            name = f"m{''.join(n[-1] for n in names)}_{model}_{start // batch}"
+            src = os.path.join(kit, f"{name}.mlir")
+            with open(src, "w") as f:
+                f.write(progen.module_text(chunk))
+            devices = device_specs(names)
+            # const-eval off: IREE 3.13.0's constant evaluator crashes or
+            # loses device globals on several local+cuda programs (stock
+            # iree-compile too).
+            r = subprocess.run(["mdc-compile", src, *devices, "--iree-llvmcpu-target-cpu=generic",
+                                "--iree-opt-const-eval=false",
+                                f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}.vmfb")],
+                               capture_output=True, text=True)
+            if r.returncode:
+                failed.append((name, r.stderr.strip().splitlines()[:1]))
+                continue
+            cases = []
+            for prog in chunk:
+                inputs = []
+                for k, data in enumerate(prog.inputs()):
+                    if isinstance(data, np.ndarray):
+                        path = f"{prog.name}.in{k}.npy"
+                        np.save(os.path.join(kit, path), data)
+                        inputs.append(path)
+                    else:
+                        inputs.append(int(data))
+                results = []
+                for k, ((value, _), (ref, bound)) in enumerate(zip(prog.results, prog.reference())):
+                    np.save(os.path.join(kit, f"{prog.name}.ref{k}.npy"), ref)
+                    np.save(os.path.join(kit, f"{prog.name}.bound{k}.npy"), bound)
+                    results.append({"dtype": value.dtype, "ref": f"{prog.name}.ref{k}.npy",
+                                    "bound": f"{prog.name}.bound{k}.npy"})
+                cases.append({"function": prog.name, "seed": prog.seed, "index": prog.index,
+                              "inputs": inputs, "results": results})
+            modules.append({"module": f"{name}.vmfb", "devices": ndev, "model": model, "cases": cases})
+    with open(os.path.join(kit, "random.json"), "w") as f:
+        json.dump({"seed": seed, "modules": modules}, f, indent=1)
+    n = sum(len(m["cases"]) for m in modules)
+    print(f"seed {seed}: {n} programs in {len(modules)} modules; {len(failed)} modules failed to compile")
+    for name, why in failed:
+        print(f"  {name}: {why}")
+    return 0 if n else 1
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _gpu_mib() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=20).stdout.strip()
+        return out.splitlines()[0] + " MiB"
+    except Exception:
+        return "n/a"
+
+
+def run(kit: str, soak: float, call_timeout: float) -> int:
+    import iree.runtime as rt
+    from progen import compare_reference
+    from runtime_shim import load
+
+    try:
+        rt.get_driver("cuda").create_default_device()
+    except Exception as e:
+        print(f"gpu_random: no cuda device here ({str(e).splitlines()[0][:80]}); skipping")
+        return 0
+    kit = os.path.abspath(kit)
+    with open(os.path.join(kit, "random.json")) as f:
+        spec = json.load(f)
+    calls = []  # (label, function, inputs, expected)
+    loaded = []
+    load_failures = []
+    for m in spec["modules"]:
+        try:
+            module = load(os.path.join(kit, m["module"]), RUNTIME[m["devices"]], timeout_s=call_timeout)
+        except Exception as e:  # a module that does not load fails all its programs
+            load_failures.append((m["module"], len(m["cases"]), str(e).splitlines()[0][:200]))
+            continue
+        loaded.append(module)
+        for case in m["cases"]:
+            inputs = [np.load(os.path.join(kit, x)) if isinstance(x, str) else x for x in case["inputs"]]
+            expected = [(np.load(os.path.join(kit, r["ref"])), np.load(os.path.join(kit, r["bound"])), r["dtype"])
+                        for r in case["results"]]
+            label = f"seed={case['seed']} index={case['index']} @{case['function']} ({m['model']}, {m['devices']} devices)"
+            calls.append((label, module.function(case["function"]), inputs, expected))
+
+    def check(label, fn, inputs, expected) -> str | None:
+        faulthandler.dump_traceback_later(call_timeout, exit=True)
+        try:
+            out = fn(*inputs)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+        outs = list(out) if isinstance(out, tuple) else [out]
+        for k, (got, (ref, bound, dtype)) in enumerate(zip(outs, expected)):
+            why = compare_reference(np.asarray(got), ref, bound, dtype)
+            if why:
+                return f"result {k}: {why}"
+        return None
+
+    mismatches = []
+    for label, fn, inputs, expected in calls:
+        why = check(label, fn, inputs, expected)
+        if why:
+            mismatches.append((label, why))
+    for name, n, why in load_failures:
+        mismatches.append((f"{name} ({n} programs)", f"does not load: {why}"))
+    print(f"seed {spec['seed']}: {len(calls)} programs run on local-task + cuda, {len(mismatches)} failures "
+          f"({len(load_failures)} modules, {sum(n for _, n, _ in load_failures)} programs, did not load)")
+    for label, why in mismatches[:20]:
+        print(f"  FAIL {label}: {why}")
+    if soak > 0:
+        rss0, gpu0 = _rss_mib(), _gpu_mib()
+        start, n, bad = time.monotonic(), 0, 0
+        while time.monotonic() - start < soak:
+            label, fn, inputs, expected = calls[n % len(calls)]
+            bad += check(label, fn, inputs, expected) is not None
+            n += 1
+        elapsed = time.monotonic() - start
+        print(f"soak: {n} calls over {elapsed:.0f} s mixing {len(calls)} programs, {bad} mismatches")
+        print(f"  host RSS: start {rss0:.1f} MiB, end {_rss_mib():.1f} MiB")
+        print(f"  GPU memory used: start {gpu0}, end {_gpu_mib()}")
+        mismatches += [("soak", f"{bad} mismatches")] if bad else []
+    for module in loaded:
+        module.close()
+    return 1 if mismatches else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("kit")
+    b.add_argument("--seed", type=int, default=20261130)
+    b.add_argument("--count", type=int, default=120)
+    b.add_argument("--batch", type=int, default=4)
+    r = sub.add_parser("run")
+    r.add_argument("kit")
+    r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")
+    r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
+    a = p.parse_args()
+    if a.cmd == "build":
+        return build(a.kit, a.seed, a.count, a.batch)
+    return run(a.kit, a.soak, a.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
