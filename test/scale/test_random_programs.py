@@ -1,0 +1,121 @@
+"""Differential testing with random multi-device programs (progen.py).
+
+Each run generates MDC_PROGEN_COUNT programs (default 200) from the seed
+MDC_PROGEN_SEED (default: the time; printed at the start and in the summary,
+and in every failure with the program text). Each program is compiled by
+mdc-compile with staging forced between every pair of its local devices and
+run on stock iree-run-module (mdc-run when an argument lives on device_b or
+device_c, and for every fourth program), then compared bit for bit with
+stock IREE compiled for all-local devices, and stock IREE with the numpy
+reference within a per-element rounding-error bound. Programs are compiled
+many to a module (MDC_PROGEN_BATCH, default 12) on MDC_PROGEN_JOBS workers
+(default 2).
+
+Failures where stock IREE itself fails (compile, run, or disagrees with the
+reference) are IREE's or the generator's, not mdc's: they are reported as
+xfail with the whole report, or fail with MDC_PROGEN_STRICT=1. Failures that
+match an mdc bug already reported (progen.KNOWN, each with its pending lit
+test) are xfail too.
+
+Reproduce one program outside pytest:
+    python test/e2e/progen.py check --seed SEED --index I
+    python test/e2e/progen.py minimize --seed SEED --index I
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
+import progen  # noqa: E402
+
+SEED = progen.default_seed()
+COUNT = int(os.environ.get("MDC_PROGEN_COUNT", "200"))
+JOBS = int(os.environ.get("MDC_PROGEN_JOBS", "2"))
+BATCH = int(os.environ.get("MDC_PROGEN_BATCH", "12"))
+STRICT = os.environ.get("MDC_PROGEN_STRICT") == "1"
+# Not mdc's fault: stock IREE fails too, or disagrees with the reference.
+STOCK_SIDE = ("stock-compile-failed", "stock-run-failed", "stock-vs-numpy-mismatch")
+
+PROGRAMS = [progen.generate(SEED, i) for i in range(COUNT)]
+
+
+class _Summary:
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.section("random multi-device programs (progen)")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def outcomes(request, tmp_path_factory):
+    summary = _Summary()
+    request.config.pluginmanager.register(summary, "mdc-progen-summary")
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    head = (f"MDC_PROGEN_SEED={SEED} (set MDC_PROGEN_SEED to repeat): {COUNT} programs, "
+            f"batches of {BATCH}, {JOBS} workers")
+    if reporter:
+        reporter.write_line("")
+        reporter.write_line(head)
+    start = time.time()
+    work = str(tmp_path_factory.mktemp("progen"))
+    results = progen.check_all(PROGRAMS, work, jobs=JOBS, batch_size=BATCH)
+    elapsed = time.time() - start
+    by_status = collections.Counter(o.status for o in results)
+    features = collections.Counter(f for p in PROGRAMS for f in p.features)
+    runners = collections.Counter(p.runner for p in PROGRAMS)
+    notes = collections.Counter(n for o in results for n in o.notes)
+    summary.lines += [head, f"checked in {elapsed:.0f}s: " + ", ".join(f"{n} {s}" for s, n in by_status.most_common()),
+                      "staged runs: " + ", ".join(f"{n} on {r}" for r, n in runners.most_common()),
+                      "features: " + ", ".join(f"{f} {n}" for f, n in sorted(features.items()))]
+    summary.lines += [f"note ({n} batches): {text}" for text, n in notes.items()]
+    summary.lines += [f"not ok: index {o.program.index}: {o.status}"
+                      + (f" [known: {progen.known_issue(o)}]" if progen.known_issue(o) else "")
+                      for o in results if not o.ok]
+    return {o.program.index: o for o in results}
+
+
+def test_generation_is_deterministic():
+    """A seed means the same programs, inputs and references everywhere."""
+    for i in range(0, COUNT, max(COUNT // 10, 1)):
+        again = progen.generate(SEED, i)
+        assert again.text() == PROGRAMS[i].text(), f"MDC_PROGEN_SEED={SEED} index {i}"
+        for a, b in zip(again.inputs(), PROGRAMS[i].inputs()):
+            assert str(a) == str(b)
+
+
+def test_generator_covers_the_features():
+    """The programs of a run together use every kind of op, crossing and
+    type the generator knows (with 200 programs each appears many times)."""
+    if COUNT < 100:
+        pytest.skip("coverage is only asserted for runs of 100 programs or more")
+    seen = collections.Counter(f for p in PROGRAMS for f in p.features)
+    models = collections.Counter(p.model for p in PROGRAMS)
+    wanted = ["matmul", "reduce", "transpose", "collapse", "expand", "broadcast", "convert", "cast", "loop",
+              "loop_transient", "loop_external", "loop_dynamic_count", "dynamic", "transfer", "implicit_crossing",
+              "constant", "ew_arith", "ew_generic", "arg_on_b", "arg_on_c", "result_on_b", "result_on_c",
+              "result_elsewhere", "2dev", "3dev", "f32", "f16", "i32", "i8"]
+    missing = [f for f in wanted if seen[f] == 0]
+    assert not missing, f"MDC_PROGEN_SEED={SEED}: no program has {missing}"
+    assert models["async-external"] and models["async-internal"]
+
+
+@pytest.mark.parametrize("index", range(COUNT), ids=[f"p{i}" for i in range(COUNT)])
+def test_random_program(index, outcomes):
+    o = outcomes[index]
+    if o.ok:
+        return
+    if o.status.startswith(STOCK_SIDE) and not STRICT:
+        pytest.xfail(o.report())
+    known = progen.known_issue(o)
+    if known:
+        pytest.xfail(f"known mdc bug, {known}:\n" + o.report())
+    pytest.fail(o.report(), pytrace=False)
