@@ -158,15 +158,27 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
     already resident on its device and the result left on its device."""
     sys.path.insert(0, ROOT)
     from runtime_shim import load
-    from runtime_shim import values
 
-    rt = __import__("iree.runtime", fromlist=["x"])
     m = load(os.path.join(kit, module_name), ["local-task", GPU])
     f = m.function(function)
     host = values_aligned(nbytes)
-    index = 1 if src_is_gpu else 0
+    call = _resident_call(m, f, host, device_index=1 if src_is_gpu else 0)
+    t = _median_time(call, _repeats(nbytes))
+    del call
+    # Correctness of what was measured: one more call, fetched to the host.
+    ok = bool(np.array_equal(f(host), host))
+    m.close()
+    return t, ok
+
+
+def _resident_call(m, f, host, device_index):
+    """A call of ``f`` whose one argument already lives on its device and
+    whose result is left where it ends: the program's own work alone."""
+    import iree.runtime as rt
+    from runtime_shim import values
+
     (array, kind), = f.prepare([host])
-    view = values.to_device(m._devices[index], index == 0, array, kind, False, 300)
+    view = values.to_device(m._devices[device_index], device_index == 0, array, kind, False, 300)
     vm_fn = f._vm_function
 
     def call():
@@ -175,13 +187,7 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
         results = rt.VmVariantList(1)
         m._context.invoke(vm_fn, args, results)
 
-    t = _median_time(call, _repeats(nbytes))
-    # Correctness of what was measured: one more call, fetched to the host.
-    check = f(host)
-    ok = bool(np.array_equal(check, host))
-    del view
-    m.close()
-    return t, ok
+    return call
 
 
 def values_aligned(nbytes):
@@ -224,21 +230,9 @@ def _seed_latency(kit, name, devices, calls=300):
     x = np.array([10, 11, 12, 13], np.float32)
     out = f(x)
     assert np.array_equal(out, [0, 55, 144, 273]), out
-    (arr, kind), = f.prepare([x])
-    from runtime_shim import values
-
-    rt = __import__("iree.runtime", fromlist=["x"])
-    view = values.to_device(m._devices[0], True, arr, kind, False, 300)
-    vm_fn = f._vm_function
-
-    def call():
-        args = rt.VmVariantList(1)
-        args.push_ref(view.ref)
-        results = rt.VmVariantList(1)
-        m._context.invoke(vm_fn, args, results)
-
+    call = _resident_call(m, f, x, device_index=0)
     t = _median_time(call, calls, warmup=20)
-    del view
+    del call
     m.close()
     return t
 
