@@ -352,6 +352,8 @@ def make_case(seed: int, index: int, compile_inputs: list[str], opt_inputs: list
             what += f", {extra[0]}"
             if "dump-stages={out}" in extra[0]:
                 output = None  # more than one file: checked by the rule on stages/ instead
+            if extra[0] == "--print-iree-flags":
+                output = None  # prints the flags and writes nothing
         inp = "{in}/input.mlir"
         if rng.random() < 0.05:
             inp, what = "{in}/missing.mlir", what + ", missing input"
@@ -457,6 +459,8 @@ def make_case(seed: int, index: int, compile_inputs: list[str], opt_inputs: list
                                   "--bogus", "--modul=x", "--input"]))
             argv.append(bad)
             what.append(bad)
+            if bad == "--list_functions":
+                output = None  # lists the functions and runs nothing
         return Case(index, "mdc-run", ", ".join(what), argv, files, output)
     if kind == "garbage":
         t = str(rng.choice(TOOLS))
@@ -673,15 +677,23 @@ def _incomplete(path: str) -> Optional[str]:
 # marks them xfail instead of failing. Remove an entry when its test moves to
 # test/lit/regress/.
 KNOWN = [
-    # (pending test, tool, regex that the stderr matches)
-    ("test/lit/pending/opt_several_modules.test", "mdc-opt", r"internal error: KeyError: 'device_"),
+    # (pending test, tool, regex on the stderr, regex on the case description)
+    ("test/lit/pending/opt_several_modules.test", "mdc-opt", r"internal error: KeyError: ", ""),
+    ("test/lit/pending/run_corrupt_vmfb_traceback.test", "mdc-run", r"IndexError: Error creating vm module", ""),
+    ("test/lit/pending/run_corrupt_vmfb_crash.test", "mdc-run", "", r"bit-flipped vmfb|truncated vmfb"),
 ]
 
 
 def known_issue(res: "Result") -> Optional[str]:
-    for test, tool_name, pattern in KNOWN:
-        if res.case.tool == tool_name and re.search(pattern, res.stderr):
-            return test
+    for test, tool_name, err, what in KNOWN:
+        if res.case.tool != tool_name:
+            continue
+        if err and not re.search(err, res.stderr):
+            continue
+        if what and not (re.search(what, res.case.what)
+                         and any(v.startswith(("killed by signal", "hang")) for v in res.violations)):
+            continue
+        return test
     return None
 
 

@@ -76,7 +76,7 @@ def outcomes(request, tmp_path_factory):
     summary.lines += [head, f"checked in {elapsed:.0f}s: " + ", ".join(f"{n} {s}" for s, n in by_status.most_common()),
                       "staged runs: " + ", ".join(f"{n} on {r}" for r, n in runners.most_common()),
                       "features: " + ", ".join(f"{f} {n}" for f, n in sorted(features.items()))]
-    summary.lines += [f"note ({n} batches): {text}" for text, n in notes.items()]
+    summary.lines += [f"note ({n} programs): {text}" for text, n in notes.items()]
     summary.lines += [f"not ok: index {o.program.index}: {o.status}"
                       + (f" [known: {progen.known_issue(o)}]" if progen.known_issue(o) else "")
                       for o in results if not o.ok]
