@@ -166,19 +166,25 @@ def compile_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(ours)
     tool = "mdc-compile"
 
-    def compile_reporting_errors() -> int:
-        try:
-            return _compile(args, iree_passthrough)
-        except MdcError as e:
-            print(e.render(tool), file=sys.stderr)
-            return 1
-        except IreeCompileError as e:
-            print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
-            return 1
-        except Exception as e:  # a bug in mdc: say so in one line
-            return _internal_error(tool, e, args.verbose)
+    return _survive_compiler_crashes(
+        tool, args.input,
+        lambda: _reporting_errors(tool, args.verbose, lambda: _compile(args, iree_passthrough)),
+    )
 
-    return _survive_compiler_crashes(tool, args.input, compile_reporting_errors)
+
+def _reporting_errors(tool: str, verbose: bool, body) -> int:
+    """Runs ``body``; user mistakes and IREE failures become short messages
+    (exit 1), a bug in mdc one line (exit 70)."""
+    try:
+        return body()
+    except MdcError as e:
+        print(e.render(tool), file=sys.stderr)
+        return 1
+    except IreeCompileError as e:
+        print(_render_iree_error(tool, e, verbose), file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug in mdc: say so in one line
+        return _internal_error(tool, e, verbose)
 
 
 def _internal_error(tool: str, error: Exception, verbose: bool) -> int:
@@ -322,16 +328,7 @@ def opt_main(argv: list[str] | None = None) -> int:
         for p in registry.all_passes():
             print(f"{p.name:24} [{p.level}] {p.summary}")
         return 0
-    try:
-        return _opt(args)
-    except MdcError as e:
-        print(e.render(tool), file=sys.stderr)
-        return 1
-    except IreeCompileError as e:
-        print(_render_iree_error(tool, e, args.verbose), file=sys.stderr)
-        return 1
-    except Exception as e:
-        return _internal_error(tool, e, args.verbose)
+    return _reporting_errors(tool, args.verbose, lambda: _opt(args))
 
 
 def _opt(args) -> int:
