@@ -15,7 +15,9 @@ memory model (memory_model.py, with the ``--link`` overrides) it checks:
    host-visible buffer (pinned memory from a GPU allocator: mdc's staging);
 3. in a module with a staged pair, no GPU queue operation waits on a fence
    created on a device of another driver, or on the caller's fence (a
-   ``!hal.fence`` argument of a public function, async-external).
+   ``!hal.fence`` argument of a public function, async-external);
+4. in any module of several devices, no device creates an executable from
+   a variant of a format it cannot run.
 
 How: device globals are recognised by their initializer (IREE's device
 query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
@@ -570,11 +572,96 @@ def _has_host_visible_attr(op) -> bool:
         return False
 
 
+_EXECUTABLE_TARGET = re.compile(r'#hal\.executable\.target<"[^"]*",\s*"([^"]+)"')
+
+
+def device_formats(module) -> dict[str, set]:
+    """The executable formats each device global can run, at any level:
+    from its ``#hal.device.target`` initial value, or at the HAL phase from
+    the target its initializer names in its error message."""
+    formats: dict[str, set] = {}
+    top = top_level_ops(module)
+    for op in top:
+        if op.name == "util.global" and str(op.attributes["type"]) == "!hal.device" \
+                and "initial_value" in op.attributes:
+            found = _EXECUTABLE_TARGET.findall(str(op.attributes["initial_value"]))
+            if found:
+                formats[op.attributes["sym_name"].value] = set(found)
+    for op in top:
+        if op.name != "util.initializer":
+            continue
+        stored, found = [], set()
+        for inner in walk(op):
+            if inner.name == "util.global.store":
+                stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
+            elif inner.name == "util.status.check_ok" and "message" in inner.attributes:
+                message = inner.attributes["message"].value
+                if "#hal.device.target<" in message:
+                    found |= set(_EXECUTABLE_TARGET.findall(message))
+        if found:
+            for name in stored:
+                formats.setdefault(name, found)
+    return formats
+
+
+def _variant_formats(module) -> dict[tuple, str]:
+    """(executable, variant) -> the variant's executable format."""
+    out = {}
+    for op in top_level_ops(module):
+        if op.name != "hal.executable":
+            continue
+        exe = op.attributes["sym_name"].value
+        for inner in op.regions[0].blocks[0].operations:
+            inner = inner.operation
+            if inner.name == "hal.executable.binary":
+                out[(exe, inner.attributes["sym_name"].value)] = inner.attributes["format"].value
+            elif inner.name == "hal.executable.variant":
+                found = _EXECUTABLE_TARGET.findall(str(inner.attributes["target"]))
+                if found:
+                    out[(exe, inner.attributes["sym_name"].value)] = found[0]
+    return out
+
+
+def verify_executable_targets(module) -> list[Violation]:
+    """4. every ``hal.executable.create`` on a device loads a variant whose
+    format that device runs. IREE 3.13.0 breaks this for an executable
+    dispatched on devices of different targets (see executable_per_target.py);
+    a CPU-only run never shows it, a GPU refuses to load the module."""
+    formats = device_formats(module)
+    variants = _variant_formats(module)
+    out = []
+    for index, op in enumerate(walk(module)):
+        if op.name != "hal.executable.create":
+            continue
+        owner = op.operands[0].owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "util.global.load":
+            continue
+        device = ir.FlatSymbolRefAttr(owner.operation.attributes["global"]).value
+        path = ir.SymbolRefAttr(op.attributes["executable_target"]).value
+        fmt = variants.get(tuple(path[:2]))
+        runs = formats.get(device)
+        if fmt is None or not runs or fmt in runs:
+            continue
+        out.append(Violation(
+            index, "executable", format_location(op.location),
+            f"'hal.executable.create' on {device} loads variant @{path[0]}::@{path[1]} "
+            f"of format {fmt}, which {device} cannot run",
+            [f"{device} runs: {', '.join(sorted(runs))}",
+             "IREE 3.13.0 does this to an executable dispatched on devices of different "
+             "targets; mdc's executable-per-target pass gives each target its own copy",
+             "the module would fail to load: \"does not support any variant of executable\""],
+        ))
+    return out
+
+
 def verify(module, links: dict | None = None) -> list[Violation]:
     """Every isolation violation in ``module``, in program order."""
     devices = hal_devices(module)
     if len(devices) < 2:
         return []
+    wrong_code = verify_executable_targets(module)
+    if wrong_code:
+        return wrong_code
     # Overrides naming devices this level cannot see are left out.
     links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
     model = MemoryModel(devices, links)
