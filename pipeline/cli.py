@@ -15,6 +15,7 @@ import tempfile
 
 from passes import registry
 from passes.diagnostics import MdcError, format_location
+from passes.ir_util import top_level_ops
 
 from . import manifest, options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
@@ -301,7 +302,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         else:
             _write_atomically(args.output, text.encode())
     else:
-        _write_atomically(args.output, result)
+        _write_atomically(args.output, result if args.no_manifest else manifest.seal(result))
     return 0
 
 
@@ -390,6 +391,13 @@ def _opt_one(text: str, name: str, passes, link_flags) -> str:
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
+    nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
+    if len(nested) > 1:
+        raise MdcError(
+            f"the input holds {len(nested)} modules; mdc's passes work on one module with its own devices",
+            location=format_location(nested[1].location),
+            notes=["separate the modules with '// -----' lines and pass --split-input-file"],
+        )
     # Stream-level IR declares devices by initial value; at the HAL level
     # their initializers say what they are.
     devices = declared_devices(module) or hal_devices(module)

@@ -60,3 +60,27 @@ def attach(module, text: str) -> None:
         entries = {old[i].name: old[i].attr for i in range(len(old))}
         entries[KEY] = ir.StringAttr.get(text)
         op.attributes["iree.reflection"] = ir.DictAttr.get(entries)
+
+
+# -- the integrity seal ---------------------------------------------------------
+#
+# A vmfb is a ZIP archive. mdc-compile stores a SHA-256 of the whole file in
+# the archive comment (the last bytes of the file; a valid ZIP, loaded by
+# IREE as before), and mdc-run checks it before IREE sees the module: IREE's
+# bytecode verifier lets some corrupted modules through, and the VM then
+# crashes or loops forever on them (stock iree-run-module too). The digest
+# covers every byte before it, the comment length field included.
+SEAL_PREFIX = b"mdc-sha256:"
+SEAL_LENGTH = len(SEAL_PREFIX) + 64
+_EOCD = b"PK\x05\x06"  # ZIP end of central directory record, 22 bytes with no comment
+
+
+def seal(vmfb: bytes) -> bytes:
+    """The vmfb with its digest in the ZIP comment; unchanged if it is not
+    a ZIP without a comment (nothing to seal safely)."""
+    import hashlib
+
+    if len(vmfb) < 22 or vmfb[-22:-18] != _EOCD or vmfb[-2:] != b"\0\0":
+        return vmfb
+    body = vmfb[:-2] + SEAL_LENGTH.to_bytes(2, "little")
+    return body + SEAL_PREFIX + hashlib.sha256(body).hexdigest().encode()

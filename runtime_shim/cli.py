@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="elements printed per result, as iree-run-module")
     p.add_argument("--list_functions", action="store_true",
                    help="print the functions and their signatures, then exit")
+    p.add_argument("--verbose", action="store_true",
+                   help="show a traceback for internal errors (bugs in mdc)")
     return p
 
 
@@ -76,12 +78,62 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ShimError as e:
         print(f"mdc-run: error: {e}", file=sys.stderr)
         return 2
-    except (RuntimeError, ValueError, TimeoutError, OSError) as e:
+    except (RuntimeError, ValueError, LookupError, TimeoutError, OSError) as e:
+        # IREE statuses arrive as RuntimeError, ValueError, IndexError, KeyError...
         print(f"mdc-run: error: {short(e)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("mdc-run: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug in mdc: say so in one line
+        if "--verbose" in (argv if argv is not None else sys.argv[1:]):
+            raise
+        first = str(e).splitlines()[0] if str(e) else ""
+        print(f"mdc-run: internal error: {type(e).__name__}: {first}\n"
+              "  note: this is a bug in mdc; --verbose shows where", file=sys.stderr)
+        return 70
     finally:
         if module is not None:
             module.close()
+
+
+def console_main() -> int:
+    """mdc-run's entry point: ``main`` in a forked child where the platform
+    allows, so that a crash inside IREE's runtime ends in a one-line error.
+    (A module damaged after mdc-compile sealed it is refused before IREE
+    sees it; an unsealed one, e.g. stock iree-compile output, can pass
+    IREE's verifier and crash the VM, stock iree-run-module too.)"""
+    import signal
+
+    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
+        return main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            code = main()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child handles ^C
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        print(f"mdc-run: error: IREE's runtime crashed ({name}) while loading or running the module\n"
+              "  note: a module damaged on disk can do this (stock iree-run-module too); "
+              "modules from mdc-compile carry a seal that mdc-run checks first",
+              file=sys.stderr)
+        return 1
+    return os.waitstatus_to_exitcode(status)
 
 
 def _run(module, args) -> int:

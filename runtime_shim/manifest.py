@@ -38,6 +38,45 @@ from typing import Optional
 
 from .errors import ShimError
 
+# mdc-compile's integrity seal (pipeline/manifest.py writes it): the last
+# bytes of the file, the ZIP archive comment, hold the SHA-256 of all bytes
+# before them.
+SEAL_PREFIX = b"mdc-sha256:"
+SEAL_LENGTH = len(SEAL_PREFIX) + 64
+
+
+def check_seal(path: str) -> bool:
+    """True if the module carries mdc's seal and matches it, False if it
+    carries none (stock iree-compile output); raises ShimError if the file
+    does not match its seal: it was damaged after mdc-compile wrote it."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            if size < SEAL_LENGTH:
+                return False
+            f.seek(size - SEAL_LENGTH)
+            trailer = f.read(SEAL_LENGTH)
+            if not trailer.startswith(SEAL_PREFIX):
+                return False
+            f.seek(0)
+            digest = hashlib.sha256()
+            left = size - SEAL_LENGTH
+            while left:
+                chunk = f.read(min(left, 1 << 24))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError as e:
+        raise ShimError(f"cannot read module {path}: {e.strerror}") from None
+    if digest.hexdigest().encode() != trailer[len(SEAL_PREFIX):]:
+        raise ShimError(f"module {path} is damaged: its bytes do not match the SHA-256 "
+                        "mdc-compile recorded in it; compile it again")
+    return True
+
 MANIFEST_KEY = "mdc.manifest"
 MANIFEST_FORMAT = "mdc.manifest/1"
 DECLARATION_KEY = "iree.abi.declaration"

@@ -25,7 +25,7 @@ import iree.runtime as rt
 from . import devices as dev
 from . import values
 from .errors import ShimError, short
-from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value,
+from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
 
 _OPEN_MODULES: "weakref.WeakSet[Module]" = weakref.WeakSet()
@@ -56,7 +56,11 @@ def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optio
         if DECLARATION_KEY not in reflection:
             raise ShimError(f"function @{name} has no {DECLARATION_KEY}; "
                             "was the module built by iree-compile or mdc-compile?")
-        signatures[name] = parse_declaration(reflection[DECLARATION_KEY])
+        signature = parse_declaration(reflection[DECLARATION_KEY])
+        if signature.name != name:
+            raise ShimError(f"function @{name} is declared as @{signature.name} in its "
+                            f"{DECLARATION_KEY}; the module is inconsistent (damaged?)")
+        signatures[name] = signature
         if MANIFEST_KEY in reflection:
             manifests[reflection[MANIFEST_KEY]] = name
     if len(manifests) > 1:
@@ -82,10 +86,13 @@ class Module:
                 rt.flags.parse_flags(*flags)
             except (ValueError, RuntimeError) as e:
                 raise ShimError(f"bad runtime flag in {' '.join(flags)}: {short(e)}") from None
+        # A damaged module can pass IREE's bytecode verifier and then crash
+        # or hang the VM; mdc-compile's seal catches it first.
+        self.sealed = check_seal(self.path)
         self._instance = rt.VmInstance()
         try:
             self._vm_module = rt.VmModule.mmap(self._instance, self.path)
-        except (RuntimeError, ValueError) as e:
+        except Exception as e:  # IREE maps statuses to several types (IndexError, ...)
             raise ShimError(f"cannot load module {self.path}: {short(e)}") from None
         self.signatures, manifest = read_signatures(self._vm_module)
 
@@ -106,7 +113,7 @@ class Module:
         self._hal_module = rt.create_hal_module(self._instance, devices=self._devices)
         try:
             self._context = rt.VmContext(self._instance, [self._hal_module, self._vm_module])
-        except (RuntimeError, ValueError) as e:
+        except Exception as e:  # IREE statuses: RuntimeError, ValueError, IndexError, ...
             raise ShimError(f"the module does not initialise on devices "
                             f"{', '.join(self.uris)}: {short(e)}") from None
         self._functions: dict[str, Function] = {}
@@ -199,6 +206,8 @@ class Function:
         self.signature = signature
         self.name = signature.name
         self._vm_function = module._vm_module.lookup_function(signature.name)
+        if self._vm_function is None:
+            raise ShimError(f"the module has no function @{signature.name}")
         self._arg_devices = [module._device_index(v, signature) for v in signature.args]
         self._result_devices = [module._device_index(v, signature) for v in signature.results]
         for v in signature.results:

@@ -676,11 +676,10 @@ def _incomplete(path: str) -> Optional[str]:
 # Violations already reported, each with its pending lit test: test_fuzz.py
 # marks them xfail instead of failing. Remove an entry when its test moves to
 # test/lit/regress/.
-KNOWN = [
-    # (pending test, tool, regex on the stderr, regex on the case description)
-    ("test/lit/pending/opt_several_modules.test", "mdc-opt", r"internal error: KeyError: ", ""),
-    ("test/lit/pending/run_corrupt_vmfb_traceback.test", "mdc-run", r"IndexError: Error creating vm module", ""),
-    ("test/lit/pending/run_corrupt_vmfb_crash.test", "mdc-run", "", r"bit-flipped vmfb|truncated vmfb"),
+KNOWN: list = [
+    # (pending test, tool, regex on the stderr, regex on the case description):
+    # violations already reported, each with its XFAIL test in test/lit/pending.
+    # Empty: every violation found so far is fixed (test/lit/regress).
 ]
 
 
