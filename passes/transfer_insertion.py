@@ -195,9 +195,12 @@ class _Stager:
             ).result
         if result_type == external:
             return imported
-        if str(result_type) == "!stream.resource<staging>":
+        if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
             # async.cast cannot produce staging resources; a transfer on one
-            # device can, and IREE lowers it as usual.
+            # device can, and IREE lowers it as usual. A cast from external
+            # to constant sends IREE's usage refinement (iree-stream-refine-
+            # usage) into unbounded memory growth
+            # (test/lit/regress/constant_reduce_runaway_memory.mlir).
             return stream.AsyncTransferOp(
                 result_type, imported, size, size,
                 source_affinity=affinity_attr(dst), target_affinity=affinity_attr(dst),
@@ -269,6 +272,11 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
             # Say where it goes: left targetless, IREE runs it on the default
             # device, which may not be able to use the source's memory.
             op.attributes["target_affinity"] = affinity_attr(dst)
+        if get_attr(op, "source_affinity") is None:
+            # And where it comes from: left sourceless, IREE may schedule the
+            # copy in another device's partition and allocate the result for
+            # both devices (test/lit/regress/constant_round_trip_result_on_b.mlir).
+            op.attributes["source_affinity"] = affinity_attr(src)
         return
     encoding, nbytes = describe(op.operands[0], op.operands[1])
     with ir.InsertionPoint(op), op.location:
