@@ -307,7 +307,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK-DAG:  %[[O:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK:      %[[S:.+]] = util.call @__mdc_stage_local_to_gpu_via_device_b(%[[V]], %[[READY_V]], %[[A]], %[[B]], %[[O]])
 // CHECK:      %[[I:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[S]]
-// CHECK-NEXT: %[[R:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[I]] : !stream.resource<external>{%[[N]]} -> !stream.resource<constant>{%[[N]]}
+// CHECK-NEXT: %[[R:.+]] = stream.async.transfer %[[I]] : !stream.resource<external>{%[[N]]} from(#hal.device.affinity<@device_b>) -> to(#hal.device.affinity<@device_b>) !stream.resource<constant>{%[[N]]}
 // CHECK-NEXT: util.global.store %[[R]], @on_gpu : !stream.resource<constant>
 // CHECK-NEXT: util.return
 // CHECK-LABEL: util.func public @initializer_marker(

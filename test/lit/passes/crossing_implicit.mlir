@@ -118,7 +118,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK-DAG:  %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK:      %[[S:.+]] = util.call @__mdc_stage_local_to_gpu_via_device_b(%[[V]], %[[READY_V]], %[[A]], %[[B]], %[[OWNER]])
 // CHECK:      %[[I:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[S]]
-// CHECK-NEXT: %[[R:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[I]] : !stream.resource<external>{%[[N]]} -> !stream.resource<constant>{%[[N]]}
+// CHECK-NEXT: %[[R:.+]] = stream.async.transfer %[[I]] : !stream.resource<external>{%[[N]]} from(#hal.device.affinity<@device_b>) -> to(#hal.device.affinity<@device_b>) !stream.resource<constant>{%[[N]]}
 // CHECK-NEXT: %[[C:.+]] = stream.async.clone on(#hal.device.affinity<@device_b>) %[[R]] : !stream.resource<constant>{%[[WS]]} -> !stream.resource<*>{%[[WS]]}
 // CHECK-NEXT: util.return %[[C]]
 // CHECK-LABEL: util.func public @global_read_on_cpu(
