@@ -151,6 +151,9 @@ class _Verifier:
         self.locs: dict[int, str | None] = {}
         self.violations: dict = {}
         self.op_names: dict[int, str] = {}
+        # Deallocations whose buffer may come from a device the queue's device
+        # cannot use (foreign_dealloca.py rewrites them), by op index.
+        self.foreign_deallocas: dict[int, ir.Operation] = {}
         self._collect()
 
     # -- structure -----------------------------------------------------------
@@ -457,7 +460,9 @@ class _Verifier:
         # A CPU reaches any host-visible memory (a GPU's pinned host memory).
         return self._driver(user) == LOCAL and host_visible is not False
 
-    def _check_buffers(self, index, op, state, users, buffers, what, pooled_only=False) -> None:
+    def _check_buffers(self, index, op, state, users, buffers, what, pooled_only=False) -> bool:
+        """Reports each buffer a user cannot access; True if there was one."""
+        found = False
         for v in buffers:
             for fact in state.get(v, _EMPTY):
                 if fact[0] != "buf":
@@ -468,6 +473,7 @@ class _Verifier:
                 for user in users:
                     if self._can_use(user, owner, hv):
                         continue
+                    found = True
                     kind = "a device-local buffer" if self._driver(user) == LOCAL else "a buffer"
                     notes = [f"{user} and {owner} are a staged pair: {self._reason(user, owner)}"]
                     if self.op_names.get(origin_index) == "hal.buffer.assert":
@@ -484,6 +490,7 @@ class _Verifier:
                         f"{self._describe(owner)}, memory {user} cannot access",
                         notes,
                     )
+        return found
 
     def _check_queue(self, index, op, state) -> None:
         view = op.opview
@@ -496,7 +503,8 @@ class _Verifier:
         # device. For others it is a barrier (IREE emits "origin" deallocas
         # of constants on the default device).
         pooled_only = op.name == "hal.device.queue.dealloca"
-        self._check_buffers(index, op, state, users, buffers, f"'{op.name}'", pooled_only)
+        if self._check_buffers(index, op, state, users, buffers, f"'{op.name}'", pooled_only) and pooled_only:
+            self.foreign_deallocas[index] = op
         wait = getattr(view, "wait_fence", None)
         if wait is None:
             return
@@ -652,6 +660,35 @@ def verify_executable_targets(module) -> list[Violation]:
              "the module would fail to load: \"does not support any variant of executable\""],
         ))
     return out
+
+
+def _staged_model(module, links) -> MemoryModel | None:
+    """The memory model of a module with at least one staged pair, else None."""
+    devices = hal_devices(module)
+    if len(devices) < 2:
+        return None
+    links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
+    model = MemoryModel(devices, links)
+    names = list(devices)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            try:
+                if model.policy(a, b).is_staged:
+                    return model
+            except MdcError:
+                return model
+    return None
+
+
+def foreign_deallocas(module, links: dict | None = None) -> list:
+    """``hal.device.queue.dealloca`` ops whose buffer may have been
+    allocated by a device that the queue's device cannot use, in program order."""
+    model = _staged_model(module, links)
+    if model is None:
+        return []
+    verifier = _Verifier(module, model)
+    verifier.run()
+    return [op for _, op in sorted(verifier.foreign_deallocas.items(), key=lambda kv: kv[0])]
 
 
 def verify(module, links: dict | None = None) -> list[Violation]:

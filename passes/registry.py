@@ -63,5 +63,7 @@ def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
     from . import executable_per_target  # noqa: F401
     from . import transfer_insertion  # noqa: F401
+    from . import loop_init_isolation  # noqa: F401
     from . import host_fences  # noqa: F401
+    from . import foreign_dealloca  # noqa: F401
     from . import device_isolation_verifier  # noqa: F401
