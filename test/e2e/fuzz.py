@@ -676,11 +676,10 @@ def _incomplete(path: str) -> Optional[str]:
 # Violations already reported, each with its pending lit test: test_fuzz.py
 # marks them xfail instead of failing. Remove an entry when its test moves to
 # test/lit/regress/.
-KNOWN: list = [
-    # (pending test, tool, regex on the stderr, regex on the case description):
-    # violations already reported, each with its XFAIL test in test/lit/pending.
-    # Empty: every violation found so far is fixed (test/lit/regress).
-]
+# Violations already reported, each with its XFAIL test in test/lit/pending:
+# (pending test, tool, regex on the stderr, regex on the case description).
+# Empty: every violation found so far is fixed (test/lit/regress).
+KNOWN: list = []
 
 
 def known_issue(res: "Result") -> Optional[str]:

@@ -1575,17 +1575,10 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 
 # mdc bugs already reported, each with its pending lit test:
 # test_random_programs.py marks matching failures xfail instead of failing.
-# (pending test, failure category, regex on the failure detail, program
-# feature that must be present). Remove an entry when its test moves to
-# test/lit/regress/.
-KNOWN = [
-    ("test/lit/pending/constant_round_trip_result_on_b.mlir", "mdc-compile-failed",
-     r"'hal\.allocator\.select' makes one allocation serve", "constant_transfer"),
-    ("test/lit/pending/constant_reduce_runaway_memory.mlir", "mdc-compile-failed",
-     r"compiler crashed \(signal (6|9|11)\)", "constant_transfer"),
-    ("test/lit/pending/loop_argument_used_on_other_device.mlir", "mdc-compile-failed",
-     r"'scf\.for' op along control flow edge", "loop"),
-]
+# Entries: (pending test, failure category, regex on the failure detail,
+# program feature that must be present). Remove an entry when its test moves
+# to test/lit/regress/. Empty: every one found so far is fixed.
+KNOWN: list = []
 
 
 def known_issue(o: Outcome) -> Optional[str]:

@@ -1,4 +1,4 @@
-// KNOWN LIMITATION (XFAIL): found by the
+// Fixed (transfer_insertion.py, loop_init_isolation.py): found by the
 // random program generator (test/e2e/progen.py). Inside an scf.for whose
 // carried value visits device_b, the body also reads a function argument that
 // lives on device_a (an implicit crossing, shape 3, inside the loop), and
@@ -13,13 +13,13 @@
 // before it is returned, it compiles.
 // Expected: compiles and prints 4xf32=2 4 6 8.
 
-// Tried (2026-11-30): the loop body loses its device_b placement in IREE's
-// tensor pipeline; staging the loop result after the loop makes IREE's
-// lifetime refinement type the loop's region arguments `external` while the
-// body yields `transient`. Exporting a clone, a same-device transfer, a copy
-// behind util.optimization_barrier, or a copy into a fresh external alloca did
-// not reconcile it (the last moves the mismatch to the back edge).
-// XFAIL: *
+// Tried (2026-11-30, first session): exporting a clone, a same-device
+// transfer, a copy behind util.optimization_barrier, a copy into a fresh
+// external alloca; none reconciled it. Fixed in the second session, twice
+// over (each alone makes it compile and print the right values): unstaged
+// transfers now carry their source affinity (transfer-insertion), and
+// loop-init-isolation exports and re-imports the loop's initial value, so it
+// enters the loop as external like the values the body yields.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged -o %t/staged.vmfb
 // RUN: mdc-run --module=%t/staged.vmfb --device=local-task --device=local-sync --input=4xf32=1,2,3,4 --input=3 | FileCheck %s

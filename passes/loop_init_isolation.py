@@ -1,0 +1,90 @@
+"""loop-init-isolation: a loop's initial values never start inside a packed allocation.
+
+IREE 3.13.0 can start an ``scf.for``/``scf.while`` from the wrong bytes. When
+the op producing a loop's initial value also produces other results that
+outlive it, IREE's allocation packs them into one buffer and hands the loop
+a subrange at a non-zero offset; ``iree-stream-propagate-subranges`` then
+carries that offset as a loop argument, and a later ``iree-util-apply-
+patterns`` drops it (the back edge yields offset 0), so the first iteration
+reads offset 0: another result's bytes. Stock IREE miscompiles such
+programs on one device too (test/lit/regress/iree_loop_init_packed_offset.test,
+iree_loop_init_two_dynamic_dims.test). Staging makes it common: every
+value a loop stages is external, and so are the values exported beside it.
+
+This pass runs on stream-tensor IR after transfer-insertion, in modules with
+a staged pair (others are left to IREE, byte for byte). Each resource a loop
+starts from goes through ``stream.tensor.export``, a
+``util.optimization_barrier`` on the buffer view, and ``stream.tensor.import``
+on its own device: to IREE's allocation it is then a buffer of its own,
+offset 0. Nothing is copied; IREE waits on the host for the value before the
+export, as for any exported value.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import stream, util
+
+from .ir_util import affinity_attr, walk
+from .memory_model import MemoryModel
+from .placement import Placement
+from .registry import ModulePass, PassOptions, register
+
+_BYTES = "tensor<?xi8>"
+
+
+def loop_inits(op: ir.Operation) -> list[int]:
+    """Operand indices of a loop op's initial values (none for other ops)."""
+    if op.name == "scf.for":
+        return list(range(3, len(op.operands)))
+    if op.name == "scf.while":
+        return list(range(len(op.operands)))
+    return []
+
+
+def isolate(value: ir.Value, device: str) -> ir.Value:
+    """``value`` as a resource of its own, at the current insertion point."""
+    where = affinity_attr(device)
+    external = ir.Type.parse("!stream.resource<external>")
+    encoding = ir.TypeAttr.get(ir.Type.parse(_BYTES))
+    size = stream.ResourceSizeOp(value).result
+    cast = stream.AsyncCastOp(external, value, size, size, affinity=where).result
+    view = stream.TensorExportOp(ir.Type.parse("!hal.buffer_view"), cast, encoding, [size], size,
+                                 affinity=where).result
+    # Without the barrier IREE folds import(export(x)) back into x.
+    view = util.OptimizationBarrierOp([view.type], [view]).results[0]
+    imported = stream.TensorImportOp(external, view, encoding, [size], size, affinity=where).result
+    return stream.AsyncCastOp(value.type, imported, size, size, affinity=where).result
+
+
+def isolate_loop_inits(module, placement: Placement) -> int:
+    """Rewrites every loop's unrefined resource inits; returns how many."""
+    done = 0
+    for op in [op for op in walk(module) if op.name in ("scf.for", "scf.while")]:
+        for index in loop_inits(op):
+            value = op.operands[index]
+            if str(value.type) != "!stream.resource<*>":
+                continue
+            device = placement.home(value)
+            if device is None:
+                continue
+            with ir.InsertionPoint(op), op.location:
+                op.operands[index] = isolate(value, device)
+            done += 1
+    return done
+
+
+@register
+class LoopInitIsolation(ModulePass):
+    """Gives every loop's initial resources a buffer of their own."""
+
+    name = "loop-init-isolation"
+    level = "stream"
+    summary = "route loop initial values through export/import so IREE cannot start a loop at a packed offset"
+
+    def apply(self, module, options: PassOptions) -> None:
+        if not MemoryModel.of(module, options.links).staged_pairs():
+            return
+        placement = Placement(module)
+        placement.analyze()
+        isolate_loop_inits(module, placement)
