@@ -12,12 +12,16 @@ iree_loop_init_two_dynamic_dims.test). Staging makes it common: every
 value a loop stages is external, and so are the values exported beside it.
 
 This pass runs on stream-tensor IR after transfer-insertion, in modules with
-a staged pair (others are left to IREE, byte for byte). Each resource a loop
-starts from goes through ``stream.tensor.export``, a
-``util.optimization_barrier`` on the buffer view, and ``stream.tensor.import``
-on its own device: to IREE's allocation it is then a buffer of its own,
-offset 0. Nothing is copied; IREE waits on the host for the value before the
-export, as for any exported value.
+a staged pair (others are left to IREE, byte for byte). In each loop whose
+back edge carries a value transfer-insertion staged (an imported, so
+external, buffer), each resource the loop starts from goes through
+``stream.tensor.export``, a ``util.optimization_barrier`` on the buffer
+view, and ``stream.tensor.import`` on its own device: to IREE's allocation
+it is then a buffer of its own, offset 0. Nothing is copied; IREE waits on
+the host for the value before the export, as for any exported value.
+Loops that carry no staged value keep IREE's behaviour, bug included: an
+imported init against transient yields is a lifetime mismatch IREE cannot
+reconcile.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
 from .registry import ModulePass, PassOptions, register
+from .transfer_insertion import STAGE_FUNCTION
 
 _BYTES = "tensor<?xi8>"
 
@@ -54,16 +59,61 @@ def isolate(value: ir.Value, device: str) -> ir.Value:
     # Without the barrier IREE folds import(export(x)) back into x.
     view = util.OptimizationBarrierOp([view.type], [view]).results[0]
     imported = stream.TensorImportOp(external, view, encoding, [size], size, affinity=where).result
-    return stream.AsyncCastOp(value.type, imported, size, size, affinity=where).result
+    # A copy, as transfer-insertion makes of values it stages into region
+    # arguments (IREE elides it where the lifetimes allow).
+    return stream.AsyncCloneOp(value.type, imported, size, size, affinity=where).result
+
+
+def yielded(op: ir.Operation, index: int) -> ir.Value | None:
+    """What the back edge carries into the loop argument of init ``index``."""
+    if op.name == "scf.for":
+        region, position = op.regions[0], index - 3
+    else:  # scf.while: the `do` region's yield feeds the `before` arguments
+        region, position = op.regions[1], index
+    blocks = list(region.blocks)
+    if not blocks:
+        return None
+    terminator = list(blocks[-1].operations)[-1].operation
+    return terminator.operands[position] if position < len(terminator.operands) else None
+
+
+def comes_from_staging(value: ir.Value | None, depth: int = 0) -> bool:
+    """True if ``value`` is what transfer-insertion's staging call returned,
+    imported, through casts, copies and transfers."""
+    while value is not None and depth < 32:
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return False
+        owner = owner.operation
+        if owner.name == "stream.tensor.import":
+            # Staged: the view comes from mdc's staging call (an argument
+            # imported by the ABI is not).
+            view = owner.operands[0].owner
+            if isinstance(view, ir.Block):
+                return False
+            view = view.operation
+            return view.name == "util.call" and ir.FlatSymbolRefAttr(
+                view.attributes["callee"]).value.startswith(STAGE_FUNCTION)
+        if owner.name not in ("stream.async.cast", "stream.async.clone", "stream.async.transfer"):
+            return False
+        value, depth = owner.operands[0], depth + 1
+    return False
 
 
 def isolate_loop_inits(module, placement: Placement) -> int:
-    """Rewrites every loop's unrefined resource inits; returns how many."""
+    """Rewrites the unrefined resource inits of loops whose back edge
+    carries a staged value; returns how many."""
     done = 0
     for op in [op for op in walk(module) if op.name in ("scf.for", "scf.while")]:
         for index in loop_inits(op):
             value = op.operands[index]
             if str(value.type) != "!stream.resource<*>":
+                continue
+            # Only loops that carry staged (imported, so external) values:
+            # there the init becomes external too, and IREE reconciles the
+            # two. An imported init against transient yields it cannot
+            # reconcile (test/lit/regress/iree_loop_lifetime.test).
+            if not comes_from_staging(yielded(op, index)):
                 continue
             device = placement.home(value)
             if device is None:
