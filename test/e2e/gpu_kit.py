@@ -35,9 +35,12 @@ RT_AB = ["local-task", "cuda"]
 
 
 def _case(name, program, function, inputs, *, devices=AB, runtime=RT_AB,
-          model="async-internal", runner="iree-run-module", program_dir=PROGRAMS):
+          model="async-internal", runner="iree-run-module", program_dir=PROGRAMS, compiler="mdc"):
+    """compiler="iree": stock iree-compile instead of mdc-compile (for
+    programs stock IREE compiles, to see what the GPU makes of its output)."""
     return dict(name=name, program=os.path.join(program_dir, program), function=function,
-                inputs=inputs, devices=devices, runtime=runtime, model=model, runner=runner)
+                inputs=inputs, devices=devices, runtime=runtime, model=model, runner=runner,
+                compiler=compiler)
 
 
 def _cases(rng):
@@ -70,6 +73,19 @@ def _cases(rng):
               runner="shim", model="async-external"),
         _case("seed_shim", "multi_device_mul.mlir", "multi_device_mul",
               [np.array([10, 11, 12, 13], np.float32)], program_dir=EXAMPLES, runner="shim"),
+        # One executable dispatched on the CPU and on the GPU (IREE created it
+        # on one device from the other's variant: executable-per-target).
+        _case("shared_executable_gpu", "shared_executable.mlir", "on_gpu", [f32(1000)], runner="shim"),
+        _case("shared_executable_cpu", "shared_executable.mlir", "on_cpu", [f32(1000)], runner="shim"),
+        _case("shared_executable_round_trip", "shared_executable.mlir", "there_and_back", [f32(1000)],
+              runner="shim"),
+        # A loop on the GPU whose buffer IREE frees on the CPU's queue
+        # (foreign-dealloca), with mdc and with stock iree-compile.
+        _case("loop_on_gpu", "loop_on_gpu.mlir", "loop_on_b", [f32(4), np.array(5, np.int64)],
+              devices=["device_a=local[0]", "b=cuda[0]"], runner="shim"),
+        _case("loop_on_gpu_stock_iree", "loop_on_gpu.mlir", "loop_on_b",
+              [f32(4), np.array(5, np.int64)], devices=["device_a=local[0]", "b=cuda[0]"],
+              runner="shim", compiler="iree"),
     ]
 
 
@@ -94,15 +110,29 @@ def build(kit: str, cpu: str, seed: int) -> int:
         name = case["name"]
         vmfb = os.path.join(kit, f"{name}.vmfb")
         model_flag = f"--iree-execution-model={case['model']}"
-        r = _run(["mdc-compile", case["program"], *[f"--device={d}" for d in case["devices"]],
-                  f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
+        if case["compiler"] == "iree":
+            targets = []
+            for d in case["devices"]:
+                name_, spec = d.split("=")
+                name_ = name_ if name_.startswith("device_") else f"device_{name_}"
+                kind = spec.split("[")[0]
+                targets.append(f"--iree-hal-target-device={name_}={kind}")
+            r = _run(["iree-compile", case["program"], *targets,
+                      "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-cuda-target=sm_80",
+                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
+        else:
+            r = _run(["mdc-compile", case["program"], *[f"--device={d}" for d in case["devices"]],
+                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
         if r.returncode:
             print(f"{name}: mdc-compile failed\n{r.stderr}")
             return 1
         # The expected output: stock IREE, every device a local one.
         ref = os.path.join(kit, f"{name}.ref.vmfb")
-        local_devices = [f"--iree-hal-target-device=device_{d.split('=')[0]}=local[{i}]"
-                         for i, d in enumerate(case["devices"])]
+        local_devices = []
+        for i, d in enumerate(case["devices"]):
+            name_ = d.split("=")[0]
+            name_ = name_ if name_.startswith("device_") else f"device_{name_}"
+            local_devices.append(f"--iree-hal-target-device={name_}=local[{i}]")
         r = _run(["iree-compile", case["program"], *local_devices,
                   "--iree-hal-local-target-device-backends=llvm-cpu", model_flag, "-o", ref])
         if r.returncode:

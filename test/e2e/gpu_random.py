@@ -64,9 +64,11 @@ def build(kit: str, seed: int, count: int, batch: int) -> int:
     modules, failed = [], []
     for (names, model), progs in sorted(groups.items()):
         ndev = len(names)
+        units = []  # (module name, programs); a batch that fails is split into single programs
         for start in range(0, len(progs), batch):
-            chunk = progs[start:start + batch]
-            name = f"m{''.join(n[-1] for n in names)}_{model}_{start // batch}"
+            units.append((f"m{''.join(n[-1] for n in names)}_{model}_{start // batch}", progs[start:start + batch]))
+        while units:
+            name, chunk = units.pop(0)
             src = os.path.join(kit, f"{name}.mlir")
             with open(src, "w") as f:
                 f.write(progen.module_text(chunk))
@@ -78,6 +80,9 @@ def build(kit: str, seed: int, count: int, batch: int) -> int:
                                 "--iree-opt-const-eval=false",
                                 f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}.vmfb")],
                                capture_output=True, text=True)
+            if r.returncode and len(chunk) > 1:
+                units[:0] = [(f"{name}_p{prog.index}", [prog]) for prog in chunk]
+                continue
             if r.returncode:
                 failed.append((name, r.stderr.strip().splitlines()[:1]))
                 continue
@@ -103,7 +108,7 @@ def build(kit: str, seed: int, count: int, batch: int) -> int:
     with open(os.path.join(kit, "random.json"), "w") as f:
         json.dump({"seed": seed, "modules": modules}, f, indent=1)
     n = sum(len(m["cases"]) for m in modules)
-    print(f"seed {seed}: {n} programs in {len(modules)} modules; {len(failed)} modules failed to compile")
+    print(f"seed {seed}: {n} programs in {len(modules)} modules; {len(failed)} programs failed to compile (alone)")
     for name, why in failed:
         print(f"  {name}: {why}")
     return 0 if n else 1
