@@ -151,9 +151,6 @@ class _Verifier:
         self.locs: dict[int, str | None] = {}
         self.violations: dict = {}
         self.op_names: dict[int, str] = {}
-        # Deallocations whose buffer may come from a device the queue's device
-        # cannot use (foreign_dealloca.py rewrites them), by op index.
-        self.foreign_deallocas: dict[int, ir.Operation] = {}
         self._collect()
 
     # -- structure -----------------------------------------------------------
@@ -460,9 +457,8 @@ class _Verifier:
         # A CPU reaches any host-visible memory (a GPU's pinned host memory).
         return self._driver(user) == LOCAL and host_visible is not False
 
-    def _check_buffers(self, index, op, state, users, buffers, what, pooled_only=False) -> bool:
-        """Reports each buffer a user cannot access; True if there was one."""
-        found = False
+    def _check_buffers(self, index, op, state, users, buffers, what, pooled_only=False) -> None:
+        """Reports each buffer a user cannot access."""
         for v in buffers:
             for fact in state.get(v, _EMPTY):
                 if fact[0] != "buf":
@@ -473,7 +469,6 @@ class _Verifier:
                 for user in users:
                     if self._can_use(user, owner, hv):
                         continue
-                    found = True
                     kind = "a device-local buffer" if self._driver(user) == LOCAL else "a buffer"
                     notes = [f"{user} and {owner} are a staged pair: {self._reason(user, owner)}"]
                     if self.op_names.get(origin_index) == "hal.buffer.assert":
@@ -490,7 +485,6 @@ class _Verifier:
                         f"{self._describe(owner)}, memory {user} cannot access",
                         notes,
                     )
-        return found
 
     def _check_queue(self, index, op, state) -> None:
         view = op.opview
@@ -501,10 +495,14 @@ class _Verifier:
         # A dealloca touches no memory; it only returns queue-allocated
         # (pooled) memory, so only those buffers must belong to the queue's
         # device. For others it is a barrier (IREE emits "origin" deallocas
-        # of constants on the default device).
+        # of constants on the default device). With PreferOrigin the runtime
+        # performs it on the device that allocated the buffer, whatever
+        # device the op names: IREE frees a loop-carried GPU buffer that way
+        # on the default (CPU) device, and on the H200 that runs correctly
+        # (test/lit/regress/loop_on_gpu_dealloca_on_default_device.mlir).
         pooled_only = op.name == "hal.device.queue.dealloca"
-        if self._check_buffers(index, op, state, users, buffers, f"'{op.name}'", pooled_only) and pooled_only:
-            self.foreign_deallocas[index] = op
+        if not (pooled_only and _prefers_origin(op)):
+            self._check_buffers(index, op, state, users, buffers, f"'{op.name}'", pooled_only)
         wait = getattr(view, "wait_fence", None)
         if wait is None:
             return
@@ -549,6 +547,18 @@ class _Verifier:
         buffers = [v for v in op.operands if str(v.type) == "!hal.buffer"]
         if users and buffers:
             self._check_buffers(index, op, state, users, buffers, f"'{op.name}' in a command buffer")
+
+
+_PREFER_ORIGIN = 1  # IREE_HAL_DEALLOCA_FLAG_PREFER_ORIGIN
+
+
+def _prefers_origin(op) -> bool:
+    if "flags" not in op.attributes:
+        return False
+    try:
+        return bool(ir.IntegerAttr(op.attributes["flags"]).value & _PREFER_ORIGIN)
+    except (ValueError, TypeError):
+        return "PreferOrigin" in str(op.attributes["flags"])
 
 
 def _host_visible(value) -> bool | None:
@@ -660,35 +670,6 @@ def verify_executable_targets(module) -> list[Violation]:
              "the module would fail to load: \"does not support any variant of executable\""],
         ))
     return out
-
-
-def _staged_model(module, links) -> MemoryModel | None:
-    """The memory model of a module with at least one staged pair, else None."""
-    devices = hal_devices(module)
-    if len(devices) < 2:
-        return None
-    links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
-    model = MemoryModel(devices, links)
-    names = list(devices)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            try:
-                if model.policy(a, b).is_staged:
-                    return model
-            except MdcError:
-                return model
-    return None
-
-
-def foreign_deallocas(module, links: dict | None = None) -> list:
-    """``hal.device.queue.dealloca`` ops whose buffer may have been
-    allocated by a device that the queue's device cannot use, in program order."""
-    model = _staged_model(module, links)
-    if model is None:
-        return []
-    verifier = _Verifier(module, model)
-    verifier.run()
-    return [op for _, op in sorted(verifier.foreign_deallocas.items(), key=lambda kv: kv[0])]
 
 
 def verify(module, links: dict | None = None) -> list[Violation]:

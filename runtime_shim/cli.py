@@ -129,8 +129,9 @@ def console_main() -> int:
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
         print(f"mdc-run: error: IREE's runtime crashed ({name}) while loading or running the module\n"
-              "  note: a module damaged on disk can do this (stock iree-run-module too); "
-              "modules from mdc-compile carry a seal that mdc-run checks first",
+              "  note: a module damaged on disk can do this (stock iree-run-module too); mdc-run "
+              "refuses modules whose mdc-compile seal does not match, so with a sealed module "
+              "this is a bug in IREE or mdc",
               file=sys.stderr)
         return 1
     return os.waitstatus_to_exitcode(status)

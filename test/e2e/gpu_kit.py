@@ -79,8 +79,9 @@ def _cases(rng):
         _case("shared_executable_cpu", "shared_executable.mlir", "on_cpu", [f32(1000)], runner="shim"),
         _case("shared_executable_round_trip", "shared_executable.mlir", "there_and_back", [f32(1000)],
               runner="shim"),
-        # A loop on the GPU whose buffer IREE frees on the CPU's queue
-        # (foreign-dealloca), with mdc and with stock iree-compile.
+        # A loop on the GPU whose buffer IREE frees with a PreferOrigin
+        # dealloca on the CPU's queue, with mdc and with stock iree-compile
+        # (test/lit/regress/loop_on_gpu_dealloca_on_default_device.mlir).
         _case("loop_on_gpu", "loop_on_gpu.mlir", "loop_on_b", [f32(4), np.array(5, np.int64)],
               devices=["device_a=local[0]", "b=cuda[0]"], runner="shim"),
         _case("loop_on_gpu_stock_iree", "loop_on_gpu.mlir", "loop_on_b",

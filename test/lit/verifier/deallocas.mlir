@@ -1,24 +1,18 @@
-// foreign-dealloca: IREE deallocates a loop-carried transient on the
-// module's default device with flags(PreferOrigin); the runtime moves it to
-// the allocating device, which (a GPU) would then signal the CPU's fence.
-// Such a deallocation becomes a barrier on the same device and fences; the
-// buffer returns to its pool when released. Safe deallocations, and modules
-// whose devices all share memory, are left alone. The verifier accepts the
-// result (and rejects the input, see the VERIFY run).
-// RUN: mdc-opt %s --pass=foreign-dealloca --split-input-file | FileCheck %s
-// RUN: mdc-opt %s --pass=foreign-dealloca,device-isolation-verifier --split-input-file -o %t.mlir
-// RUN: (mdc-opt %s --pass=device-isolation-verifier --split-input-file 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=VERIFY
-// VERIFY: error: 'hal.device.queue.dealloca' on device_a (local) uses a device-local buffer allocated by device_b (cuda), memory device_a cannot access
-// VERIFY-NOT: error:
-// VERIFY: rc=1
+// Deallocations (rule 2): a queue deallocation touches no memory, so only
+// queue-allocated buffers must belong to the queue's device; with
+// flags(PreferOrigin) the runtime performs it on the device that allocated
+// the buffer, whatever device the op names. IREE frees a loop-carried GPU
+// buffer that way on the default (CPU) device; measured on the H200 it runs
+// correctly (test/e2e/gpu_kit.py, loop_on_gpu and loop_on_gpu_stock_iree),
+// so it is accepted. Without PreferOrigin it is rejected.
+// RUN: (mdc-opt %s --pass=device-isolation-verifier --split-input-file 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s
+// RUN: (mdc-opt %s --pass=device-isolation-verifier --split-input-file 2>&1 >/dev/null; true) | grep -c "error:" | FileCheck %s --check-prefix=COUNT
+// COUNT: {{^1$}}
+// CHECK: without_prefer_origin.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'hal.device.queue.dealloca' on device_a (local) uses a device-local buffer allocated by device_b (cuda), memory device_a cannot access
+// CHECK: rc=1
 
 // The shape IREE emits for a loop on device_b in a module whose default is
 // device_a: the loop's block argument merges the first and later buffers.
-// CHECK-LABEL: util.func public @loop_on_gpu
-// CHECK: ^bb2:
-// CHECK-NOT: hal.device.queue.dealloca<%{{.*}}a
-// CHECK: hal.device.queue.barrier<%[[A:.+]] : !hal.device> affinity(%{{.+}}) wait(%[[W:.+]]) signal(%[[S:.+]]) flags("None")
-// CHECK-NEXT: util.return
 module {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
@@ -54,9 +48,6 @@ module {
 // -----
 
 // A device deallocating its own buffer: unchanged.
-// CHECK-LABEL: util.func public @own_buffer
-// CHECK: hal.device.queue.dealloca<%{{.+}} : !hal.device> {{.*}} flags(PreferOrigin)
-// CHECK-NOT: hal.device.queue.barrier
 module {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
@@ -79,9 +70,6 @@ module {
 // -----
 
 // Two local devices share memory: IREE's behaviour stands.
-// CHECK-LABEL: util.func public @local_pair
-// CHECK: hal.device.queue.dealloca<%{{.+}} : !hal.device> {{.*}} flags(PreferOrigin)
-// CHECK-NOT: hal.device.queue.barrier
 module {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private @device_b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
@@ -98,6 +86,30 @@ module {
     %buf = hal.device.queue.alloca<%b : !hal.device> affinity(%any) wait(%none) signal(%f0) pool(%pool) type(%type) usage(%usage) flags("None") : !hal.buffer{%c48}
     %f1 = hal.fence.create device(%a : !hal.device) flags("None") : !hal.fence
     hal.device.queue.dealloca<%a : !hal.device> affinity(%any) wait(%f0) signal(%f1) buffer(%buf : !hal.buffer) flags(PreferOrigin)
+    util.return
+  }
+}
+
+// -----
+
+// The same deallocation without PreferOrigin: the CPU's queue would return
+// the GPU's pooled memory.
+module {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.func public @without_prefer_origin() {
+    %c48 = arith.constant 48 : index
+    %any = arith.constant -1 : i64
+    %pool = arith.constant 0 : i64
+    %none = util.null : !hal.fence
+    %type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+    %a = util.global.load immutable @device_a : !hal.device
+    %b = util.global.load immutable @device_b : !hal.device
+    %f0 = hal.fence.create device(%b : !hal.device) flags("None") : !hal.fence
+    %buf = hal.device.queue.alloca<%b : !hal.device> affinity(%any) wait(%none) signal(%f0) pool(%pool) type(%type) usage(%usage) flags("None") : !hal.buffer{%c48}
+    %f1 = hal.fence.create device(%a : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.dealloca<%a : !hal.device> affinity(%any) wait(%f0) signal(%f1) buffer(%buf : !hal.buffer) flags("None") loc("without_prefer_origin.mlir":3:5)
     util.return
   }
 }
