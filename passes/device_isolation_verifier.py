@@ -552,13 +552,19 @@ class _Verifier:
 _PREFER_ORIGIN = 1  # IREE_HAL_DEALLOCA_FLAG_PREFER_ORIGIN
 
 
-def _prefers_origin(op) -> bool:
-    if "flags" not in op.attributes:
+def _has_bit(op, name: str, bit: int, *words: str) -> bool:
+    """Whether integer attribute ``name`` of ``op`` has ``bit`` set (or, for
+    a printed enum, names one of ``words``)."""
+    if name not in op.attributes:
         return False
     try:
-        return bool(ir.IntegerAttr(op.attributes["flags"]).value & _PREFER_ORIGIN)
+        return bool(ir.IntegerAttr(op.attributes[name]).value & bit)
     except (ValueError, TypeError):
-        return "PreferOrigin" in str(op.attributes["flags"])
+        return any(w in str(op.attributes[name]) for w in words)
+
+
+def _prefers_origin(op) -> bool:
+    return _has_bit(op, "flags", _PREFER_ORIGIN, "PreferOrigin")
 
 
 def _host_visible(value) -> bool | None:
@@ -582,12 +588,7 @@ def _host_visible(value) -> bool | None:
 
 
 def _has_host_visible_attr(op) -> bool:
-    if "memory_types" not in op.attributes:
-        return False
-    try:
-        return bool(ir.IntegerAttr(op.attributes["memory_types"]).value & _HOST_VISIBLE_BIT)
-    except (ValueError, TypeError):
-        return False
+    return _has_bit(op, "memory_types", _HOST_VISIBLE_BIT)
 
 
 _EXECUTABLE_TARGET = re.compile(r'#hal\.executable\.target<"[^"]*",\s*"([^"]+)"')

@@ -207,31 +207,18 @@ def _survive_compiler_crashes(tool: str, what: str, body) -> int:
     would kill mdc with no message; here the parent reports it. Outputs are
     written atomically by the child, so a crash leaves none behind.
     """
-    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
-        return body()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 70
-        try:
-            code = body()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
+    from runtime_shim.forked import run_forked
+
+    code, crash = run_forked(body)
+    if crash:
         print(
-            f"{tool}: error: IREE's compiler crashed (signal {sig}) while compiling {what}\n"
+            f"{tool}: error: IREE's compiler crashed ({crash}) while compiling {what}\n"
             "  note: this is a bug in IREE 3.13.0, not in the input; nothing was written\n"
             "  note: crashes seen so far come from constant evaluation of initializers: "
             "try --iree-opt-const-eval=false",
             file=sys.stderr,
         )
-        return 1
-    return os.WEXITSTATUS(status)
+    return code
 
 
 def _compile(args, iree_passthrough: list[str]) -> int:

@@ -98,43 +98,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def console_main() -> int:
-    """mdc-run's entry point: ``main`` in a forked child where the platform
-    allows, so that a crash inside IREE's runtime ends in a one-line error.
-    (A module damaged after mdc-compile sealed it is refused before IREE
-    sees it; an unsealed one, e.g. stock iree-compile output, can pass
-    IREE's verifier and crash the VM, stock iree-run-module too.)"""
-    import signal
+    """mdc-run's entry point: ``main`` in a forked child, so that a crash
+    inside IREE's runtime ends in a one-line error. (A module damaged after
+    mdc-compile sealed it is refused before IREE sees it; an unsealed one,
+    e.g. stock iree-compile output, can pass IREE's verifier and crash the
+    VM, stock iree-run-module too.)"""
+    from .forked import run_forked
 
-    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
-        return main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 70
-        try:
-            code = main()
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child handles ^C
-    try:
-        _, status = os.waitpid(pid, 0)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        print(f"mdc-run: error: IREE's runtime crashed ({name}) while loading or running the module\n"
+    code, crash = run_forked(main)
+    if crash:
+        print(f"mdc-run: error: IREE's runtime crashed ({crash}) while loading or running the module\n"
               "  note: a module damaged on disk can do this (stock iree-run-module too); mdc-run "
               "refuses modules whose mdc-compile seal does not match, so with a sealed module "
               "this is a bug in IREE or mdc",
               file=sys.stderr)
-        return 1
-    return os.waitstatus_to_exitcode(status)
+    return code
 
 
 def _run(module, args) -> int:

@@ -1,0 +1,44 @@
+"""Running a body in a forked child, so that a crash inside IREE's native
+code (compiler or runtime) becomes a one-line error from the parent instead
+of a dead process. No IREE imports: mdc-compile uses it too."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Callable, Optional
+
+
+def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
+    """Runs ``body`` in a child where the platform allows (not when
+    MDC_NO_FORK is set) and returns (exit code, None), or (1, signal name)
+    when the child died of a signal. Output written by the child goes
+    straight to the inherited stdout/stderr. ^C is left to the child."""
+    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
+        return body(), None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            code = body()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            return 1, signal.Signals(sig).name
+        except ValueError:
+            return 1, f"signal {sig}"
+    return os.waitstatus_to_exitcode(status), None
