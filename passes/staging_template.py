@@ -88,7 +88,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
   %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
   %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
-  %pinned_usage = hal.buffer_usage<"Transfer|Mapping"> : i32
+  %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
   %cached = util.global.load @{cache} : !hal.buffer
   %no_buffer = util.null : !hal.buffer
   %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
@@ -109,6 +109,73 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
   %no_wait = util.null : !hal.fence
 {_copy("  ", "out", "%dst_device", "%no_wait", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
+  %i8 = hal.element_type<i8> : i32
+  %dense = hal.encoding_type<dense_row_major> : i32
+  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
+  util.return %view : !hal.buffer_view
+}}
+"""
+
+
+def pinned_view_function_text(name: str) -> str:
+    """``@name(%cached, %length, %owner) -> (buffer, view)``: a crossing
+    site's own pinned staging buffer (``%cached``, null the first time;
+    reallocated when too small) and a ``%length``-byte view of it, for a CPU
+    producer to write into directly. The caller keeps the buffer in the
+    site's global: two crossings never share one, since IREE may run their
+    producers together (random programs seed 4242 index 41)."""
+    return f"""
+util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !hal.device) -> (!hal.buffer, !hal.buffer_view) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %any_queue = arith.constant -1 : i64
+  %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
+  %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
+  %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
+  %no_buffer = util.null : !hal.buffer
+  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
+  %staging = scf.if %empty -> (!hal.buffer) {{
+    %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
+    scf.yield %new : !hal.buffer
+  }} else {{
+    %have = hal.buffer.length<%cached : !hal.buffer> : index
+    %too_small = arith.cmpi ult, %have, %length : index
+    %grown = scf.if %too_small -> (!hal.buffer) {{
+      %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
+      scf.yield %new : !hal.buffer
+    }} else {{
+      scf.yield %cached : !hal.buffer
+    }}
+    scf.yield %grown : !hal.buffer
+  }}
+  %i8 = hal.element_type<i8> : i32
+  %dense = hal.encoding_type<dense_row_major> : i32
+  %view = hal.buffer_view.create buffer(%staging : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
+  util.return %staging, %view : !hal.buffer, !hal.buffer_view
+}}
+"""
+
+
+def stage_from_pinned_function_text(name: str) -> str:
+    """``@name(%pinned_view, %ready, %dst_device) -> view``: the value is
+    already in pinned memory (written there by the source device, done when
+    ``%ready``, a source-device fence, is); wait for it on the host, then
+    copy it on the destination queue into the destination's memory."""
+    return f"""
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %dst_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %any_queue = arith.constant -1 : i64
+  %forever = arith.constant -1 : i32
+  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
+  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
+  %ready_status = hal.fence.await until([%src_ready]) timeout_millis(%forever) flags("None") : i32
+  util.status.check_ok %ready_status, "mdc: the value written into staging memory failed"
+  %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
+  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+  %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
+  %no_wait = util.null : !hal.fence
+{_copy("  ", "out", "%dst_device", "%no_wait", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
   %i8 = hal.element_type<i8> : i32
   %dense = hal.encoding_type<dense_row_major> : i32
   %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view

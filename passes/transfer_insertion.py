@@ -38,7 +38,7 @@ import dataclasses
 import re
 
 from iree.compiler import ir
-from iree.compiler.dialects import stream, util
+from iree.compiler.dialects import arith, stream, util
 
 from .diagnostics import MdcError, format_location
 from .ir_util import affinity_attr, get_attr, is_resource, unique_symbol, walk
@@ -111,9 +111,10 @@ def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None,
 class _Stager:
     """Emits export -> stage -> import chains into one module."""
 
-    def __init__(self, module, model: MemoryModel):
+    def __init__(self, module, model: MemoryModel, emplace: bool = False):
         self.module = module
         self.model = model
+        self.emplace = emplace
         self._functions: dict[tuple[str, bool, bool], str] = {}
         self._caches: dict[str, str] = {}
 
@@ -148,12 +149,79 @@ class _Stager:
     def _device(self, name: str) -> ir.Value:
         return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
 
+    def _helper(self, kind: str, text_of) -> str:
+        """A staging helper function without a cache of its own, once per module."""
+        key = (kind,)
+        if key not in self._functions:
+            name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kind}")
+            parsed = ir.Module.parse(text_of(name))  # kept alive until the op is moved out
+            function_op = parsed.body.operations[0].operation
+            self.module.regions[0].blocks[0].append(function_op)
+            self._functions[key] = name
+        return self._functions[key]
+
+    def _site_function(self) -> str:
+        """A new crossing site: a global holding its pinned buffer (first in
+        the module: initializers may stage too) and a never-inlined function
+        ``(%length, %owner) -> view`` that keeps it (only helpers touch the
+        global; IREE's constant evaluation crashes on a !hal.buffer global
+        used in the program's own functions)."""
+        shared = self._helper("pinned_view", staging_template.pinned_view_function_text)
+        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
+        name = unique_symbol(self.module, f"{cache}_view")
+        parsed = ir.Module.parse(staging_template.cache_global_text(cache) + f"""
+util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
+util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %cached = util.global.load @{cache} : !hal.buffer
+  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
+  util.global.store %buffer, @{cache} : !hal.buffer
+  util.return %view : !hal.buffer_view
+}}
+""")
+        global_op, _declaration, function_op = [op.operation for op in parsed.body.operations]
+        body = self.module.regions[0].blocks[0]
+        global_op.move_before(body.operations[0].operation)
+        body.append(function_op)
+        return name
+
+    def _stage_into_pinned(self, value, size, src, dst, owner):
+        """CPU producer -> pinned memory -> GPU: the value is written into the
+        owner's pinned staging buffer on the source device (IREE emplaces a
+        producing dispatch there), and only the DMA remains."""
+        external = ir.Type.parse("!stream.resource<external>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        view_type = ir.Type.parse("!hal.buffer_view")
+        where = affinity_attr(src)
+        pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(owner)]).results[0]
+        pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
+                                       affinity=where).result
+        zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+        if value.type != ir.Type.parse("!stream.resource<*>"):
+            value = stream.AsyncCastOp(ir.Type.parse("!stream.resource<*>"), value, size, size, affinity=where).result
+        filled = stream.AsyncUpdateOp(pinned, size, zero, size, value, size, affinity=where).result
+        timepoint_type = ir.Type.parse("!stream.timepoint")
+        barrier = stream.TimepointBarrierOp(filled, size, affinity=where, results=[external, timepoint_type])
+        ready = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
+        view = stream.TensorExportOp(view_type, barrier.results[0], bytes_type, [size], size, affinity=where).result
+        return util.CallOp(
+            [view_type], self._helper("from_pinned", staging_template.stage_from_pinned_function_text),
+            [view, ready, self._device(dst)]).results[0]
+
     def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
               policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
         """Emits, at the current insertion point, the staged copy of
         ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
         external = ir.Type.parse("!stream.resource<external>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
+        # --staging=emplace: a CPU value going to the device that owns the
+        # staging memory is written straight into that memory. Only a value
+        # with no other use: IREE would otherwise let those uses read the
+        # pinned buffer, which the next crossing overwrites (random programs
+        # seed 4242, e.g. index 7).
+        if (self.emplace and policy.mode == "staged" and policy.owner == dst
+                and self.model.devices[src].is_local and len(list(value.uses)) == 1):
+            view = self._stage_into_pinned(value, size, src, dst, policy.owner)
+            return self._import(view, size, dst, result_type, carried)
         exported = value
         if value.type != external:
             exported = stream.AsyncCastOp(external, value, size, size, affinity=affinity_attr(src)).result
@@ -182,6 +250,11 @@ class _Stager:
             ).results[0]
             # A hop returns after the host saw its last copy finish.
             ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+        return self._import(view, size, dst, result_type, carried)
+
+    def _import(self, view, size, dst, result_type, carried):
+        external = ir.Type.parse("!stream.resource<external>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
         imported = stream.TensorImportOp(
             external, view, bytes_type, [size], size, affinity=affinity_attr(dst)
         ).result
@@ -215,7 +288,7 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
         raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None
 
 
-def insert_transfers(module, model: MemoryModel) -> list:
+def insert_transfers(module, model: MemoryModel, emplace: bool = False) -> list:
     """Rewrites every staged crossing in ``module``; returns what it did: a
     placement_graph.PlacementGraph, then one Crossing per staged crossing."""
     if not model.staged_pairs() and not _has_cross_driver_gpus(model):
@@ -228,7 +301,7 @@ def insert_transfers(module, model: MemoryModel) -> list:
     placement.place_unplaced_ops()
     placement.analyze()
     graph = placement_graph.snapshot(module, placement, model, describe)
-    stager = _Stager(module, model)
+    stager = _Stager(module, model, emplace)
     crossings: list = [graph]
 
     ops = [op for op in walk(module) if not _inside_executable(op)]
@@ -325,4 +398,4 @@ class TransferInsertion(ModulePass):
 
     def apply(self, module, options: PassOptions) -> None:
         model = MemoryModel.of(module, options.links)
-        options.notes.extend(insert_transfers(module, model))
+        options.notes.extend(insert_transfers(module, model, options.staging == "emplace"))

@@ -157,6 +157,12 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", help="output file (vmfb, or IR with --compile-to)")
     parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument(
+        "--staging", choices=("copy", "emplace"), default="copy",
+        help="how a value computed on a CPU device reaches a GPU's pinned staging memory: "
+        "copy (a memcpy on the CPU's queue) or emplace (the producing op writes it there; "
+        "no host copy)",
+    )
     parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
     parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
@@ -258,7 +264,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     link_overrides = options.resolve_link_names(links, devices)
     compiler = Compiler(options.iree_flags(devices, iree_passthrough))
 
-    ctx = stages.PipelineContext(registry.PassOptions(links=link_overrides))
+    ctx = stages.PipelineContext(registry.PassOptions(links=link_overrides, staging=args.staging))
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
 
@@ -302,6 +308,12 @@ def opt_main(argv: list[str] | None = None) -> int:
     parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument(
+        "--staging", choices=("copy", "emplace"), default="copy",
+        help="how a value computed on a CPU device reaches a GPU's pinned staging memory: "
+        "copy (a memcpy on the CPU's queue) or emplace (the producing op writes it there; "
+        "no host copy)",
+    )
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
         "--split-input-file", action="store_true",
@@ -341,7 +353,7 @@ def _opt(args) -> int:
     for first_line, chunk in chunks:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
-            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link))
+            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging))
         except MdcError as e:
             if not args.split_input_file:
                 raise
@@ -372,7 +384,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
     return chunks
 
 
-def _opt_one(text: str, name: str, passes, link_flags) -> str:
+def _opt_one(text: str, name: str, passes, link_flags, staging: str = "copy") -> str:
     from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 
@@ -390,7 +402,7 @@ def _opt_one(text: str, name: str, passes, link_flags) -> str:
     devices = declared_devices(module) or hal_devices(module)
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known))
+    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

@@ -102,7 +102,7 @@ def _scalar_or_file(kit, case_name, i, value):
     return f"--input=@{os.path.basename(path)}"
 
 
-def build(kit: str, cpu: str, seed: int) -> int:
+def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
     kit = os.path.abspath(kit)
     os.makedirs(kit, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -123,7 +123,7 @@ def build(kit: str, cpu: str, seed: int) -> int:
                       f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
         else:
             r = _run(["mdc-compile", case["program"], *[f"--device={d}" for d in case["devices"]],
-                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
+                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, *mdc_flags, "-o", vmfb])
         if r.returncode:
             print(f"{name}: mdc-compile failed\n{r.stderr}")
             return 1
@@ -238,12 +238,13 @@ def main() -> int:
     b.add_argument("kit")
     b.add_argument("--cpu", default="generic", help="portable CPU target for the local device")
     b.add_argument("--seed", type=int, default=20261130)
+    b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
     r = sub.add_parser("run")
     r.add_argument("kit")
     r.add_argument("--timeout", type=float, default=60.0)
     r.add_argument("--only")
     a = p.parse_args()
-    return build(a.kit, a.cpu, a.seed) if a.cmd == "build" else run(a.kit, a.timeout, a.only)
+    return build(a.kit, a.cpu, a.seed, a.mdc_flag) if a.cmd == "build" else run(a.kit, a.timeout, a.only)
 
 
 if __name__ == "__main__":

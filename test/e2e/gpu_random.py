@@ -52,7 +52,7 @@ def device_specs(devices: tuple) -> list[str]:
     return specs
 
 
-def build(kit: str, seed: int, count: int, batch: int) -> int:
+def build(kit: str, seed: int, count: int, batch: int, mdc_flags=()) -> int:
     import progen
 
     kit = os.path.abspath(kit)
@@ -78,7 +78,7 @@ def build(kit: str, seed: int, count: int, batch: int) -> int:
             # iree-compile too).
             r = subprocess.run(["mdc-compile", src, *devices, "--iree-llvmcpu-target-cpu=generic",
                                 "--iree-opt-const-eval=false",
-                                f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}.vmfb")],
+                                f"--iree-execution-model={model}", *mdc_flags, "-o", os.path.join(kit, f"{name}.vmfb")],
                                capture_output=True, text=True)
             if r.returncode and len(chunk) > 1:
                 units[:0] = [(f"{name}_p{prog.index}", [prog]) for prog in chunk]
@@ -210,13 +210,14 @@ def main() -> int:
     b.add_argument("--seed", type=int, default=20261130)
     b.add_argument("--count", type=int, default=120)
     b.add_argument("--batch", type=int, default=4)
+    b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
     r = sub.add_parser("run")
     r.add_argument("kit")
     r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")
     r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
     a = p.parse_args()
     if a.cmd == "build":
-        return build(a.kit, a.seed, a.count, a.batch)
+        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag)
     return run(a.kit, a.soak, a.timeout)
 
 

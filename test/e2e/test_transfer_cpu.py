@@ -80,18 +80,19 @@ def _result_lines(text):
     return [line for line in text.splitlines() if not line.startswith(("EXEC", "result["))]
 
 
-@pytest.mark.parametrize("model", ["async-internal", "async-external"])
+@pytest.mark.parametrize("model,staging", [("async-internal", "copy"), ("async-external", "copy"),
+                                           ("async-internal", "emplace")])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_forced_staging_matches_stock_all_local(case, model, tmp_path):
+def test_forced_staging_matches_stock_all_local(case, model, staging, tmp_path):
     name, program, inputs, devices, extra = case
     links = [f"--link=a:{d.split('=')[0]}=staged" for d in devices[1:2]]
     if len(devices) == 3:
         links.append("--link=c:b=staged")
     staged = tmp_path / "staged.vmfb"
-    _run(["mdc-compile", program, *[f"--device={d}" for d in devices], *links,
+    _run(["mdc-compile", program, *[f"--device={d}" for d in devices], *links, f"--staging={staging}",
           f"--iree-execution-model={model}", *extra, "-o", str(staged)])
     # The lowering really happened: every crossing went through staging.
-    mdc_ir = _run(["mdc-compile", program, *[f"--device={d}" for d in devices], *links,
+    mdc_ir = _run(["mdc-compile", program, *[f"--device={d}" for d in devices], *links, f"--staging={staging}",
                    f"--iree-execution-model={model}", *extra, "--compile-to=mdc", "-o", "-"])
     assert "util.call @__mdc_stage" in mdc_ir
     for line in mdc_ir.splitlines():
@@ -114,15 +115,37 @@ def test_forced_staging_matches_stock_all_local(case, model, tmp_path):
 _OPTIMAL = re.compile(r"#hal\.device\.optimal<\[([^\]]*)\]>")
 
 
-@pytest.mark.parametrize("gpu", ["cuda[0]", "hip[0]"])
+@pytest.mark.parametrize("gpu", ["cuda[0]", "hip[0]", "cuda[0] --staging=emplace"])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_compiles_for_gpu_without_shared_staged_memory(case, gpu, tmp_path):
     name, program, _, devices, extra = case
+    gpu, *more = gpu.split()
     devices = [devices[0], f"b={gpu}", *devices[2:]]
-    flags = [f"--device={d}" for d in devices] + extra
+    flags = [f"--device={d}" for d in devices] + extra + more
     stream_ir = _run(["mdc-compile", program, *flags, "--compile-to=stream", "-o", "-"])
     for members in _OPTIMAL.findall(stream_ir):
         names = set(re.findall(r"@(\w+)", members))
         assert "device_b" not in names, f"optimal set spans a staged pair: {members}"
     _run(["mdc-compile", program, *flags, "-o", str(tmp_path / "gpu.vmfb")])
     assert (tmp_path / "gpu.vmfb").stat().st_size > 0
+
+
+def test_emplace_writes_a_computed_value_in_place(tmp_path):
+    """--staging=emplace: a value computed on device_a with no other use is
+    written by its producer into device_b's pinned buffer (no copy on a's
+    queue), and the result is right."""
+    program = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "programs", "compute_to_gpu.mlir")
+    flags = ["--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged", "--staging=emplace"]
+    stream_ir = _run(["mdc-compile", program, *flags, "--compile-to=stream", "-o", "-"])
+    assert "util.call @__mdc_stage_from_pinned" in stream_ir
+    body = stream_ir[stream_ir.index("util.func public @compute_to_gpu"):]
+    body = body[:body.index("util.return")]
+    # The dispatch writes the imported pinned buffer; nothing copies it on device_a.
+    assert "stream.tensor.import on(#hal.device.affinity<@device_a>) consume" in body
+    assert "stream.cmd.copy" not in body
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", program, *flags, "-o", str(vmfb)])
+    np.save(tmp_path / "x.npy", np.arange(-100, 100, dtype=np.int8))
+    out = _run(["mdc-run", f"--module={vmfb}", "--device=local-task", "--device=local-sync",
+                f"--input=@{tmp_path / 'x.npy'}", f"--output=@{tmp_path / 'y.npy'}"])
+    assert np.array_equal(np.load(tmp_path / "y.npy"), np.arange(-99, 101, dtype=np.int8)), out

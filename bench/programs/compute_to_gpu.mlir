@@ -1,0 +1,18 @@
+// A value computed on the CPU device (x + 1, bytewise) and returned on the
+// GPU: the transfer of a producer's result, which mdc can write straight
+// into pinned memory.
+func.func public @compute_to_gpu(
+    %x: tensor<?xi8> {iree.abi.affinity = #hal.device.promise<@device_a>}
+  ) -> (tensor<?xi8> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xi8>
+  %one = arith.constant 1 : i8
+  %e = tensor.empty(%n) : tensor<?xi8>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<?xi8>) outs(%e : tensor<?xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    %s = arith.addi %in, %one : i8
+    linalg.yield %s : i8
+  } -> tensor<?xi8>
+  %yb = flow.tensor.transfer %y : tensor<?xi8>{%n} to #hal.device.promise<@device_b>
+  return %yb : tensor<?xi8>
+}
