@@ -64,11 +64,29 @@ def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chu
 """
 
 
-def _allocate_staging(cache: str) -> str:
+def _allocate_staging(cache: str | None) -> str:
+    store = f"    util.global.store %new, @{cache} : !hal.buffer\n" if cache else ""
     return f"""
     %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
-    util.global.store %new, @{cache} : !hal.buffer
-"""
+{store}"""
+
+
+def _get_or_grow(cache: str | None) -> str:
+    """``%staging``: ``%cached`` if it holds ``%length`` bytes, else a new
+    pinned buffer from the owner's allocator (stored into global ``cache``
+    when one is given)."""
+    return f"""  %no_buffer = util.null : !hal.buffer
+  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
+  %staging = scf.if %empty -> (!hal.buffer) {{{_allocate_staging(cache)}    scf.yield %new : !hal.buffer
+  }} else {{
+    %have = hal.buffer.length<%cached : !hal.buffer> : index
+    %too_small = arith.cmpi ult, %have, %length : index
+    %grown = scf.if %too_small -> (!hal.buffer) {{{_allocate_staging(cache)}      scf.yield %new : !hal.buffer
+    }} else {{
+      scf.yield %cached : !hal.buffer
+    }}
+    scf.yield %grown : !hal.buffer
+  }}"""
 
 
 def cache_global_text(cache: str) -> str:
@@ -90,18 +108,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
   %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
   %cached = util.global.load @{cache} : !hal.buffer
-  %no_buffer = util.null : !hal.buffer
-  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
-  %staging = scf.if %empty -> (!hal.buffer) {{{_allocate_staging(cache)}    scf.yield %new : !hal.buffer
-  }} else {{
-    %have = hal.buffer.length<%cached : !hal.buffer> : index
-    %too_small = arith.cmpi ult, %have, %length : index
-    %grown = scf.if %too_small -> (!hal.buffer) {{{_allocate_staging(cache)}      scf.yield %new : !hal.buffer
-    }} else {{
-      scf.yield %cached : !hal.buffer
-    }}
-    scf.yield %grown : !hal.buffer
-  }}
+{_get_or_grow(cache)}
 {_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", src_chunks, "mdc: copy into staging memory failed")}
   %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
   %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
@@ -131,22 +138,7 @@ util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !
   %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
   %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
   %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
-  %no_buffer = util.null : !hal.buffer
-  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
-  %staging = scf.if %empty -> (!hal.buffer) {{
-    %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
-    scf.yield %new : !hal.buffer
-  }} else {{
-    %have = hal.buffer.length<%cached : !hal.buffer> : index
-    %too_small = arith.cmpi ult, %have, %length : index
-    %grown = scf.if %too_small -> (!hal.buffer) {{
-      %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
-      scf.yield %new : !hal.buffer
-    }} else {{
-      scf.yield %cached : !hal.buffer
-    }}
-    scf.yield %grown : !hal.buffer
-  }}
+{_get_or_grow(None)}
   %i8 = hal.element_type<i8> : i32
   %dense = hal.encoding_type<dense_row_major> : i32
   %view = hal.buffer_view.create buffer(%staging : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
