@@ -41,6 +41,9 @@ from typing import Optional
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from progen import limited, run_killing_group  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.path.dirname(sys.executable)
@@ -699,30 +702,6 @@ def known_issue(res: "Result") -> Optional[str]:
 MEMORY_LIMIT_GB = float(os.environ.get("MDC_FUZZ_MEMORY_GB", "6"))
 
 
-def _limited(cmd: list[str]) -> list[str]:
-    if MEMORY_LIMIT_GB <= 0 or not shutil.which("bash"):
-        return cmd
-    return ["bash", "-c", f'ulimit -v {int(MEMORY_LIMIT_GB * 2 ** 20)} && exec "$@"', "limited", *cmd]
-
-
-def _run_group(cmd: list[str], **kw) -> subprocess.CompletedProcess:
-    """Run with the TIMEOUT; a hang kills the whole process group (mdc-compile
-    forks a child). returncode -999: timed out."""
-    import signal
-
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **kw)
-    try:
-        out, err = p.communicate(timeout=TIMEOUT)
-        return subprocess.CompletedProcess(cmd, p.returncode, out, err)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = p.communicate()
-        return subprocess.CompletedProcess(cmd, -999, out, err)
-
-
 def run_case(case: Case, work: str, vmfbs: dict) -> Result:
     cdir = os.path.join(work, f"case{case.index:04d}")
     shutil.rmtree(cdir, ignore_errors=True)
@@ -732,7 +711,9 @@ def run_case(case: Case, work: str, vmfbs: dict) -> Result:
     cmd = case.command(indir, outdir, vmfbs)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     start = time.time()
-    r = _run_group(_limited(cmd), cwd=cdir, env=env)
+    # progen's runner: a timeout kills the whole process group (returncode
+    # -999, a note appended to stderr), under the address-space limit.
+    r = run_killing_group(limited(cmd, MEMORY_LIMIT_GB), TIMEOUT, text=False, cwd=cdir, env=env)
     rc, out, err = r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
     seconds = time.time() - start
     violations, left = check(case, rc, out, err, outdir)
