@@ -533,41 +533,38 @@ class Transpose(Stmt):
         env[self.result] = (np.transpose(a, self.perm), np.transpose(e, self.perm))
 
 
-class Collapse(Stmt):
+class _Reshape(Stmt):
+    """A reshape by reassociation groups (collapse_shape, expand_shape): the
+    same bytes, so numpy reshapes value and error bound alike."""
+
     def __init__(self, result, x, groups):
         self.result, self.x, self.groups, self.fresh = result, x, groups, []
 
     def operands(self):
         return [self.x]
 
-    def emit(self, out):
-        r, x = self.result, self.x
-        g = ", ".join("[" + ", ".join(map(str, grp)) + "]" for grp in self.groups)
-        out.append(f"%{r.name} = tensor.collapse_shape %{x.name} [{g}] : {x.type} into {r.type}")
-        self.emit_fresh(out)
+    def groups_text(self) -> str:
+        return ", ".join("[" + ", ".join(map(str, grp)) + "]" for grp in self.groups)
 
     def evaluate(self, env):
         a, e = env[self.x]
         env[self.result] = (a.reshape(self.result.shape), e.reshape(self.result.shape))
 
 
-class Expand(Stmt):
-    def __init__(self, result, x, groups):
-        self.result, self.x, self.groups, self.fresh = result, x, groups, []
-
-    def operands(self):
-        return [self.x]
-
+class Collapse(_Reshape):
     def emit(self, out):
         r, x = self.result, self.x
-        g = ", ".join("[" + ", ".join(map(str, grp)) + "]" for grp in self.groups)
+        out.append(f"%{r.name} = tensor.collapse_shape %{x.name} [{self.groups_text()}] : {x.type} into {r.type}")
+        self.emit_fresh(out)
+
+
+class Expand(_Reshape):
+    def emit(self, out):
+        r, x = self.result, self.x
         shape = ", ".join("%" + d if dy else str(n) for n, dy, d in zip(r.shape, r.dyn, r.dims))
-        out.append(f"%{r.name} = tensor.expand_shape %{x.name} [{g}] output_shape [{shape}] : {x.type} into {r.type}")
+        out.append(f"%{r.name} = tensor.expand_shape %{x.name} [{self.groups_text()}] output_shape [{shape}] "
+                   f": {x.type} into {r.type}")
         self.emit_fresh(out)
-
-    def evaluate(self, env):
-        a, e = env[self.x]
-        env[self.result] = (a.reshape(self.result.shape), e.reshape(self.result.shape))
 
 
 class Broadcast(Stmt):
