@@ -147,6 +147,22 @@ util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !
 """
 
 
+def site_view_function_text(name: str, cache: str, shared: str) -> str:
+    """``@name(%length, %owner) -> view``: one crossing site's pinned buffer,
+    kept in global ``cache`` and handed out by ``shared``
+    (pinned_view_function_text), with a declaration of ``shared`` so the
+    text verifies on its own."""
+    return cache_global_text(cache) + f"""
+util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
+util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %cached = util.global.load @{cache} : !hal.buffer
+  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
+  util.global.store %buffer, @{cache} : !hal.buffer
+  util.return %view : !hal.buffer_view
+}}
+"""
+
+
 def stage_from_pinned_function_text(name: str) -> str:
     """``@name(%pinned_view, %ready, %dst_device) -> view``: the value is
     already in pinned memory (written there by the source device, done when

@@ -115,8 +115,24 @@ class _Stager:
         self.module = module
         self.model = model
         self.emplace = emplace
-        self._functions: dict[tuple[str, bool, bool], str] = {}
+        self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
+
+    def _insert(self, text: str, with_globals: bool = True) -> None:
+        """Adds the ops of ``text`` (staging_template output) to the module:
+        globals first in the module (initializers that stage values reach
+        them, and IREE requires globals to precede their use; dropped with
+        ``with_globals=False``, when the module has them already), function
+        definitions at the end; bodiless declarations, there only so the
+        text verifies on its own, are dropped."""
+        parsed = ir.Module.parse(text)  # alive until its ops are moved out
+        body = self.module.regions[0].blocks[0]
+        for op in [op.operation for op in parsed.body.operations]:
+            if op.name == "util.global":
+                if with_globals:
+                    op.move_before(body.operations[0].operation)
+            elif len(op.regions[0].blocks):
+                body.append(op)
 
     def _stage_function(self, src: str, dst: str, owner: str) -> str:
         """The staging function for one direction and owner (see
@@ -131,18 +147,10 @@ class _Stager:
             cache = self._caches[owner]
             kinds = f"{'local' if src_local else 'gpu'}_to_{'local' if dst_local else 'gpu'}"
             name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kinds}_via_{owner}")
-            # Parsed together so the function's reference to the cache verifies.
-            parsed = ir.Module.parse(
-                staging_template.cache_global_text(cache)
-                + staging_template.stage_function_text(name, cache, src_local, dst_local)
-            )
-            global_op, function_op = [op.operation for op in parsed.body.operations]
-            body = self.module.regions[0].blocks[0]
-            if new_cache:
-                # First in the module: initializers that stage values reach
-                # the cache, and IREE requires globals to precede their use.
-                global_op.move_before(body.operations[0].operation)
-            body.append(function_op)
+            # Parsed with the cache's global so the function's reference verifies.
+            self._insert(staging_template.cache_global_text(cache)
+                         + staging_template.stage_function_text(name, cache, src_local, dst_local),
+                         with_globals=new_cache)
             self._functions[key] = name
         return self._functions[key]
 
@@ -154,34 +162,19 @@ class _Stager:
         key = (kind,)
         if key not in self._functions:
             name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kind}")
-            parsed = ir.Module.parse(text_of(name))  # kept alive until the op is moved out
-            function_op = parsed.body.operations[0].operation
-            self.module.regions[0].blocks[0].append(function_op)
+            self._insert(text_of(name))
             self._functions[key] = name
         return self._functions[key]
 
     def _site_function(self) -> str:
-        """A new crossing site: a global holding its pinned buffer (first in
-        the module: initializers may stage too) and a never-inlined function
-        ``(%length, %owner) -> view`` that keeps it (only helpers touch the
-        global; IREE's constant evaluation crashes on a !hal.buffer global
-        used in the program's own functions)."""
+        """A new crossing site: a global holding its pinned buffer and a
+        never-inlined function ``(%length, %owner) -> view`` that keeps it
+        (only helpers touch the global; IREE's constant evaluation crashes on
+        a !hal.buffer global used in the program's own functions)."""
         shared = self._helper("pinned_view", staging_template.pinned_view_function_text)
         cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
         name = unique_symbol(self.module, f"{cache}_view")
-        parsed = ir.Module.parse(staging_template.cache_global_text(cache) + f"""
-util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
-util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %cached = util.global.load @{cache} : !hal.buffer
-  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
-  util.global.store %buffer, @{cache} : !hal.buffer
-  util.return %view : !hal.buffer_view
-}}
-""")
-        global_op, _declaration, function_op = [op.operation for op in parsed.body.operations]
-        body = self.module.regions[0].blocks[0]
-        global_op.move_before(body.operations[0].operation)
-        body.append(function_op)
+        self._insert(staging_template.site_view_function_text(name, cache, shared))
         return name
 
     def _stage_into_pinned(self, value, size, src, dst, owner):
