@@ -33,7 +33,7 @@ from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
 from .registry import ModulePass, PassOptions, register
-from .transfer_insertion import STAGE_FUNCTION
+from .transfer_insertion import COPY_EXECUTABLE, STAGE_FUNCTION
 
 _BYTES = "tensor<?xi8>"
 
@@ -94,7 +94,14 @@ def comes_from_staging(value: ir.Value | None, depth: int = 0) -> bool:
             view = view.operation
             return view.name == "util.call" and ir.FlatSymbolRefAttr(
                 view.attributes["callee"]).value.startswith(STAGE_FUNCTION)
-        if owner.name not in ("stream.async.cast", "stream.async.clone", "stream.async.transfer"):
+        if owner.name == "stream.tensor.dispatch":
+            # --staging=emplace: a CPU copies the value out of the pinned
+            # buffer with mdc's copy dispatch (its only other use, the copy
+            # into the pinned buffer, is never yielded).
+            entry = str(ir.ArrayAttr(owner.attributes["entry_points"])[0])
+            return entry.startswith("@" + COPY_EXECUTABLE)
+        if owner.name not in ("stream.async.cast", "stream.async.clone", "stream.async.transfer",
+                              "stream.timepoint.barrier"):
             return False
         value, depth = owner.operands[0], depth + 1
     return False

@@ -21,6 +21,14 @@ IREE schedules or allocates anything, and rewrites each crossing between a
 The bytes travel as ``tensor<?xi8>`` of the resource's size, so rank,
 dynamic dimensions and element type need no special handling.
 
+With ``--staging=emplace`` a crossing between a CPU and the device owning
+the staging memory has its CPU side done by dispatches on that CPU, which
+run on all its workers (a local-task queue copy runs on one thread): each
+crossing site has its own pinned buffer, which the CPU writes with the
+value's producing dispatch (or a byte-copy dispatch) and reads with a
+byte-copy dispatch; the GPU side stays one queue copy. Staging in
+initializers keeps the copying lowering.
+
 Crossings found (placement.py says where things live and run):
 
 * explicit transfers ``stream.async.transfer from(A) -> to(B)``;
@@ -48,6 +56,7 @@ from .placement import Placement
 from .registry import ModulePass, PassOptions, register
 
 STAGE_FUNCTION = "__mdc_stage"
+COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
 
 @dataclasses.dataclass
 class Crossing:
@@ -177,15 +186,48 @@ class _Stager:
         self._insert(staging_template.site_view_function_text(name, cache, shared))
         return name
 
-    def _stage_into_pinned(self, value, size, src, dst, owner):
-        """CPU producer -> pinned memory -> GPU: the value is written into the
-        owner's pinned staging buffer on the source device (IREE emplaces a
-        producing dispatch there), and only the DMA remains."""
+    def _copy_executable(self, device: str) -> str:
+        """The byte-copy executable (staging_template.copy_executable_text),
+        one per device, so no executable is shared by two targets."""
+        key = ("copy_executable", device)
+        if key not in self._functions:
+            name = unique_symbol(self.module, f"{COPY_EXECUTABLE}{device}")
+            self._insert(staging_template.copy_executable_text(name))
+            self._functions[key] = name
+        return self._functions[key]
+
+    def _copy_dispatch(self, value, size, device) -> ir.Value:
+        """A copy of ``value`` made by a dispatch on ``device`` (a CPU runs
+        it on all its workers)."""
+        star = ir.Type.parse("!stream.resource<*>")
+        bytes_type = ir.TypeAttr.get(ir.Type.parse("tensor<?xi8>"))
+        where = affinity_attr(device)
+        if value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        executable = self._copy_executable(device)
+        entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([executable, f"{executable}_bytes"])])
+        unused = ir.TypeAttr.get(ir.Type.parse("!util.unused"))
+        return stream.TensorDispatchOp(
+            [star], [size], entry, [value, size], [size], ir.ArrayAttr.get([bytes_type, unused]), [size],
+            [size], ir.ArrayAttr.get([bytes_type]), [size],
+            tied_operands=ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), -1)]),
+            affinity=where).results[0]
+
+    def _write_into_pinned(self, value, size, src, pinned_view):
+        """CPU ``src`` writes ``value`` into the pinned buffer ``pinned_view``
+        with a dispatch: its producer when the crossing is its one use (IREE
+        emplaces the producing dispatch there), else a copy dispatch. Other
+        uses must not read the pinned buffer, which the next crossing
+        overwrites (random programs seed 4242, e.g. index 7). Returns the
+        exported view and a fence of ``src`` for when it is written."""
         external = ir.Type.parse("!stream.resource<external>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
         view_type = ir.Type.parse("!hal.buffer_view")
         where = affinity_attr(src)
-        pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(owner)]).results[0]
+        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
+            "stream.tensor.dispatch", "stream.async.dispatch")
+        if not produced or len(list(value.uses)) != 1:
+            value = self._copy_dispatch(value, size, src)
         pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
                                        affinity=where).result
         zero = arith.ConstantOp(ir.IndexType.get(), 0).result
@@ -196,25 +238,68 @@ class _Stager:
         barrier = stream.TimepointBarrierOp(filled, size, affinity=where, results=[external, timepoint_type])
         ready = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
         view = stream.TensorExportOp(view_type, barrier.results[0], bytes_type, [size], size, affinity=where).result
-        return util.CallOp(
+        return view, ready
+
+    def _read_from_pinned(self, view, ready, size, dst, result_type):
+        """CPU ``dst`` copies the value out of pinned memory with a copy
+        dispatch, once ``ready`` (a fence; None: already) is reached; the host
+        waits for the copy, so the pinned buffer may be reused after."""
+        external = ir.Type.parse("!stream.resource<external>")
+        star = ir.Type.parse("!stream.resource<*>")
+        where = affinity_attr(dst)
+        wait = self._helper("await", staging_template.await_function_text)
+        if ready is not None:
+            util.CallOp([], wait, [ready])
+        imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
+                                         affinity=where).result
+        copied = self._copy_dispatch(imported, size, dst)
+        barrier = stream.TimepointBarrierOp(copied, size, affinity=where,
+                                            results=[star, ir.Type.parse("!stream.timepoint")])
+        done = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
+        util.CallOp([], wait, [done])
+        value = barrier.results[0]
+        if result_type == star:
+            return value
+        if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
+            # As _import: no cast to these lifetimes.
+            return stream.AsyncTransferOp(result_type, value, size, size, source_affinity=where,
+                                          target_affinity=where).result
+        return stream.AsyncCastOp(result_type, value, size, size, affinity=where).result
+
+    def _is_direct(self, policy: LinkPolicy, src: str, dst: str) -> bool:
+        """--staging=emplace applies: a staged pair of a CPU and the device
+        owning the staging memory (or two CPUs), whose CPU side reads or
+        writes the pinned memory with its own dispatches."""
+        if not self.emplace or policy.mode != "staged" or _in_initializer():
+            return False
+        usable = lambda d: d == policy.owner or self.model.devices[d].is_local  # noqa: E731
+        return usable(src) and usable(dst) and (self.model.devices[src].is_local
+                                                or self.model.devices[dst].is_local)
+
+    def _stage_direct(self, value, size, src, dst, policy, result_type, carried):
+        view_type = ir.Type.parse("!hal.buffer_view")
+        pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(policy.owner)]).results[0]
+        if self.model.devices[src].is_local:
+            view, ready = self._write_into_pinned(value, size, src, pinned_view)
+        else:
+            src_view, src_ready = self._export(value, size, src)
+            util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
+                        [src_view, src_ready, pinned_view, self._device(src)])
+            view, ready = pinned_view, None  # the helper waited on the host
+        if self.model.devices[dst].is_local:
+            return self._read_from_pinned(view, ready, size, dst, result_type)
+        if ready is None:
+            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+        view = util.CallOp(
             [view_type], self._helper("from_pinned", staging_template.stage_from_pinned_function_text),
             [view, ready, self._device(dst)]).results[0]
+        return self._import(view, size, dst, result_type, carried)
 
-    def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
-              policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
-        """Emits, at the current insertion point, the staged copy of
-        ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
+    def _export(self, value, size, src):
+        """``value`` as a buffer view of ``src``, and a fence of ``src`` for
+        when its producer is done."""
         external = ir.Type.parse("!stream.resource<external>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
-        # --staging=emplace: a CPU value going to the device that owns the
-        # staging memory is written straight into that memory. Only a value
-        # with no other use: IREE would otherwise let those uses read the
-        # pinned buffer, which the next crossing overwrites (random programs
-        # seed 4242, e.g. index 7).
-        if (self.emplace and policy.mode == "staged" and policy.owner == dst
-                and self.model.devices[src].is_local and len(list(value.uses)) == 1):
-            view = self._stage_into_pinned(value, size, src, dst, policy.owner)
-            return self._import(view, size, dst, result_type, carried)
         exported = value
         if value.type != external:
             exported = stream.AsyncCastOp(external, value, size, size, affinity=affinity_attr(src)).result
@@ -233,6 +318,15 @@ class _Stager:
             ir.Type.parse("!hal.buffer_view"), barrier.results[0], bytes_type, [size], size,
             affinity=affinity_attr(src),
         ).result
+        return view, ready
+
+    def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
+              policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
+        """Emits, at the current insertion point, the staged copy of
+        ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
+        if self._is_direct(policy, src, dst):
+            return self._stage_direct(value, size, src, dst, policy, result_type, carried)
+        view, ready = self._export(value, size, src)
         hops = [(src, dst, policy.owner)]
         if policy.mode == "staged-via-host":
             hops = [(src, policy.via, src), (policy.via, dst, dst)]
@@ -272,6 +366,20 @@ class _Stager:
                 source_affinity=affinity_attr(dst), target_affinity=affinity_attr(dst),
             ).result
         return stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
+
+
+def _in_initializer() -> bool:
+    """Whether the current insertion point is in a ``util.initializer``.
+    Staging there runs once, and the copying lowering is kept: IREE rejects
+    the direct one in hoisted-constant initializers ("immutable global
+    ... initialized both by initial value and by store in initializer",
+    random programs seed 4242 index 143)."""
+    op = ir.InsertionPoint.current.block.owner
+    while op is not None:
+        if op.name == "util.initializer":
+            return True
+        op = op.parent
+    return False
 
 
 def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPolicy:

@@ -137,12 +137,15 @@ def test_emplace_writes_a_computed_value_in_place(tmp_path):
     program = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "programs", "compute_to_gpu.mlir")
     flags = ["--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged", "--staging=emplace"]
     stream_ir = _run(["mdc-compile", program, *flags, "--compile-to=stream", "-o", "-"])
-    assert "util.call @__mdc_stage_from_pinned" in stream_ir
     body = stream_ir[stream_ir.index("util.func public @compute_to_gpu"):]
     body = body[:body.index("util.return")]
-    # The dispatch writes the imported pinned buffer; nothing copies it on device_a.
+    # The dispatch writes the imported pinned buffer; nothing copies it on
+    # device_a, neither a queue copy nor a copy dispatch.
     assert "stream.tensor.import on(#hal.device.affinity<@device_a>) consume" in body
     assert "stream.cmd.copy" not in body
+    assert "@__mdc_copy_on_device_a" not in body
+    # device_b, a CPU here, copies it out of pinned memory with a dispatch.
+    assert "stream.cmd.dispatch @__mdc_copy_on_device_b::" in body
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", program, *flags, "-o", str(vmfb)])
     np.save(tmp_path / "x.npy", np.arange(-100, 100, dtype=np.int8))

@@ -1,10 +1,14 @@
-// transfer-insertion with --staging=emplace: a value on a CPU device going to
-// the device that owns the staging memory (the GPU) is written straight into
-// that device's pinned staging buffer on the CPU (stream.async.update into
-// the buffer, imported with `consume`, which IREE's allocation turns into the
-// producer writing there), and the staging call only waits for it on the host
-// and copies it on the GPU's queue. Moves the other way, and the default
-// (--staging=copy), keep the copying lowering.
+// transfer-insertion with --staging=emplace: the CPU side of a staged
+// crossing reads and writes the pinned staging memory with its own
+// dispatches, which run on all its workers (a local-task queue copy runs on
+// one thread). Going to the device that owns the staging memory, the value's
+// producing dispatch writes it there (stream.async.update into the buffer,
+// imported with `consume`, which IREE's allocation turns into the producer
+// writing there), or, for any other value, a byte-copy dispatch does; the
+// staging call only waits for it on the host and copies it on the GPU's
+// queue. Coming back, the GPU's queue copies into the pinned buffer and a
+// copy dispatch on the CPU copies it out. The default (--staging=copy), and
+// staging in initializers, keep the copying lowering.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace | FileCheck %s
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion | FileCheck %s --check-prefix=COPY
 // A forced staged pair of CPUs, owner device_b: the same lowering a -> b.
@@ -12,7 +16,7 @@
 
 // CHECK-LABEL: util.func public @there_and_back(
 // CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32>
-// CHECK-NEXT: %[[SRC:.+]] = stream.tensor.splat on(#hal.device.affinity<@device_a>)
+// CHECK:      %[[SRC:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
 // CHECK-NEXT: %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK-NEXT: %[[PV:.+]] = util.call @__mdc_stage_pinned_site_view(%[[SIZE]], %[[OWNER]]) : (index, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[PV]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
@@ -24,26 +28,48 @@
 // CHECK-NEXT: %[[DST:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK-NEXT: %[[STAGED:.+]] = util.call @__mdc_stage_from_pinned(%[[VIEW]], %[[READY]], %[[DST]]) : (!hal.buffer_view, !hal.fence, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[STAGED]]
-// The way back (the GPU owns the staging memory): copied as before.
-// CHECK:      util.call @__mdc_stage_{{gpu|local}}_to_local_via_device_b(
-// CHECK-NOT:  util.call @__mdc_stage
-// CHECK:      util.return
+// The way back: a second site's pinned buffer, filled on device_b's queue,
+// copied out by a copy dispatch on device_a, which the host waits for
+// before the buffer can be reused.
+// CHECK:      %[[PV2:.+]] = util.call @__mdc_stage_pinned_site_1_view(%[[SIZE]],
+// CHECK:      %[[BACK_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
+// CHECK:      util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> ()
+// CHECK-NEXT: %[[BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[PV2]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
+// CHECK-NEXT: %[[BACK_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[BACK]]
+// CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]]) : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
+// CHECK-NEXT: %[[OUT:[^ ,]+]], %[[OUT_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[COPIED]]
+// CHECK-NEXT: %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[OUT_TP]] => (!hal.fence)
+// CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) : (!hal.fence) -> ()
+// CHECK-NEXT: util.return %[[OUT]] : !stream.resource<*>
+// A splat is no dispatch: a copy dispatch writes it into pinned memory.
 // Each crossing site has its own pinned buffer (IREE may run two producers
 // together), kept by its own helper.
 // CHECK-LABEL: util.func public @two_sites(
+// CHECK:      %[[X:.+]] = stream.tensor.splat
 // CHECK:      util.call @[[SITE1:__mdc_stage_pinned_site_[0-9]+_view]](
+// CHECK-NEXT: stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
 // CHECK:      util.call @__mdc_stage_from_pinned(
 // CHECK-NOT:  util.call @[[SITE1]](
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
 // CHECK:      util.call @__mdc_stage_from_pinned(
 // CHECK-LABEL: util.func public @also_used_here(
+// CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
+// CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[P]],
+// CHECK:      stream.async.update on(#hal.device.affinity<@device_a>) %[[PCOPY]],
+// CHECK:      util.return %[[P]],
+// CHECK:      util.initializer {
 // CHECK-NOT:  pinned_site
 // CHECK:      util.call @__mdc_stage_local_to_gpu_via_device_b(
 // The helpers: a site's pinned buffer as a view (allocated and grown as by
-// the copying helper, usable by a CPU dispatch), and the copy out of it.
+// the copying helper, usable by a CPU dispatch), the copies in and out of
+// it, the host wait, and the byte-copy executable, one per CPU device.
 // CHECK-DAG:  util.func private @__mdc_stage_pinned_view(
 // CHECK-DAG:  hal.buffer_usage<"{{.*}}DispatchStorage{{.*}}MappingPersistent{{.*}}">
 // CHECK-DAG:  util.func private @__mdc_stage_from_pinned(
+// CHECK-DAG:  util.func private @__mdc_stage_copy_into_pinned(
+// CHECK-DAG:  util.func private @__mdc_stage_await(
+// CHECK-DAG:  stream.executable private @[[COPY_A]] {
+// CHECK-DAG:  iree_tensor_ext.dispatch.tensor.store %{{.+}}, %{{.+}}, offsets = [0], sizes = [%{{.+}}], strides = [1] : tensor<?xi8>
 
 // COPY-LABEL: util.func public @there_and_back(
 // COPY-NOT:   pinned_view
