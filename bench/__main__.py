@@ -9,13 +9,24 @@
 * mdc: effective CPU->GPU and GPU->CPU bandwidth of mdc-compiled programs in
   which a value produced on one device is consumed on the other (argument
   already resident on its device, result left on its device), for 1, 16,
-  256 and 1024 MiB;
+  256 and 1024 MiB, for both lowerings (``--staging=copy`` and
+  ``--staging=emplace``);
 * the references moving the same bytes: IREE ``queue_copy`` between pinned
-  host memory and device memory (the limit), torch ``.to()`` from pinned
-  and from pageable memory, and the manual workaround (numpy array uploaded
+  host memory and device memory (the limit); torch ``.copy_()`` between
+  existing tensors from pinned and from pageable memory, and torch
+  ``x.cuda()`` / ``y.cpu()``, which make a new tensor each call as an mdc
+  call makes a new result; and the manual workaround (numpy array uploaded
   to a cuda-only IREE device and read back);
 * per-call latency of the seed program (4xf32) compiled by mdc for
-  local+cuda, against stock IREE's cuda+cuda and local+local modules.
+  local+cuda (both lowerings), against stock IREE's cuda+cuda and
+  local+local modules;
+* a value computed on the CPU (x + 1) and returned on the GPU, both
+  lowerings, against the CPU op alone.
+
+``run`` and ``components`` take ``--workers N`` (local-task worker threads)
+and ``--retain-host-memory`` (runtime_shim.host_memory: freed host memory is
+kept, so a new result's pages are not faulted in again), and print the host
+settings they ran under.
 
 Times are the median of repeated calls after warm-up, host clock around
 synchronous calls (each call returns once its work is done).
@@ -39,6 +50,7 @@ ROOT = os.path.dirname(HERE)
 MIB = 1 << 20
 SIZES_MIB = (1, 16, 256, 1024)
 SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
+STAGINGS = ("copy", "emplace")  # mdc-compile --staging=...
 
 
 # -- build (here) -------------------------------------------------------------
@@ -51,9 +63,6 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
     gpu = ["--device=b=local[1]", "--link=a:b=staged"] if smoke else ["--device=b=cuda[0]"]
     mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={cpu}"]
     jobs = {
-        "to_gpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc],
-        "to_cpu.vmfb": ["mdc-compile", os.path.join(HERE, "programs", "to_cpu.mlir"), *mdc],
-        "seed_mdc.vmfb": ["mdc-compile", SEED, *mdc],
         "seed_cuda_cuda.vmfb": ["iree-compile", SEED, *(
             ["--iree-hal-target-device=device_a=local[0]", "--iree-hal-target-device=device_b=local[1]",
              "--iree-hal-local-target-device-backends=llvm-cpu"] if smoke else
@@ -64,10 +73,13 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
                                   "--iree-hal-local-target-device-backends=llvm-cpu",
                                   f"--iree-llvmcpu-target-cpu={cpu}"],
     }
-    compute = os.path.join(HERE, "programs", "compute_to_gpu.mlir")
-    # The default (copying) lowering against --staging=emplace.
-    jobs["compute_to_gpu.vmfb"] = ["mdc-compile", compute, *mdc]
-    jobs["compute_to_gpu_emplace.vmfb"] = ["mdc-compile", compute, *mdc, "--staging=emplace"]
+    # Both lowerings of mdc-compile, side by side.
+    for staging in STAGINGS:
+        lowered = [*mdc, f"--staging={staging}"]
+        for program in ("to_gpu", "to_cpu", "compute_to_gpu"):
+            jobs[f"{program}_{staging}.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", f"{program}.mlir"),
+                                                  *lowered]
+        jobs[f"seed_mdc_{staging}.vmfb"] = ["mdc-compile", SEED, *lowered]
     jobs["compute_on_cpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_cpu.mlir"),
                                    "--iree-hal-target-device=device_a=local[0]",
                                    "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -188,26 +200,23 @@ def _compute_rows(kit, sizes_mib):
     from runtime_shim import load
 
     print("\nvalue computed on the CPU, returned on the GPU (x + 1, bytes), median ms per call")
-    print(f"  {'MiB':>5} {'cpu op alone':>13} {'mdc copying':>12} {'mdc emplace':>12} {'copying GB/s':>13} {'emplace GB/s':>13}  correct")
+    print(f"  {'MiB':>5} {'cpu op alone':>13} {'mdc copy':>12} {'mdc emplace':>12}  correct")
     for mib in sizes_mib:
         n = mib * MIB
         host = values_aligned(n)
         want = (host.astype(np.int16) + 1).astype(np.int8)
         times, ok = {}, True
-        for name, devices in (("compute_on_cpu", ["local-task"]), ("compute_to_gpu", ["local-task", GPU]),
-                              ("compute_to_gpu_emplace", ["local-task", GPU])):
+        for name, devices in (("compute_on_cpu", ["local-task"]),
+                              *((f"compute_to_gpu_{staging}", ["local-task", GPU]) for staging in STAGINGS)):
             m = load(os.path.join(kit, f"{name}.vmfb"), devices)
-            f = m.function(name.replace("_emplace", ""))
+            f = m.function(name.replace("_copy", "").replace("_emplace", ""))
             call = _resident_call(m, f, host, device_index=0)
             times[name] = _median_time(call, _repeats(n))
             del call
             ok = ok and bool(np.array_equal(np.asarray(f(host)).view(np.int8), want))
             m.close()
-        base = times["compute_on_cpu"]
-        rate = lambda t: n / (t - base) / 1e9 if t > base else float("inf")  # noqa: E731
-        print(f"  {mib:>5} {base * 1e3:13.2f} {times['compute_to_gpu'] * 1e3:12.2f} "
-              f"{times['compute_to_gpu_emplace'] * 1e3:12.2f} {rate(times['compute_to_gpu']):9.2f} "
-              f"{rate(times['compute_to_gpu_emplace']):13.2f}  {ok}")
+        print(f"  {mib:>5} {times['compute_on_cpu'] * 1e3:13.2f} {times['compute_to_gpu_copy'] * 1e3:12.2f} "
+              f"{times['compute_to_gpu_emplace'] * 1e3:12.2f}  {ok}")
 
 
 def _resident_call(m, f, host, device_index):
@@ -257,6 +266,20 @@ def _torch_rows(nbytes):
             torch.cuda.synchronize()
 
         out[kind] = (_median_time(h2d, _repeats(nbytes)), _median_time(d2h, _repeats(nbytes)))
+    # What a user writes most often, x.cuda() and y.cpu(): each call makes a
+    # new tensor, as an mdc call makes a new result (host memory from the C
+    # heap; device memory from torch's caching allocator).
+    host = torch.empty(nbytes, dtype=torch.uint8)
+    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+
+    def h2d_new():
+        host.cuda()
+        torch.cuda.synchronize()
+
+    def d2h_new():
+        dev.cpu()
+
+    out["new"] = (_median_time(h2d_new, _repeats(nbytes)), _median_time(d2h_new, _repeats(nbytes)))
     return out
 
 
@@ -287,47 +310,70 @@ def run(kit: str, sizes_mib) -> int:
     rows = []
     for mib in sizes_mib:
         n = mib * MIB
-        up, up_ok = _mdc_transfer_time(kit, "to_gpu.vmfb", "to_gpu", n, src_is_gpu=False)
-        down, down_ok = _mdc_transfer_time(kit, "to_cpu.vmfb", "to_cpu", n, src_is_gpu=True)
-        if os.path.exists(os.path.join(kit, "naive_to_gpu.vmfb")):
-            # An earlier lowering kept for comparison in the same run.
-            naive_up, _ = _mdc_transfer_time(kit, "naive_to_gpu.vmfb", "to_gpu", n, src_is_gpu=False)
-            naive_down, _ = _mdc_transfer_time(kit, "naive_to_cpu.vmfb", "to_cpu", n, src_is_gpu=True)
-        else:
-            naive_up = naive_down = float("nan")
+        row = {"MiB": mib, "ok": True}
+        for staging in STAGINGS:
+            up, up_ok = _mdc_transfer_time(kit, f"to_gpu_{staging}.vmfb", "to_gpu", n, src_is_gpu=False)
+            down, down_ok = _mdc_transfer_time(kit, f"to_cpu_{staging}.vmfb", "to_cpu", n, src_is_gpu=True)
+            row.update({f"{staging}_h2d": gbps(n, up), f"{staging}_d2h": gbps(n, down)})
+            row["ok"] = row["ok"] and up_ok and down_ok
         lim_up, lim_down = iree.queue_copy_limit(n)
         host = values_aligned(n)
         man_up, man_down = iree.manual(host)
         torch_rows = _torch_rows(n)
-        row = {"MiB": mib, "mdc_h2d": gbps(n, up), "mdc_d2h": gbps(n, down), "ok": up_ok and down_ok,
-               "naive_h2d": gbps(n, naive_up), "naive_d2h": gbps(n, naive_down),
-               "limit_h2d": gbps(n, lim_up), "limit_d2h": gbps(n, lim_down),
-               "manual_h2d": gbps(n, man_up), "manual_d2h": gbps(n, man_down)}
+        row.update({"limit_h2d": gbps(n, lim_up), "limit_d2h": gbps(n, lim_down),
+                    "manual_h2d": gbps(n, man_up), "manual_d2h": gbps(n, man_down)})
         if torch_rows:
             row.update(torch_pin_h2d=gbps(n, torch_rows["pinned"][0]),
                        torch_pin_d2h=gbps(n, torch_rows["pinned"][1]),
                        torch_page_h2d=gbps(n, torch_rows["pageable"][0]),
-                       torch_page_d2h=gbps(n, torch_rows["pageable"][1]))
+                       torch_page_d2h=gbps(n, torch_rows["pageable"][1]),
+                       torch_new_h2d=gbps(n, torch_rows["new"][0]),
+                       torch_new_d2h=gbps(n, torch_rows["new"][1]))
         rows.append(row)
         print(json.dumps(row), flush=True)
     latency = {
-        "mdc local+cuda": _seed_latency(kit, "seed_mdc.vmfb", ["local-task", GPU]),
+        **{f"mdc local+cuda, {staging}": _seed_latency(kit, f"seed_mdc_{staging}.vmfb", ["local-task", GPU])
+           for staging in STAGINGS},
         "stock cuda+cuda": _seed_latency(kit, "seed_cuda_cuda.vmfb", [GPU, GPU]),
         "stock local+local": _seed_latency(kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
     }
-    cols = ["mdc_h2d", "mdc_d2h", "naive_h2d", "naive_d2h", "limit_h2d", "limit_d2h", "torch_pin_h2d", "torch_pin_d2h",
-            "torch_page_h2d", "torch_page_d2h", "manual_h2d", "manual_d2h"]
+    cols = ["copy_h2d", "copy_d2h", "emplace_h2d", "emplace_d2h", "limit_h2d", "limit_d2h", "torch_pin_h2d", "torch_pin_d2h",
+            "torch_page_h2d", "torch_page_d2h", "torch_new_h2d", "torch_new_d2h", "manual_h2d", "manual_d2h"]
     print("\neffective bandwidth, GB/s (median; mdc rows are whole program calls)")
     print(f"{'MiB':>5} " + " ".join(f"{c:>14}" for c in cols) + "  correct")
     for r in rows:
         print(f"{r['MiB']:>5} " + " ".join(f"{r.get(c, float('nan')):>14.2f}" for c in cols) + f"  {r['ok']}")
     print("\nseed program (4xf32) per call, median of 300 calls")
     for name, t in latency.items():
-        print(f"  {name:18} {t * 1e3:8.3f} ms")
-    print(f"  ratio mdc / stock cuda+cuda: {latency['mdc local+cuda'] / latency['stock cuda+cuda']:.2f}x")
-    if os.path.exists(os.path.join(kit, "compute_to_gpu.vmfb")):
-        _compute_rows(kit, sizes_mib)
+        print(f"  {name:24} {t * 1e3:8.3f} ms")
+    for staging in STAGINGS:
+        ratio = latency[f"mdc local+cuda, {staging}"] / latency["stock cuda+cuda"]
+        print(f"  ratio mdc ({staging}) / stock cuda+cuda: {ratio:.2f}x")
+    _compute_rows(kit, sizes_mib)
     return 0
+
+
+def _configure_host(workers: int, retain: bool) -> None:
+    """Process-wide runtime settings, before any device exists; printed, so
+    every table says what it was measured under."""
+    import iree.runtime as rt
+
+    sys.path.insert(0, ROOT)
+    if workers:
+        rt.flags.parse_flags(f"--task_topology_group_count={workers}")
+    retained = False
+    if retain:
+        from runtime_shim.host_memory import retain_freed_memory
+
+        retained = retain_freed_memory()
+    try:
+        thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read().strip()
+    except OSError:
+        thp = "?"
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"host: {cpus} cpus usable, local-task workers {workers or 'IREE default'}, "
+          f"freed host memory retained: {retained}, transparent huge pages: {thp}, "
+          f"GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')!r}", flush=True)
 
 
 # -- components (there) ----------------------------------------------------------
@@ -351,6 +397,7 @@ def components(mib: int) -> int:
         return local.allocator.allocate_buffer(memory_type=host_type, allowed_usage=usage, allocation_size=n)
 
     src, pinned, dev = local_buffer(), iree.pinned(n), iree.device_buffer(n)
+    host_other = local_buffer()
 
     def local_copy(a, b):
         fence = rt.HalFence.create_at(local.create_semaphore(0), 1)
@@ -391,6 +438,7 @@ def components(mib: int) -> int:
         ("local queue_copy host->pinned", lambda: local_copy(src, pinned)),
         ("local queue_copy host->pinned, 8 at once", local_copies_concurrent),
         ("local queue_copy pinned->host", lambda: local_copy(pinned, src)),
+        ("local queue_copy host->host", lambda: local_copy(src, host_other)),
         ("cuda queue_copy pinned->device", lambda: iree.fence_wait(
             lambda f: iree.cuda.queue_copy(pinned, dev, rt.HalFence(0), f), iree.cuda)),
         ("cuda allocate device buffer", lambda: iree.device_buffer(n)),
@@ -485,9 +533,16 @@ def main() -> int:
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
+    for sp in (r, k):
+        sp.add_argument("--workers", type=int, default=0,
+                        help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
+        sp.add_argument("--retain-host-memory", action="store_true",
+                        help="keep freed host memory for reuse (runtime_shim.host_memory)")
     a = p.parse_args()
     global GPU
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
+    if a.cmd in ("run", "components"):
+        _configure_host(a.workers, a.retain_host_memory)
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.smoke)
     if a.cmd == "run":

@@ -1,0 +1,29 @@
+"""The benchmark harness (python -m bench), with local devices standing in
+for the GPU (--smoke): it builds, runs, and finds every mdc result right.
+Its numbers mean nothing here; docs/PERFORMANCE.md has the H200's."""
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _bench(*args):
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_bench_smoke(tmp_path):
+    built = _bench("build", str(tmp_path), "--smoke")
+    assert built.returncode == 0, built.stdout + built.stderr
+    ran = _bench("run", str(tmp_path), "--smoke", "--sizes", "1", "--retain-host-memory")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = ran.stdout
+    assert "freed host memory retained: True" in out
+    rows = re.findall(r"^\s+1 .*\s(True|False)$", out, re.M)
+    # The bandwidth row and the computed-value row, both checked against numpy.
+    assert rows == ["True", "True"], out
+    for staging in ("copy", "emplace"):
+        assert re.search(rf"mdc local\+cuda, {staging}\s+[\d.]+ ms", out), out
