@@ -20,14 +20,15 @@ class PassOptions:
     to ``("staged", owner, flag)`` or ``("shared", None, flag)``: the ``--link``
     overrides, with each flag as the user wrote it.
     ``notes`` collects records passes leave for reports (e.g. each crossing).
-    ``staging`` is how a value goes from a CPU device into the staging memory
-    of the device that owns it: ``copy`` (a copy on the CPU's queue) or
-    ``emplace`` (its producer writes it there; see transfer_insertion.py).
+    ``staging`` is how a CPU device moves a value into and out of the
+    staging memory of the device that owns it: ``emplace`` (its own
+    dispatches; the default) or ``copy`` (a copy on the CPU's queue); see
+    transfer_insertion.py.
     """
 
     links: dict = dataclasses.field(default_factory=dict)
     notes: list = dataclasses.field(default_factory=list)
-    staging: str = "copy"
+    staging: str = "emplace"
 
 
 class ModulePass:

@@ -158,10 +158,10 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
     parser.add_argument(
-        "--staging", choices=("copy", "emplace"), default="copy",
-        help="how a value computed on a CPU device reaches a GPU's pinned staging memory: "
-        "copy (a memcpy on the CPU's queue) or emplace (the producing op writes it there; "
-        "no host copy)",
+        "--staging", choices=("copy", "emplace"), default="emplace",
+        help="how a CPU device moves a value into and out of the pinned staging memory: "
+        "emplace (default: the CPU's own dispatches, on all its workers; a value's producer "
+        "writes it there when it can) or copy (one copy on the CPU's queue, one thread)",
     )
     parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
@@ -309,10 +309,10 @@ def opt_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
     parser.add_argument(
-        "--staging", choices=("copy", "emplace"), default="copy",
-        help="how a value computed on a CPU device reaches a GPU's pinned staging memory: "
-        "copy (a memcpy on the CPU's queue) or emplace (the producing op writes it there; "
-        "no host copy)",
+        "--staging", choices=("copy", "emplace"), default="emplace",
+        help="how a CPU device moves a value into and out of the pinned staging memory: "
+        "emplace (default: the CPU's own dispatches, on all its workers; a value's producer "
+        "writes it there when it can) or copy (one copy on the CPU's queue, one thread)",
     )
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
@@ -384,7 +384,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
     return chunks
 
 
-def _opt_one(text: str, name: str, passes, link_flags, staging: str = "copy") -> str:
+def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace") -> str:
     from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 

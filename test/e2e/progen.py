@@ -1325,14 +1325,17 @@ CPU_FLAGS = ["--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu
 RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["local-task", "local-sync", "local-task"]}
 
 
-# MDC_PROGEN_EMPLACE=1: odd-indexed programs use mdc-compile's experimental
-# --staging=emplace; by default every program uses the default lowering.
-ALTERNATE_EMPLACE = os.environ.get("MDC_PROGEN_EMPLACE") == "1"
+# Both lowerings of mdc-compile are exercised: odd-indexed programs use
+# --staging=copy, the others the default --staging=emplace.
+# MDC_PROGEN_STAGING=copy|emplace uses one for every program.
+ONLY_STAGING = os.environ.get("MDC_PROGEN_STAGING")
 
 
 def staging_of(prog: "Program") -> str:
     """mdc-compile's --staging for a program (a seed and index repeat it)."""
-    return "emplace" if ALTERNATE_EMPLACE and prog.index % 2 else "copy"
+    if ONLY_STAGING in ("copy", "emplace"):
+        return ONLY_STAGING
+    return "copy" if prog.index % 2 else "emplace"
 
 
 def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, staging: str = "copy") -> list[str]:

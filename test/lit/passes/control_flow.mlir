@@ -1,9 +1,9 @@
 // Crossings inside structured control flow and initializers are staged in
 // place: the export, the staging call and the import stay in the region of
 // the transfer (or of the consumer), before its terminator.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 // A second run finds nothing left to stage: the same checks hold.
-// RUN: mdc-opt %s --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device

@@ -2,9 +2,9 @@
 // memories, so a move is staged twice through a local device the program
 // declares: source GPU -> local (source GPU owns the staging memory), then
 // local -> destination GPU (destination GPU owns it).
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 // A second run finds nothing left to stage: the same checks hold.
-// RUN: mdc-opt %s --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@nv>} {
   util.global private @nv = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device

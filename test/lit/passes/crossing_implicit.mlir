@@ -1,9 +1,9 @@
 // Values that cross devices without any transfer (DESIGN.md section 3, shapes
 // 2 and 4): an op on B consuming a value that lives on A gets a staged copy in
 // between; an op on A consuming it does not.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 // A second run finds nothing left to stage: the same checks hold.
-// RUN: mdc-opt %s --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
 
 // An ABI result declared on the GPU but computed on the CPU.
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {

@@ -1,7 +1,7 @@
 // Dynamic sizes travel as the byte size the program already computed
 // (tensor<?xi8>{size}), whatever the rank and element type; and with three
 // devices only the pairs that need it are staged.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 
 // Sizes from hal.buffer_view.dim of an argument, rank 2.
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {

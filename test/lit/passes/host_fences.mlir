@@ -9,9 +9,9 @@
 // Both passes in pipeline order on the shape IREE gives a result declared on
 // the GPU and computed on the CPU: the barrier on the GPU reads a staged copy,
 // the caller's fences are handled on the host.
-// RUN: mdc-opt %S/Inputs/async_external_result_on_gpu.mlir --pass=transfer-insertion,host-fences | FileCheck %s --check-prefix=BOTH
+// RUN: mdc-opt %S/Inputs/async_external_result_on_gpu.mlir --staging=copy --pass=transfer-insertion,host-fences | FileCheck %s --check-prefix=BOTH
 // Running host-fences twice changes nothing more.
-// RUN: mdc-opt %S/Inputs/async_external_result_on_gpu.mlir --pass=transfer-insertion,host-fences,host-fences | FileCheck %s --check-prefix=BOTH
+// RUN: mdc-opt %S/Inputs/async_external_result_on_gpu.mlir --staging=copy --pass=transfer-insertion,host-fences,host-fences | FileCheck %s --check-prefix=BOTH
 
 // local + cuda: both fences move to the host.
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {

@@ -1,14 +1,14 @@
 // --link=X:Y=staged forces staging between two devices that share memory
 // (here two local devices), in both directions, with Y owning the staging
 // memory. Short names (a for device_a) and full symbol names both work.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file --link=device_a:device_b=staged | FileCheck %s --check-prefixes=CHECK,OWNB
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file --link=a:b=staged | FileCheck %s --check-prefixes=CHECK,OWNB
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file --link=device_a:device_b=staged | FileCheck %s --check-prefixes=CHECK,OWNB
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file --link=a:b=staged | FileCheck %s --check-prefixes=CHECK,OWNB
 // Reversed, the owner is device_a.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file --link=b:a=staged | FileCheck %s --check-prefixes=CHECK,OWNA
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file --link=b:a=staged | FileCheck %s --check-prefixes=CHECK,OWNA
 // Without the flag the pair is shared and nothing changes.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s --check-prefix=NOLINK
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s --check-prefix=NOLINK
 // And =shared on a pair that shares memory anyway is accepted and changes nothing.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file --link=a:b=shared | FileCheck %s --check-prefix=NOLINK
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file --link=a:b=shared | FileCheck %s --check-prefix=NOLINK
 // NOLINK-NOT: __mdc_stage
 // NOLINK-NOT: tensor<?xi8>
 // NOLINK: stream.async.transfer {{.+}} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>)

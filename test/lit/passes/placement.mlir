@@ -7,7 +7,7 @@
 //   2. on a tie the module default device if it holds an operand, else the
 //      first operand's device;
 //   3. no placed operand: the first placed consumer, else the default device.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 
 // Rule 2: 16 bytes each, the default device_a wins although its operand
 // comes second.

@@ -7,10 +7,12 @@
 // writing there), or, for any other value, a byte-copy dispatch does; the
 // staging call only waits for it on the host and copies it on the GPU's
 // queue. Coming back, the GPU's queue copies into the pinned buffer and a
-// copy dispatch on the CPU copies it out. The default (--staging=copy), and
-// staging in initializers, keep the copying lowering.
+// copy dispatch on the CPU copies it out. --staging=copy, and staging in
+// initializers, keep the copying lowering.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace | FileCheck %s
-// RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion | FileCheck %s --check-prefix=COPY
+// RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=copy | FileCheck %s --check-prefix=COPY
+// It is the default.
+// RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion | FileCheck %s
 // A forced staged pair of CPUs, owner device_b: the same lowering a -> b.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace --link=a:b=staged | FileCheck %s --check-prefix=CHECK
 

@@ -3,11 +3,11 @@
 // timepoint, exported as A's fence, the first copy waits on), a call to a
 // @__mdc_stage_* helper, import on B, cast back. The GPU owns the staging
 // memory in both directions.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s
 // A second run finds nothing left to stage: the same checks hold.
-// RUN: mdc-opt %s --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion,transfer-insertion --split-input-file | FileCheck %s
 // Every transfer in this file is staged: none survives.
-// RUN: mdc-opt %s --pass=transfer-insertion --split-input-file | FileCheck %s --check-prefix=GONE
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion --split-input-file | FileCheck %s --check-prefix=GONE
 // GONE-NOT: stream.async.transfer
 
 // local -> cuda.

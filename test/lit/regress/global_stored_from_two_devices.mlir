@@ -3,7 +3,7 @@
 // store came last, so a read on device_a was staged from device_b while the
 // global could still hold a local buffer.
 
-// RUN: (mdc-opt %s --pass=transfer-insertion 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s
+// RUN: (mdc-opt %s --staging=copy --pass=transfer-insertion 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device

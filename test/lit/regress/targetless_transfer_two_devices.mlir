@@ -7,7 +7,7 @@
 // consumer on device_a keeps reading the value on device_a.
 // Got: both clones read the unstaged transfer result; no @__mdc_stage call.
 
-// RUN: mdc-opt %s --pass=transfer-insertion | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device

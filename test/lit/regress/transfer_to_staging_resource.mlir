@@ -9,7 +9,7 @@
 // a staging resource on device_a (e.g. a same-device transfer to staging,
 // which IREE handles), and the stream.tensor.load reads that.
 
-// RUN: mdc-opt %s --pass=transfer-insertion | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device

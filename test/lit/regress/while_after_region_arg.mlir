@@ -7,7 +7,7 @@
 // @__mdc_stage(view, device_b, device_a, owner device_b), import on device_a).
 // Got: `stream.async.clone on(device_a) %arg1` straight on the device_b value.
 
-// RUN: mdc-opt %s --pass=transfer-insertion | FileCheck %s
+// RUN: mdc-opt %s --staging=copy --pass=transfer-insertion | FileCheck %s
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
