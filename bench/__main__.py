@@ -453,6 +453,21 @@ def components(mib: int) -> int:
             print(f"  {name:40} {t * 1e3:9.2f} ms  {n / t / 1e9:7.2f} GB/s")
         except Exception as e:  # an API this runtime lacks
             print(f"  {name:40} n/a ({str(e).splitlines()[0][:80]})")
+    # What one host round trip costs: the floor of a crossing, which waits
+    # on the host at least once per queue it uses.
+    tiny = 64
+    tiny_pinned, tiny_dev = iree.pinned(tiny), iree.device_buffer(tiny)
+    tiny_a = local.allocator.allocate_buffer(memory_type=host_type, allowed_usage=usage, allocation_size=tiny)
+    tiny_b = local.allocator.allocate_buffer(memory_type=host_type, allowed_usage=usage, allocation_size=tiny)
+    round_trips = [
+        ("cuda queue_copy 64 B + host wait", lambda: iree.fence_wait(
+            lambda f: iree.cuda.queue_copy(tiny_pinned, tiny_dev, rt.HalFence(0), f), iree.cuda)),
+        ("local-task queue_copy 64 B + host wait", lambda: local_copy(tiny_a, tiny_b)),
+    ]
+    print("host round trips, median of 200")
+    for name, fn in round_trips:
+        t = _median_time(fn, 200, warmup=20)
+        print(f"  {name:40} {t * 1e6:9.1f} us")
     return 0
 
 

@@ -11,8 +11,8 @@ Stock HAL VM ops only (plus util/scf/arith):
    more than the copy).
 2. On the source queue, copy the value into staging, waiting on
    ``%src_ready`` (a fence of the source device, or null); wait on the host.
-3. Allocate the destination from the destination's allocator; on the
-   destination queue, copy staging into it; wait on the host.
+3. Allocate the destination on the destination's queue; on that queue,
+   copy staging into it; wait on the host.
 
 A copy issued to a *local* device's queue is a host memcpy; it is split into
 chunks issued together, so the task system runs them on several workers
@@ -64,6 +64,20 @@ def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chu
 """
 
 
+def _allocate_destination() -> str:
+    """``%dst``: a new buffer of the destination device, allocated on its
+    queue (stream-ordered: IREE serves it from the device's pool, where an
+    allocator allocation is a cuMemAlloc now and a cuMemFree when released);
+    the copy into it waits on ``%dst_ready``."""
+    return """  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+  %dst_pool = arith.constant 0 : i64
+  %no_wait = util.null : !hal.fence
+  %dst_ready = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
+  %dst = hal.device.queue.alloca<%dst_device : !hal.device> affinity(%any_queue) wait(%no_wait) signal(%dst_ready) pool(%dst_pool) type(%dst_type) usage(%dst_usage) flags("None") : !hal.buffer{%length}
+"""
+
+
 def _allocate_staging(cache: str | None) -> str:
     store = f"    util.global.store %new, @{cache} : !hal.buffer\n" if cache else ""
     return f"""
@@ -110,12 +124,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %cached = util.global.load @{cache} : !hal.buffer
 {_get_or_grow(cache)}
 {_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", src_chunks, "mdc: copy into staging memory failed")}
-  %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
-  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
-  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
-  %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
-  %no_wait = util.null : !hal.fence
-{_copy("  ", "out", "%dst_device", "%no_wait", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
+{_allocate_destination()}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
   %i8 = hal.element_type<i8> : i32
   %dense = hal.encoding_type<dense_row_major> : i32
   %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
@@ -178,12 +187,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
   %ready_status = hal.fence.await until([%src_ready]) timeout_millis(%forever) flags("None") : i32
   util.status.check_ok %ready_status, "mdc: the value written into staging memory failed"
-  %dst_allocator = hal.device.allocator<%dst_device : !hal.device> : !hal.allocator
-  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
-  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
-  %dst = hal.allocator.allocate<%dst_allocator : !hal.allocator> affinity(%any_queue) type(%dst_type) usage(%dst_usage) : !hal.buffer{{%length}}
-  %no_wait = util.null : !hal.fence
-{_copy("  ", "out", "%dst_device", "%no_wait", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
+{_allocate_destination()}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
   %i8 = hal.element_type<i8> : i32
   %dense = hal.encoding_type<dense_row_major> : i32
   %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view

@@ -40,8 +40,9 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // The helper: pinned host memory (cached in a global per owner) from the
 // owner's allocator; the first copy on the source queue waits for the
 // value's own fence and signals a fence of the source device; the second
-// runs on the destination's queue with the destination's fence; the host
-// waits for both.
+// runs on the destination's queue into a buffer allocated on that queue
+// (stream-ordered, from the device's pool), after the allocation's fence;
+// the host waits for both copies.
 // CHECK:      util.func private @__mdc_stage_local_to_gpu_via_device_b(%[[SV:[a-z0-9_]+]]: !hal.buffer_view, %[[SR:[a-z0-9_]+]]: !hal.fence, %[[SD:[a-z0-9_]+]]: !hal.device, %[[DD:[a-z0-9_]+]]: !hal.device, %[[OD:[a-z0-9_]+]]: !hal.device) -> !hal.buffer_view
 // CHECK:      %[[OA:.+]] = hal.device.allocator<%[[OD]] : !hal.device> : !hal.allocator
 // CHECK-NEXT: hal.memory_type<"{{.*}}HostLocal|DeviceVisible">
@@ -50,10 +51,10 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK:      %[[F1:.+]] = hal.fence.create device(%[[SD]] : !hal.device)
 // CHECK-NEXT: hal.device.queue.copy<%[[SD]] : !hal.device> affinity(%{{.+}}) wait(%[[SR]]) signal(%[[F1]])
 // CHECK:      hal.fence.await
-// CHECK:      %[[DA:.+]] = hal.device.allocator<%[[DD]] : !hal.device> : !hal.allocator
-// CHECK:      hal.allocator.allocate<%[[DA]] : !hal.allocator>
+// CHECK:      %[[AR:.+]] = hal.fence.create device(%[[DD]] : !hal.device)
+// CHECK-NEXT: %[[DST:.+]] = hal.device.queue.alloca<%[[DD]] : !hal.device> affinity(%{{.+}}) wait(%{{.+}}) signal(%[[AR]])
 // CHECK:      %[[F2:.+]] = hal.fence.create device(%[[DD]] : !hal.device)
-// CHECK-NEXT: hal.device.queue.copy<%[[DD]] : !hal.device> affinity(%{{.+}}) wait(%{{.+}}) signal(%[[F2]])
+// CHECK-NEXT: hal.device.queue.copy<%[[DD]] : !hal.device> affinity(%{{.+}}) wait(%[[AR]]) signal(%[[F2]]) source(%{{.+}} : !hal.buffer)[%{{.+}}] target(%[[DST]] : !hal.buffer)
 // CHECK-NEXT: hal.fence.await until([%[[F2]]])
 // CHECK:      hal.buffer_view.create
 // CHECK:      util.return
