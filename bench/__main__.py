@@ -514,6 +514,8 @@ def compile_time(layers: int, repeat: int) -> int:
             "mdc-compile (nothing staged)": ["mdc-compile", src, *devices, "-o", os.path.join(tmp, "a.vmfb")],
             "mdc-compile --link=a:b=staged": ["mdc-compile", src, *devices, "--link=a:b=staged",
                                              "-o", os.path.join(tmp, "b.vmfb")],
+            "  the same, --staging=copy": ["mdc-compile", src, *devices, "--link=a:b=staged", "--staging=copy",
+                                           "-o", os.path.join(tmp, "c.vmfb")],
         }
         results = {}
         for name, cmd in variants.items():
