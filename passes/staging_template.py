@@ -198,12 +198,15 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
 
 def copy_executable_text(name: str) -> str:
     """``stream.executable @name`` with ``@name_bytes``: a byte copy as a
-    dispatch (export names must be unique across executables).
+    dispatch (export names must be unique across executables), of
+    ``%length`` bytes from ``%offset`` of a ``%total``-byte source.
     A CPU device runs a dispatch on all its workers, whereas a local-task
     queue copy runs on one thread (bench components: 8-10 GB/s at 256 MiB
     whatever the worker count, against 26-32 GB/s for 8 host threads). The
     load is stored as is: IREE then tiles it 4 KiB per workgroup, where a
-    linalg.copy between them got 64-byte tiles copied a byte at a time."""
+    linalg.copy between them got 64-byte tiles copied a byte at a time. The
+    source is bound whole and read at ``%offset``: a slice of it as operand
+    made IREE copy the slice on the queue first."""
     tensor = "!iree_tensor_ext.dispatch.tensor"
     return f"""
 stream.executable private @{name} {{
@@ -212,12 +215,12 @@ stream.executable private @{name} {{
     stream.return %x, %y, %z : index, index, index
   }}
   builtin.module {{
-    func.func @{name}_bytes(%source: !stream.binding, %length: index, %target: !stream.binding) {{
+    func.func @{name}_bytes(%source: !stream.binding, %total_arg: index, %offset_arg: index, %length: index, %target: !stream.binding) {{
       %c0 = arith.constant 0 : index
       %n = iree_tensor_ext.dispatch.workload.ordinal %length, 0 : index
-      %in = stream.binding.subspan %source[%c0] : !stream.binding -> {tensor}<readonly:tensor<?xi8>>{{%n}}
+      %in = stream.binding.subspan %source[%c0] : !stream.binding -> {tensor}<readonly:tensor<?xi8>>{{%total_arg}}
       %out = stream.binding.subspan %target[%c0] : !stream.binding -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
-      %bytes = iree_tensor_ext.dispatch.tensor.load %in, offsets = [0], sizes = [%n], strides = [1] : {tensor}<readonly:tensor<?xi8>>{{%n}} -> tensor<?xi8>
+      %bytes = iree_tensor_ext.dispatch.tensor.load %in, offsets = [%offset_arg], sizes = [%n], strides = [1] : {tensor}<readonly:tensor<?xi8>>{{%total_arg}} -> tensor<?xi8>
       iree_tensor_ext.dispatch.tensor.store %bytes, %out, offsets = [0], sizes = [%n], strides = [1] : tensor<?xi8> -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
       return
     }}
@@ -257,5 +260,48 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %staging = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
 {_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", 1, "mdc: copy into staging memory failed")}
   util.return
+}}
+"""
+
+
+STAGING_CHUNKS = 4  # copy-dispatch chunks of a value written into pinned memory
+CHUNK_ALIGNMENT = 64
+
+
+def stage_from_pinned_chunks_function_text(name: str, chunks: int = STAGING_CHUNKS) -> str:
+    """``@name(%pinned_view, %ready_0..%ready_{chunks-1}, %chunk, %dst_device)
+    -> view``: the value is being written into pinned memory in ``chunks``
+    pieces of ``%chunk`` bytes (the last ones shorter or empty), piece ``i``
+    done when ``%ready_i`` (a source-device fence) is. For each piece in
+    turn: wait for it on the host, then start its copy on the destination
+    queue, so the DMA of one piece overlaps the CPU's copy of the next. Waits
+    on the host for all the copies."""
+    readies = ", ".join(f"%ready_{i}: !hal.fence" for i in range(chunks))
+    pieces = []
+    for i in range(chunks):
+        pieces.append(f"""  %start_{i} = arith.muli %chunk, %c{i} : index
+  %offset_{i} = arith.minui %start_{i}, %length : index
+  %stop_{i} = arith.addi %offset_{i}, %chunk : index
+  %end_{i} = arith.minui %stop_{i}, %length : index
+  %bytes_{i} = arith.subi %end_{i}, %offset_{i} : index
+  %ready_status_{i} = hal.fence.await until([%ready_{i}]) timeout_millis(%forever) flags("None") : i32
+  util.status.check_ok %ready_status_{i}, "mdc: the value written into staging memory failed"
+  %done_{i} = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
+  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done_{i}) source(%staging : !hal.buffer)[%offset_{i}] target(%dst : !hal.buffer)[%offset_{i}] length(%bytes_{i}) flags("None")
+""")
+    constants = "".join(f"  %c{i} = arith.constant {i} : index\n" for i in range(chunks))
+    done = ", ".join(f"%done_{i}" for i in range(chunks))
+    return f"""
+util.func private @{name}(%src_view: !hal.buffer_view, {readies}, %chunk: index, %dst_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+{constants}  %any_queue = arith.constant -1 : i64
+  %forever = arith.constant -1 : i32
+  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
+  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
+{_allocate_destination()}{"".join(pieces)}  %copied = hal.fence.await until([{done}]) timeout_millis(%forever) flags("None") : i32
+  util.status.check_ok %copied, "mdc: copy out of staging memory failed"
+  %i8 = hal.element_type<i8> : i32
+  %dense = hal.encoding_type<dense_row_major> : i32
+  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
+  util.return %view : !hal.buffer_view
 }}
 """

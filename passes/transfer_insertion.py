@@ -196,49 +196,81 @@ class _Stager:
             self._functions[key] = name
         return self._functions[key]
 
-    def _copy_dispatch(self, value, size, device) -> ir.Value:
-        """A copy of ``value`` made by a dispatch on ``device`` (a CPU runs
+    def _copy_dispatch(self, value, size, device, offset=None, length=None) -> ir.Value:
+        """A copy of ``length`` bytes (default: all ``size``) of ``value`` from
+        ``offset`` (default 0), made by a dispatch on ``device`` (a CPU runs
         it on all its workers)."""
         star = ir.Type.parse("!stream.resource<*>")
         bytes_type = ir.TypeAttr.get(ir.Type.parse("tensor<?xi8>"))
         where = affinity_attr(device)
+        if offset is None:
+            offset = arith.ConstantOp(ir.IndexType.get(), 0).result
+        if length is None:
+            length = size
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         executable = self._copy_executable(device)
         entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([executable, f"{executable}_bytes"])])
         unused = ir.TypeAttr.get(ir.Type.parse("!util.unused"))
         return stream.TensorDispatchOp(
-            [star], [size], entry, [value, size], [size], ir.ArrayAttr.get([bytes_type, unused]), [size],
-            [size], ir.ArrayAttr.get([bytes_type]), [size],
+            [star], [length], entry, [value, size, offset, length], [size],
+            ir.ArrayAttr.get([bytes_type, unused, unused, unused]), [size],
+            [length], ir.ArrayAttr.get([bytes_type]), [length],
             tied_operands=ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), -1)]),
             affinity=where).results[0]
 
     def _write_into_pinned(self, value, size, src, pinned_view):
         """CPU ``src`` writes ``value`` into the pinned buffer ``pinned_view``
-        with a dispatch: its producer when the crossing is its one use (IREE
-        emplaces the producing dispatch there), else a copy dispatch. Other
-        uses must not read the pinned buffer, which the next crossing
-        overwrites (random programs seed 4242, e.g. index 7). Returns the
-        exported view and a fence of ``src`` for when it is written."""
+        with dispatches: its producer when the crossing is its one use (IREE
+        emplaces the producing dispatch there), else copy dispatches, in
+        STAGING_CHUNKS pieces so the DMA of one piece can overlap the copy of
+        the next. Other uses must not read the pinned buffer, which the next
+        crossing overwrites (random programs seed 4242, e.g. index 7).
+        Returns the exported view, a fence of ``src`` per piece written (in
+        order), and the piece size (None: one piece)."""
         external = ir.Type.parse("!stream.resource<external>")
+        star = ir.Type.parse("!stream.resource<*>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
         view_type = ir.Type.parse("!hal.buffer_view")
+        fence_type = ir.Type.parse("!hal.fence")
+        timepoint_type = ir.Type.parse("!stream.timepoint")
+        index = ir.IndexType.get()
         where = affinity_attr(src)
-        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
-            "stream.tensor.dispatch", "stream.async.dispatch")
-        if not produced or len(list(value.uses)) != 1:
-            value = self._copy_dispatch(value, size, src)
         pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
                                        affinity=where).result
-        zero = arith.ConstantOp(ir.IndexType.get(), 0).result
-        if value.type != ir.Type.parse("!stream.resource<*>"):
-            value = stream.AsyncCastOp(ir.Type.parse("!stream.resource<*>"), value, size, size, affinity=where).result
-        filled = stream.AsyncUpdateOp(pinned, size, zero, size, value, size, affinity=where).result
-        timepoint_type = ir.Type.parse("!stream.timepoint")
-        barrier = stream.TimepointBarrierOp(filled, size, affinity=where, results=[external, timepoint_type])
-        ready = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
-        view = stream.TensorExportOp(view_type, barrier.results[0], bytes_type, [size], size, affinity=where).result
-        return view, ready
+        zero = arith.ConstantOp(index, 0).result
+
+        def written(resource):
+            barrier = stream.TimepointBarrierOp(resource, size, affinity=where, results=[external, timepoint_type])
+            fence = stream.TimepointExportOp([fence_type], barrier.results[1], affinity=where).results[0]
+            return barrier.results[0], fence
+
+        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
+            "stream.tensor.dispatch", "stream.async.dispatch")
+        if produced and len(list(value.uses)) == 1:
+            if value.type != star:
+                value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+            pinned, ready = written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
+                                                         affinity=where).result)
+            readies, chunk = [ready], None
+        else:
+            if value.type != star:
+                value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+            pieces = arith.ConstantOp(index, staging_template.STAGING_CHUNKS).result
+            align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
+            even = arith.CeilDivUIOp(size, pieces).result
+            chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
+            readies = []
+            for i in range(staging_template.STAGING_CHUNKS):
+                start = arith.MinUIOp(arith.MulIOp(chunk, arith.ConstantOp(index, i).result).result, size).result
+                end = arith.MinUIOp(arith.AddIOp(start, chunk).result, size).result
+                length = arith.SubIOp(end, start).result
+                copied = self._copy_dispatch(value, size, src, offset=start, length=length)
+                pinned, ready = written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
+                                                             affinity=where).result)
+                readies.append(ready)
+        view = stream.TensorExportOp(view_type, pinned, bytes_type, [size], size, affinity=where).result
+        return view, readies, chunk
 
     def _read_from_pinned(self, view, ready, size, dst, result_type):
         """CPU ``dst`` copies the value out of pinned memory with a copy
@@ -280,7 +312,18 @@ class _Stager:
         view_type = ir.Type.parse("!hal.buffer_view")
         pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(policy.owner)]).results[0]
         if self.model.devices[src].is_local:
-            view, ready = self._write_into_pinned(value, size, src, pinned_view)
+            view, readies, chunk = self._write_into_pinned(value, size, src, pinned_view)
+            if chunk is not None and not self.model.devices[dst].is_local:
+                # Piece by piece onto the GPU: each DMA starts once its piece
+                # is written.
+                view = util.CallOp(
+                    [view_type], self._helper("from_pinned_chunks",
+                                              staging_template.stage_from_pinned_chunks_function_text),
+                    [view, *readies, chunk, self._device(dst)]).results[0]
+                return self._import(view, size, dst, result_type, carried)
+            for ready in readies[:-1]:
+                util.CallOp([], self._helper("await", staging_template.await_function_text), [ready])
+            ready = readies[-1]
         else:
             src_view, src_ready = self._export(value, size, src)
             util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),

@@ -37,23 +37,36 @@
 // CHECK:      %[[BACK_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
 // CHECK:      util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> ()
 // CHECK-NEXT: %[[BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[PV2]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
-// CHECK-NEXT: %[[BACK_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[BACK]]
-// CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]]) : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
+// CHECK:      %[[BACK_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[BACK]]
+// CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]], %{{.+}}, %[[SIZE]]) : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index, index, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
 // CHECK-NEXT: %[[OUT:[^ ,]+]], %[[OUT_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[COPIED]]
 // CHECK-NEXT: %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[OUT_TP]] => (!hal.fence)
 // CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) : (!hal.fence) -> ()
 // CHECK-NEXT: util.return %[[OUT]] : !stream.resource<*>
-// A splat is no dispatch: a copy dispatch writes it into pinned memory.
-// Each crossing site has its own pinned buffer (IREE may run two producers
-// together), kept by its own helper.
+// A splat is no dispatch: copy dispatches write it into pinned memory, in
+// four pieces (the last ones shorter or empty), each reading the whole
+// value at its offset and fenced on its own, so the GPU's copy of one piece
+// overlaps the CPU's copy of the next. Each crossing site has its own
+// pinned buffer (IREE may run two producers together), kept by its own
+// helper.
 // CHECK-LABEL: util.func public @two_sites(
 // CHECK:      %[[X:.+]] = stream.tensor.splat
 // CHECK:      util.call @[[SITE1:__mdc_stage_pinned_site_[0-9]+_view]](
-// CHECK-NEXT: stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
-// CHECK:      util.call @__mdc_stage_from_pinned(
+// CHECK:      %[[CHUNK:.+]] = arith.muli %{{.+}}, %c64 : index
+// CHECK:      %[[P0:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[L0:.+]]](%[[X]], %{{.+}}, %[[O0:.+]], %[[L0]])
+// CHECK-NEXT: stream.async.update on(#hal.device.affinity<@device_a>) %[[P0]], %{{.+}}[%[[O0]] to
+// CHECK-NEXT: stream.timepoint.barrier
+// CHECK-NEXT: %[[F0:.+]] = stream.timepoint.export
+// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
+// CHECK:      %[[F1:.+]] = stream.timepoint.export
+// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
+// CHECK:      %[[F2:.+]] = stream.timepoint.export
+// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
+// CHECK:      %[[F3:.+]] = stream.timepoint.export
+// CHECK:      util.call @__mdc_stage_from_pinned_chunks(%{{.+}}, %[[F0]], %[[F1]], %[[F2]], %[[F3]], %[[CHUNK]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
 // CHECK-NOT:  util.call @[[SITE1]](
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
-// CHECK:      util.call @__mdc_stage_from_pinned(
+// CHECK:      util.call @__mdc_stage_from_pinned_chunks(
 // CHECK-LABEL: util.func public @also_used_here(
 // CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
 // CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[P]],
@@ -68,6 +81,7 @@
 // CHECK-DAG:  util.func private @__mdc_stage_pinned_view(
 // CHECK-DAG:  hal.buffer_usage<"{{.*}}DispatchStorage{{.*}}MappingPersistent{{.*}}">
 // CHECK-DAG:  util.func private @__mdc_stage_from_pinned(
+// CHECK-DAG:  util.func private @__mdc_stage_from_pinned_chunks(
 // CHECK-DAG:  util.func private @__mdc_stage_copy_into_pinned(
 // CHECK-DAG:  util.func private @__mdc_stage_await(
 // CHECK-DAG:  stream.executable private @[[COPY_A]] {
