@@ -213,9 +213,11 @@ def _survive_compiler_crashes(tool: str, what: str, body) -> int:
     would kill mdc with no message; here the parent reports it. Outputs are
     written atomically by the child, so a crash leaves none behind.
     """
-    from runtime_shim.forked import run_forked
+    from runtime_shim.forked import run_forked_captured
 
-    code, crash = run_forked(body)
+    code, crash, returned, stderr = run_forked_captured(body)
+    if crash or returned:
+        sys.stderr.write(stderr)
     if crash:
         print(
             f"{tool}: error: IREE's compiler crashed ({crash}) while compiling {what}\n"
@@ -224,6 +226,23 @@ def _survive_compiler_crashes(tool: str, what: str, body) -> int:
             "try --iree-opt-const-eval=false",
             file=sys.stderr,
         )
+    elif not returned:
+        # Native code ended the process itself (LLVM's fatal errors print
+        # their own lines, then exit(1)): one error line, then what LLVM said.
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        ours = [line for line in lines if line.startswith(f"{tool}: warning:")]
+        theirs = [line for line in lines if not line.startswith(f"{tool}: ")]
+        fatal = next((line for line in theirs if "ERROR" in line), theirs[-1] if theirs else "")
+        print("\n".join(ours), file=sys.stderr) if ours else None
+        print(f"{tool}: error: IREE's compiler stopped while compiling {what}: {fatal.strip()[:200]}", file=sys.stderr)
+        if theirs and theirs[0] != fatal:
+            print(f"  note: it first said: {theirs[0].strip()[:200]}", file=sys.stderr)
+        if "--verbose" in sys.argv:
+            print("\n".join(theirs), file=sys.stderr)
+        else:
+            print("  note: an unknown --iree-llvmcpu-target-cpu does this; --verbose shows all it said; "
+                  "nothing was written", file=sys.stderr)
+        code = code or 1
     return code
 
 

@@ -42,3 +42,52 @@ def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
         except ValueError:
             return 1, f"signal {sig}"
     return os.waitstatus_to_exitcode(status), None
+
+
+def run_forked_captured(body: Callable[[], int]) -> tuple[int, Optional[str], bool, str]:
+    """Like run_forked, with the child's stderr captured rather than shown:
+    returns (exit code, signal name or None, whether ``body`` returned,
+    what the child wrote to stderr). ``body`` not returning while the
+    child exited on its own means native code called exit() (LLVM's fatal
+    errors do, after printing their own lines)."""
+    import tempfile
+
+    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
+        return body(), None, True, ""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as captured:
+        done_r, done_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(done_r)
+            os.dup2(captured.fileno(), 2)
+            code = 70
+            try:
+                code = body()
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    if code != 70 or sys.exc_info()[0] is None:
+                        os.write(done_w, b"1")
+                finally:
+                    os._exit(code)
+        os.close(done_w)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            _, status = os.waitpid(pid, 0)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        returned = os.read(done_r, 1) == b"1"
+        os.close(done_r)
+        captured.seek(0)
+        text = captured.read().decode(errors="replace")
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return 1, name, False, text
+    return os.waitstatus_to_exitcode(status), None, returned, text
