@@ -247,15 +247,14 @@ class _Stager:
 
         produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
             "stream.tensor.dispatch", "stream.async.dispatch")
-        if produced and len(list(value.uses)) == 1:
-            if value.type != star:
-                value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        in_place = produced and len(list(value.uses)) == 1
+        if value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        if in_place:
             pinned, ready = written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
                                                          affinity=where).result)
             readies, chunk = [ready], None
         else:
-            if value.type != star:
-                value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
             pieces = arith.ConstantOp(index, staging_template.STAGING_CHUNKS).result
             align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
             even = arith.CeilDivUIOp(size, pieces).result
@@ -289,14 +288,7 @@ class _Stager:
                                             results=[star, ir.Type.parse("!stream.timepoint")])
         done = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
         util.CallOp([], wait, [done])
-        value = barrier.results[0]
-        if result_type == star:
-            return value
-        if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
-            # As _import: no cast to these lifetimes.
-            return stream.AsyncTransferOp(result_type, value, size, size, source_affinity=where,
-                                          target_affinity=where).result
-        return stream.AsyncCastOp(result_type, value, size, size, affinity=where).result
+        return _as_lifetime(barrier.results[0], size, dst, result_type)
 
     def _is_direct(self, policy: LinkPolicy, src: str, dst: str) -> bool:
         """--staging=emplace applies: a staged pair of a CPU and the device
@@ -396,19 +388,23 @@ class _Stager:
             return stream.AsyncCloneOp(
                 result_type, imported, size, size, affinity=affinity_attr(dst)
             ).result
-        if result_type == external:
-            return imported
-        if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
-            # async.cast cannot produce staging resources; a transfer on one
-            # device can, and IREE lowers it as usual. A cast from external
-            # to constant sends IREE's usage refinement (iree-stream-refine-
-            # usage) into unbounded memory growth
-            # (test/lit/regress/constant_reduce_runaway_memory.mlir).
-            return stream.AsyncTransferOp(
-                result_type, imported, size, size,
-                source_affinity=affinity_attr(dst), target_affinity=affinity_attr(dst),
-            ).result
-        return stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
+        return _as_lifetime(imported, size, dst, result_type)
+
+
+def _as_lifetime(value: ir.Value, size: ir.Value, device: str, result_type: ir.Type) -> ir.Value:
+    """``value`` (a resource on ``device``) as ``result_type``."""
+    if value.type == result_type:
+        return value
+    where = affinity_attr(device)
+    if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
+        # async.cast cannot produce staging resources; a transfer on one
+        # device can, and IREE lowers it as usual. A cast from external
+        # to constant sends IREE's usage refinement (iree-stream-refine-
+        # usage) into unbounded memory growth
+        # (test/lit/regress/constant_reduce_runaway_memory.mlir).
+        return stream.AsyncTransferOp(result_type, value, size, size, source_affinity=where,
+                                      target_affinity=where).result
+    return stream.AsyncCastOp(result_type, value, size, size, affinity=where).result
 
 
 def _in_initializer() -> bool:

@@ -174,7 +174,7 @@ def compile_main(argv: list[str] | None = None) -> int:
     tool = "mdc-compile"
 
     return _survive_compiler_crashes(
-        tool, args.input,
+        tool, args.input, args.verbose,
         lambda: _reporting_errors(tool, args.verbose, lambda: _compile(args, iree_passthrough)),
     )
 
@@ -204,7 +204,7 @@ def _internal_error(tool: str, error: Exception, verbose: bool) -> int:
     return 70
 
 
-def _survive_compiler_crashes(tool: str, what: str, body) -> int:
+def _survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
     """Runs ``body`` in a forked child where the platform allows.
 
     IREE's compiler library can crash on some inputs (e.g. 3.13.0 segfaults
@@ -233,11 +233,12 @@ def _survive_compiler_crashes(tool: str, what: str, body) -> int:
         ours = [line for line in lines if line.startswith(f"{tool}: warning:")]
         theirs = [line for line in lines if not line.startswith(f"{tool}: ")]
         fatal = next((line for line in theirs if "ERROR" in line), theirs[-1] if theirs else "")
-        print("\n".join(ours), file=sys.stderr) if ours else None
+        if ours:
+            print("\n".join(ours), file=sys.stderr)
         print(f"{tool}: error: IREE's compiler stopped while compiling {what}: {fatal.strip()[:200]}", file=sys.stderr)
         if theirs and theirs[0] != fatal:
             print(f"  note: it first said: {theirs[0].strip()[:200]}", file=sys.stderr)
-        if "--verbose" in sys.argv:
+        if verbose:
             print("\n".join(theirs), file=sys.stderr)
         else:
             print("  note: an unknown --iree-llvmcpu-target-cpu does this; --verbose shows all it said; "

@@ -10,13 +10,10 @@ import sys
 from typing import Callable, Optional
 
 
-def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
-    """Runs ``body`` in a child where the platform allows (not when
-    MDC_NO_FORK is set) and returns (exit code, None), or (1, signal name)
-    when the child died of a signal. Output written by the child goes
-    straight to the inherited stdout/stderr. ^C is left to the child."""
-    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
-        return body(), None
+def _fork(body: Callable[[], int]) -> int:
+    """Runs ``body`` in a forked child; returns its wait status. Output the
+    child writes goes to the inherited stdout/stderr. ^C is left to the
+    child."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -35,6 +32,11 @@ def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
         _, status = os.waitpid(pid, 0)
     finally:
         signal.signal(signal.SIGINT, previous)
+    return status
+
+
+def _outcome(status: int) -> tuple[int, Optional[str]]:
+    """(exit code, None), or (1, signal name) when the child died of a signal."""
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -42,6 +44,20 @@ def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
         except ValueError:
             return 1, f"signal {sig}"
     return os.waitstatus_to_exitcode(status), None
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and not os.environ.get("MDC_NO_FORK")
+
+
+def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
+    """Runs ``body`` in a child where the platform allows (not when
+    MDC_NO_FORK is set) and returns (exit code, None), or (1, signal name)
+    when the child died of a signal. Output written by the child goes
+    straight to the inherited stdout/stderr."""
+    if not _can_fork():
+        return body(), None
+    return _outcome(_fork(body))
 
 
 def run_forked_captured(body: Callable[[], int]) -> tuple[int, Optional[str], bool, str]:
@@ -52,42 +68,23 @@ def run_forked_captured(body: Callable[[], int]) -> tuple[int, Optional[str], bo
     errors do, after printing their own lines)."""
     import tempfile
 
-    if not hasattr(os, "fork") or os.environ.get("MDC_NO_FORK"):
+    if not _can_fork():
         return body(), None, True, ""
-    sys.stdout.flush()
-    sys.stderr.flush()
     with tempfile.TemporaryFile() as captured:
-        done_r, done_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(done_r)
+        returned_r, returned_w = os.pipe()
+
+        def child() -> int:
+            os.close(returned_r)
             os.dup2(captured.fileno(), 2)
-            code = 70
-            try:
-                code = body()
-            finally:
-                try:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    if code != 70 or sys.exc_info()[0] is None:
-                        os.write(done_w, b"1")
-                finally:
-                    os._exit(code)
-        os.close(done_w)
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            _, status = os.waitpid(pid, 0)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        returned = os.read(done_r, 1) == b"1"
-        os.close(done_r)
+            code = body()
+            os.write(returned_w, b"1")
+            return code
+
+        status = _fork(child)
+        os.close(returned_w)
+        returned = os.read(returned_r, 1) == b"1"
+        os.close(returned_r)
         captured.seek(0)
         text = captured.read().decode(errors="replace")
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
-        return 1, name, False, text
-    return os.waitstatus_to_exitcode(status), None, returned, text
+    code, crash = _outcome(status)
+    return code, crash, returned and crash is None, text
