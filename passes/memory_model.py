@@ -116,6 +116,12 @@ class MemoryModel:
         return self._natural(src, dst)
 
     def _natural(self, src: str, dst: str) -> LinkPolicy:
+        for name in (src, dst):
+            if name not in self.devices:
+                raise MdcError(
+                    f"an affinity names device '{name}', which the module does not declare",
+                    notes=[f"declared devices: {', '.join(sorted(self.devices)) or 'none'}"],
+                )
         a, b = self.devices[src], self.devices[dst]
         if a.is_local and b.is_local:
             return LinkPolicy("shared", reason="both local: one host memory")

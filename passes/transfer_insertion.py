@@ -49,7 +49,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
 from .diagnostics import MdcError, format_location
-from .ir_util import affinity_attr, get_attr, is_resource, unique_symbol, walk
+from .ir_util import affinity_attr, affinity_devices, get_attr, is_resource, unique_symbol, walk
 from . import placement_graph, staging_template
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement
@@ -407,6 +407,26 @@ def _as_lifetime(value: ir.Value, size: ir.Value, device: str, result_type: ir.T
     return stream.AsyncCastOp(result_type, value, size, size, affinity=where).result
 
 
+_AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
+
+
+def _check_devices_declared(module, model: MemoryModel) -> None:
+    """Every device an op's affinity names is one the module declares
+    (fuzzer, seed 796041255 case 124: an undeclared @nv was a KeyError in
+    the memory model, or passed unnoticed)."""
+    for op in walk(module):
+        if _inside_executable(op):
+            continue
+        for attr_name in _AFFINITY_ATTRS:
+            for name in affinity_devices(get_attr(op, attr_name)):
+                if name not in model.devices:
+                    raise MdcError(
+                        f"'{op.name}' runs on device '{name}', which the module does not declare",
+                        location=format_location(op.location),
+                        notes=[f"declared devices: {', '.join(sorted(model.devices)) or 'none'}"],
+                    )
+
+
 def _in_initializer() -> bool:
     """Whether the current insertion point is in a ``util.initializer``.
     Staging there runs once, and the copying lowering is kept: IREE rejects
@@ -431,6 +451,7 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
 def insert_transfers(module, model: MemoryModel, emplace: bool = False) -> list:
     """Rewrites every staged crossing in ``module``; returns what it did: a
     placement_graph.PlacementGraph, then one Crossing per staged crossing."""
+    _check_devices_declared(module, model)
     if not model.staged_pairs() and not _has_cross_driver_gpus(model):
         # Nothing to rewrite; still say where things run, for reports.
         placement = Placement(module)
