@@ -2,6 +2,7 @@
 
     python -m bench build DIR        # here: compile the modules (needs the compiler)
     python -m bench run DIR          # there: runtime (+ torch if present) only
+    python -m bench pieces DIR       # there: CPU->GPU bandwidth by piece count
     python -m bench compile-time     # here: mdc-compile against iree-compile
 
 ``run`` prints one table; every row is measured in that same run:
@@ -23,7 +24,12 @@
 * a value computed on the CPU (x + 1) and returned on the GPU, both
   lowerings, against the CPU op alone.
 
-``run`` and ``components`` take ``--workers N`` (local-task worker threads)
+``pieces`` measures CPU->GPU bandwidth of an argument (copied into pinned
+memory by the CPU in N fenced pieces, each piece's DMA started once it is
+written) for each piece count ``--staging-pieces`` in PIECE_COUNTS, beside
+the queue_copy limit in the same run.
+
+``run``, ``pieces`` and ``components`` take ``--workers N`` (local-task worker threads)
 and ``--retain-host-memory`` (runtime_shim.host_memory: freed host memory is
 kept, so a new result's pages are not faulted in again), and print the host
 settings they ran under.
@@ -51,6 +57,7 @@ MIB = 1 << 20
 SIZES_MIB = (1, 16, 256, 1024)
 SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
 STAGINGS = ("copy", "emplace")  # mdc-compile --staging=...
+PIECE_COUNTS = (1, 2, 4, 8, 16, 32)  # mdc-compile --staging-pieces=...
 
 
 # -- build (here) -------------------------------------------------------------
@@ -80,6 +87,9 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
             jobs[f"{program}_{staging}.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", f"{program}.mlir"),
                                                   *lowered]
         jobs[f"seed_mdc_{staging}.vmfb"] = ["mdc-compile", SEED, *lowered]
+    for pieces in PIECE_COUNTS:
+        jobs[f"to_gpu_pieces_{pieces}.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc,
+                                                f"--staging-pieces={pieces}"]
     jobs["compute_on_cpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_cpu.mlir"),
                                    "--iree-hal-target-device=device_a=local[0]",
                                    "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -353,6 +363,32 @@ def run(kit: str, sizes_mib) -> int:
     return 0
 
 
+def pieces(kit: str, sizes_mib) -> int:
+    """CPU->GPU bandwidth of an argument by piece count, with the limit."""
+    kit = os.path.abspath(kit)
+    try:
+        iree = _Iree()
+    except Exception as e:
+        print(f"bench: no {GPU} device here ({e}); skipping")
+        return 0
+    gbps = lambda n, t: n / t / 1e9
+    print("argument CPU->GPU by --staging-pieces, GB/s (median; whole program calls)")
+    print(f"{'MiB':>5} " + " ".join(f"{f'p{p}':>7}" for p in PIECE_COUNTS) + f" {'limit':>7}  correct")
+    for mib in sizes_mib:
+        n = mib * MIB
+        cells, ok = [], True
+        for count in PIECE_COUNTS:
+            began = time.perf_counter()
+            t, good = _mdc_transfer_time(kit, f"to_gpu_pieces_{count}.vmfb", "to_gpu", n, src_is_gpu=False)
+            cells.append(gbps(n, t))
+            ok = ok and good
+            print(f"  [{mib} MiB, {count} pieces: {gbps(n, t):.2f} GB/s, {good}, "
+                  f"{time.perf_counter() - began:.1f} s]", file=sys.stderr, flush=True)
+        limit = gbps(n, iree.queue_copy_limit(n)[0])
+        print(f"{mib:>5} " + " ".join(f"{c:7.2f}" for c in cells) + f" {limit:7.2f}  {ok}", flush=True)
+    return 0
+
+
 def _configure_host(workers: int, retain: bool) -> None:
     """Process-wide runtime settings, before any device exists; printed, so
     every table says what it was measured under."""
@@ -544,13 +580,17 @@ def main() -> int:
     r.add_argument("dir")
     r.add_argument("--sizes", default=",".join(map(str, SIZES_MIB)), help="MiB, comma separated")
     r.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+    pc = sub.add_parser("pieces")
+    pc.add_argument("dir")
+    pc.add_argument("--sizes", default="1,16,256,1024", help="MiB, comma separated")
+    pc.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
     k = sub.add_parser("components")
     k.add_argument("--mib", type=int, default=256)
     k.add_argument("--smoke", action="store_true")
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
-    for sp in (r, k):
+    for sp in (r, pc, k):
         sp.add_argument("--workers", type=int, default=0,
                         help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
         sp.add_argument("--retain-host-memory", action="store_true",
@@ -558,12 +598,14 @@ def main() -> int:
     a = p.parse_args()
     global GPU
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
-    if a.cmd in ("run", "components"):
+    if a.cmd in ("run", "pieces", "components"):
         _configure_host(a.workers, a.retain_host_memory)
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.smoke)
     if a.cmd == "run":
         return run(a.dir, [int(s) for s in a.sizes.split(",")])
+    if a.cmd == "pieces":
+        return pieces(a.dir, [int(s) for s in a.sizes.split(",")])
     if a.cmd == "components":
         return components(a.mib)
     return compile_time(a.layers, a.repeat)

@@ -24,11 +24,15 @@ class PassOptions:
     staging memory of the device that owns it: ``emplace`` (its own
     dispatches; the default) or ``copy`` (a copy on the CPU's queue); see
     transfer_insertion.py.
+    ``staging_pieces`` is how many pieces a CPU writes a value into pinned
+    memory in, with ``emplace``, so the DMA of one piece overlaps the copy of
+    the next (None: transfer_insertion's default).
     """
 
     links: dict = dataclasses.field(default_factory=dict)
     notes: list = dataclasses.field(default_factory=list)
     staging: str = "emplace"
+    staging_pieces: int | None = None
 
 
 class ModulePass:

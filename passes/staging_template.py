@@ -264,11 +264,16 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
 """
 
 
-STAGING_CHUNKS = 4  # copy-dispatch chunks of a value written into pinned memory
+# Pieces a CPU writes a value into pinned memory in (mdc-compile
+# --staging-pieces). One: with more, each piece's DMA overlaps the CPU's copy
+# of the next (256 MiB arguments 21 -> 27 GB/s on the H200), but calls
+# stall, within a few thousand, under IREE 3.13 (test/e2e/gpu_stall.py;
+# docs/PERFORMANCE.md); one piece never did.
+STAGING_CHUNKS = 1
 CHUNK_ALIGNMENT = 64
 
 
-def stage_from_pinned_chunks_function_text(name: str, chunks: int = STAGING_CHUNKS) -> str:
+def stage_from_pinned_chunks_function_text(name: str, chunks: int) -> str:
     """``@name(%pinned_view, %ready_0..%ready_{chunks-1}, %chunk, %dst_device)
     -> view``: the value is being written into pinned memory in ``chunks``
     pieces of ``%chunk`` bytes (the last ones shorter or empty), piece ``i``

@@ -43,6 +43,7 @@ device pairs all share memory are left untouched.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from iree.compiler import ir
@@ -120,10 +121,11 @@ def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None,
 class _Stager:
     """Emits export -> stage -> import chains into one module."""
 
-    def __init__(self, module, model: MemoryModel, emplace: bool = False):
+    def __init__(self, module, model: MemoryModel, emplace: bool = False, pieces: int | None = None):
         self.module = module
         self.model = model
         self.emplace = emplace
+        self.pieces = pieces or staging_template.STAGING_CHUNKS
         self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
 
@@ -223,7 +225,7 @@ class _Stager:
         """CPU ``src`` writes ``value`` into the pinned buffer ``pinned_view``
         with dispatches: its producer when the crossing is its one use (IREE
         emplaces the producing dispatch there), else copy dispatches, in
-        STAGING_CHUNKS pieces so the DMA of one piece can overlap the copy of
+        ``self.pieces`` pieces so the DMA of one piece can overlap the copy of
         the next. Other uses must not read the pinned buffer, which the next
         crossing overwrites (random programs seed 4242, e.g. index 7).
         Returns the exported view, a fence of ``src`` per piece written (in
@@ -250,17 +252,19 @@ class _Stager:
         in_place = produced and len(list(value.uses)) == 1
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
-        if in_place:
+        if in_place or self.pieces == 1:
+            if not in_place:
+                value = self._copy_dispatch(value, size, src)
             pinned, ready = written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
                                                          affinity=where).result)
             readies, chunk = [ready], None
         else:
-            pieces = arith.ConstantOp(index, staging_template.STAGING_CHUNKS).result
+            pieces = arith.ConstantOp(index, self.pieces).result
             align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
             even = arith.CeilDivUIOp(size, pieces).result
             chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
             readies = []
-            for i in range(staging_template.STAGING_CHUNKS):
+            for i in range(self.pieces):
                 start = arith.MinUIOp(arith.MulIOp(chunk, arith.ConstantOp(index, i).result).result, size).result
                 end = arith.MinUIOp(arith.AddIOp(start, chunk).result, size).result
                 length = arith.SubIOp(end, start).result
@@ -308,10 +312,10 @@ class _Stager:
             if chunk is not None and not self.model.devices[dst].is_local:
                 # Piece by piece onto the GPU: each DMA starts once its piece
                 # is written.
-                view = util.CallOp(
-                    [view_type], self._helper("from_pinned_chunks",
-                                              staging_template.stage_from_pinned_chunks_function_text),
-                    [view, *readies, chunk, self._device(dst)]).results[0]
+                pieces = functools.partial(staging_template.stage_from_pinned_chunks_function_text,
+                                           chunks=self.pieces)
+                view = util.CallOp([view_type], self._helper(f"from_pinned_{self.pieces}_pieces", pieces),
+                                   [view, *readies, chunk, self._device(dst)]).results[0]
                 return self._import(view, size, dst, result_type, carried)
             for ready in readies[:-1]:
                 util.CallOp([], self._helper("await", staging_template.await_function_text), [ready])
@@ -448,9 +452,10 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
         raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None
 
 
-def insert_transfers(module, model: MemoryModel, emplace: bool = False) -> list:
+def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: int | None = None) -> list:
     """Rewrites every staged crossing in ``module``; returns what it did: a
-    placement_graph.PlacementGraph, then one Crossing per staged crossing."""
+    placement_graph.PlacementGraph, then one Crossing per staged crossing.
+    ``pieces``: see _Stager._write_into_pinned."""
     _check_devices_declared(module, model)
     if not model.staged_pairs() and not _has_cross_driver_gpus(model):
         # Nothing to rewrite; still say where things run, for reports.
@@ -462,7 +467,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False) -> list:
     placement.place_unplaced_ops()
     placement.analyze()
     graph = placement_graph.snapshot(module, placement, model, describe)
-    stager = _Stager(module, model, emplace)
+    stager = _Stager(module, model, emplace, pieces)
     crossings: list = [graph]
 
     ops = [op for op in walk(module) if not _inside_executable(op)]
@@ -559,4 +564,5 @@ class TransferInsertion(ModulePass):
 
     def apply(self, module, options: PassOptions) -> None:
         model = MemoryModel.of(module, options.links)
-        options.notes.extend(insert_transfers(module, model, options.staging == "emplace"))
+        options.notes.extend(insert_transfers(module, model, options.staging == "emplace",
+                                             options.staging_pieces))

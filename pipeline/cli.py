@@ -157,12 +157,7 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", help="output file (vmfb, or IR with --compile-to)")
     parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
-    parser.add_argument(
-        "--staging", choices=("copy", "emplace"), default="emplace",
-        help="how a CPU device moves a value into and out of the pinned staging memory: "
-        "emplace (default: the CPU's own dispatches, on all its workers; a value's producer "
-        "writes it there when it can) or copy (one copy on the CPU's queue, one thread)",
-    )
+    _add_staging_arguments(parser)
     parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
     parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
@@ -279,12 +274,16 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                 location=format_location(loc),
                 notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
+    if (args.staging_pieces or 1) > 1 and any(d.kind in ("cuda", "hip") for d in devices):
+        warnings.append(f"--staging-pieces={args.staging_pieces}: calls of the result stall intermittently "
+                        "under IREE 3.13's runtime (test/e2e/gpu_stall.py); for investigation only")
     for w in warnings:
         print(f"mdc-compile: warning: {w}", file=sys.stderr)
     link_overrides = options.resolve_link_names(links, devices)
     compiler = Compiler(options.iree_flags(devices, iree_passthrough))
 
-    ctx = stages.PipelineContext(registry.PassOptions(links=link_overrides, staging=args.staging))
+    ctx = stages.PipelineContext(registry.PassOptions(
+        links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces))
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
 
@@ -319,6 +318,32 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     return 0
 
 
+def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
+    """--staging and --staging-pieces, which mdc-compile and mdc-opt share."""
+    parser.add_argument(
+        "--staging", choices=("copy", "emplace"), default="emplace",
+        help="how a CPU device moves a value into and out of the pinned staging memory: "
+        "emplace (default: the CPU's own dispatches, on all its workers; a value's producer "
+        "writes it there when it can) or copy (one copy on the CPU's queue, one thread)",
+    )
+    parser.add_argument(
+        "--staging-pieces", type=_staging_pieces, default=None, metavar="N",
+        help="with --staging=emplace, copy a value into pinned memory in N pieces (1 to 64), so "
+        "each piece's DMA overlaps the copy of the next (default: 1). Above 1, calls stall "
+        "intermittently under IREE 3.13's runtime: for investigation only",
+    )
+
+
+def _staging_pieces(text: str) -> int:
+    try:
+        pieces = int(text)
+    except ValueError:
+        pieces = 0
+    if not 1 <= pieces <= 64:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got '{text}'")
+    return pieces
+
+
 def opt_main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _ArgumentParser(
@@ -328,12 +353,7 @@ def opt_main(argv: list[str] | None = None) -> int:
     parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
-    parser.add_argument(
-        "--staging", choices=("copy", "emplace"), default="emplace",
-        help="how a CPU device moves a value into and out of the pinned staging memory: "
-        "emplace (default: the CPU's own dispatches, on all its workers; a value's producer "
-        "writes it there when it can) or copy (one copy on the CPU's queue, one thread)",
-    )
+    _add_staging_arguments(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
         "--split-input-file", action="store_true",
@@ -373,7 +393,8 @@ def _opt(args) -> int:
     for first_line, chunk in chunks:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
-            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging))
+            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
+                                    args.staging_pieces))
         except MdcError as e:
             if not args.split_input_file:
                 raise
@@ -404,7 +425,8 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
     return chunks
 
 
-def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace") -> str:
+def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
+             staging_pieces: int | None = None) -> str:
     from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 
@@ -422,7 +444,8 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace")
     devices = declared_devices(module) or hal_devices(module)
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging)
+    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging,
+                                        staging_pieces=staging_pieces)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

@@ -27,3 +27,7 @@ def test_bench_smoke(tmp_path):
     assert rows == ["True", "True"], out
     for staging in ("copy", "emplace"):
         assert re.search(rf"mdc local\+cuda, {staging}\s+[\d.]+ ms", out), out
+    # The piece-count sweep: one row, every piece count's result right.
+    swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    assert re.search(r"^\s+1(\s+[\d.]+){7}\s+True$", swept.stdout, re.M), swept.stdout

@@ -15,6 +15,12 @@
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion | FileCheck %s
 // A forced staged pair of CPUs, owner device_b: the same lowering a -> b.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace --link=a:b=staged | FileCheck %s --check-prefix=CHECK
+// --staging-pieces=N (1, the default; above 1 for investigation only, see
+// staging_template.STAGING_CHUNKS): N copy dispatches, each reading the
+// whole value at its offset and fenced on its own, and an N-fence helper
+// that starts each piece's GPU copy once that piece is written.
+// RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging-pieces=2 | FileCheck %s --check-prefix=TWO
+// RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging-pieces=4 | FileCheck %s --check-prefix=FOUR
 
 // CHECK-LABEL: util.func public @there_and_back(
 // CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32>
@@ -43,30 +49,22 @@
 // CHECK-NEXT: %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[OUT_TP]] => (!hal.fence)
 // CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) : (!hal.fence) -> ()
 // CHECK-NEXT: util.return %[[OUT]] : !stream.resource<*>
-// A splat is no dispatch: copy dispatches write it into pinned memory, in
-// four pieces (the last ones shorter or empty), each reading the whole
-// value at its offset and fenced on its own, so the GPU's copy of one piece
-// overlaps the CPU's copy of the next. Each crossing site has its own
-// pinned buffer (IREE may run two producers together), kept by its own
-// helper.
+// A splat is no dispatch: a copy dispatch writes it into pinned memory, and
+// the staging call waits for it on the host and copies it on the GPU's
+// queue. Each crossing site has its own pinned buffer (IREE may run two
+// producers together), kept by its own helper.
 // CHECK-LABEL: util.func public @two_sites(
 // CHECK:      %[[X:.+]] = stream.tensor.splat
 // CHECK:      util.call @[[SITE1:__mdc_stage_pinned_site_[0-9]+_view]](
-// CHECK:      %[[CHUNK:.+]] = arith.muli %{{.+}}, %c64 : index
-// CHECK:      %[[P0:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[L0:.+]]](%[[X]], %{{.+}}, %[[O0:.+]], %[[L0]])
-// CHECK-NEXT: stream.async.update on(#hal.device.affinity<@device_a>) %[[P0]], %{{.+}}[%[[O0]] to
+// CHECK:      %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[XSIZE:.+]]](%[[X]],
+// CHECK-NEXT: stream.async.update on(#hal.device.affinity<@device_a>) %[[C]], %{{.+}}[%{{.+}} to %[[XSIZE]]]
 // CHECK-NEXT: stream.timepoint.barrier
-// CHECK-NEXT: %[[F0:.+]] = stream.timepoint.export
-// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
-// CHECK:      %[[F1:.+]] = stream.timepoint.export
-// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
-// CHECK:      %[[F2:.+]] = stream.timepoint.export
-// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes
-// CHECK:      %[[F3:.+]] = stream.timepoint.export
-// CHECK:      util.call @__mdc_stage_from_pinned_chunks(%{{.+}}, %[[F0]], %[[F1]], %[[F2]], %[[F3]], %[[CHUNK]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
+// CHECK-NEXT: %[[F:.+]] = stream.timepoint.export
+// CHECK-NOT:  stream.tensor.dispatch
+// CHECK:      util.call @__mdc_stage_from_pinned(%{{.+}}, %[[F]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.device) -> !hal.buffer_view
 // CHECK-NOT:  util.call @[[SITE1]](
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
-// CHECK:      util.call @__mdc_stage_from_pinned_chunks(
+// CHECK:      util.call @__mdc_stage_from_pinned(
 // CHECK-LABEL: util.func public @also_used_here(
 // CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
 // CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[P]],
@@ -81,7 +79,6 @@
 // CHECK-DAG:  util.func private @__mdc_stage_pinned_view(
 // CHECK-DAG:  hal.buffer_usage<"{{.*}}DispatchStorage{{.*}}MappingPersistent{{.*}}">
 // CHECK-DAG:  util.func private @__mdc_stage_from_pinned(
-// CHECK-DAG:  util.func private @__mdc_stage_from_pinned_chunks(
 // CHECK-DAG:  util.func private @__mdc_stage_copy_into_pinned(
 // CHECK-DAG:  util.func private @__mdc_stage_await(
 // CHECK-DAG:  stream.executable private @[[COPY_A]] {
@@ -92,3 +89,25 @@
 // COPY:       util.call @__mdc_stage_{{gpu|local}}_to_{{gpu|local}}_via_device_b(
 // COPY:       util.call @__mdc_stage_{{gpu|local}}_to_local_via_device_b(
 // COPY-NOT:   pinned_view
+
+// TWO-LABEL: util.func public @two_sites(
+// TWO:       %[[X:.+]] = stream.tensor.splat
+// TWO:       stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
+// TWO:       %[[F0:.+]] = stream.timepoint.export
+// TWO:       stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
+// TWO:       %[[F1:.+]] = stream.timepoint.export
+// TWO-NOT:   stream.tensor.dispatch
+// TWO:       util.call @__mdc_stage_from_pinned_2_pieces(%{{.+}}, %[[F0]], %[[F1]], %{{.+}}, %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
+// TWO-NOT:   from_pinned_4_pieces
+
+// FOUR-LABEL: util.func public @two_sites(
+// FOUR:       %[[X:.+]] = stream.tensor.splat
+// FOUR:       %[[CHUNK:.+]] = arith.muli %{{.+}}, %c64 : index
+// FOUR:       %[[P0:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%[[L0:.+]]](%[[X]], %{{.+}}, %[[O0:.+]], %[[L0]])
+// FOUR-NEXT:  stream.async.update on(#hal.device.affinity<@device_a>) %[[P0]], %{{.+}}[%[[O0]] to
+// FOUR-NEXT:  stream.timepoint.barrier
+// FOUR-NEXT:  %[[F0:.+]] = stream.timepoint.export
+// FOUR-COUNT-3: stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes
+// FOUR:       util.call @__mdc_stage_from_pinned_4_pieces(%{{.+}}, %[[F0]], %{{.+}}, %{{.+}}, %{{.+}}, %[[CHUNK]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
+// FOUR:       util.func private @__mdc_stage_from_pinned_4_pieces(
+// FOUR-COUNT-4: hal.device.queue.copy
