@@ -149,7 +149,17 @@ class Placement:
         return []
 
     def transfer_source(self, op: ir.Operation) -> str | None:
-        return single_device(get_attr(op, "source_affinity")) or self.home(op.operands[0])
+        """Where the moved value is: the device of the op that made it, when
+        that op names one, over the transfer's own ``from``. IREE can get the
+        latter wrong: a reshape it folds into the producing dispatch leaves
+        the transfer labelled with the reshape's device (random programs,
+        seed 796039204 index 38: ``from(device_a)`` for a value made on
+        device_b), and a staged pair then goes unstaged."""
+        value = op.operands[0]
+        made_on = None
+        if not isinstance(value.owner, ir.Block) and value.owner.operation.name != "stream.async.transfer":
+            made_on = single_device(get_attr(value.owner.operation, "affinity"))
+        return made_on or single_device(get_attr(op, "source_affinity")) or self.home(value)
 
     def transfer_target(self, op: ir.Operation) -> str | None:
         target = single_device(get_attr(op, "target_affinity"))

@@ -50,7 +50,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
 from .diagnostics import MdcError, format_location
-from .ir_util import affinity_attr, affinity_devices, get_attr, is_resource, unique_symbol, walk
+from .ir_util import affinity_attr, affinity_devices, get_attr, is_resource, single_device, unique_symbol, walk
 from . import placement_graph, staging_template
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement
@@ -511,10 +511,12 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
             # Say where it goes: left targetless, IREE runs it on the default
             # device, which may not be able to use the source's memory.
             op.attributes["target_affinity"] = affinity_attr(dst)
-        if get_attr(op, "source_affinity") is None:
+        if single_device(get_attr(op, "source_affinity")) != src:
             # And where it comes from: left sourceless, IREE may schedule the
             # copy in another device's partition and allocate the result for
-            # both devices (test/lit/regress/constant_round_trip_result_on_b.mlir).
+            # both devices (test/lit/regress/constant_round_trip_result_on_b.mlir);
+            # left with a wrong source (Placement.transfer_source), likewise
+            # (random programs, seed 796039204 index 92).
             op.attributes["source_affinity"] = affinity_attr(src)
         return
     encoding, nbytes = describe(op.operands[0], op.operands[1])

@@ -1595,8 +1595,6 @@ KNOWN: list = [
     ("test/lit/pending/async_external_copy_into_staging_rejected.mlir", "mdc-compile-failed",
      r"'hal\.command_buffer\.copy_buffer' in a command buffer on device_a \(local\) uses a device-local "
      r"buffer allocated by device_b", "3dev"),
-    ("test/lit/pending/staged_allocation_spans_pair.mlir", "mdc-compile-failed",
-     r"'hal\.allocator\.select' makes one allocation serve device_a \(local\) and device_b", "2dev"),
 ]
 
 

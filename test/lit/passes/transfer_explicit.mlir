@@ -159,3 +159,26 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK:      util.call @__mdc_stage_local_to_gpu_via_device_b_1(
 // CHECK:      util.func private @__mdc_stage_local_to_gpu_via_device_b_1(%{{.+}}: !hal.buffer_view, %{{.+}}: !hal.fence, %{{.+}}: !hal.device, %{{.+}}: !hal.device, %{{.+}}: !hal.device) -> !hal.buffer_view
 // CHECK:      util.global.load @__mdc_stage_pinned_device_b_1 : !hal.buffer
+
+// -----
+
+// A transfer IREE labelled with the wrong source: its value is made on
+// device_b, but `from` names device_a (IREE does this when it folds a
+// reshape on device_a into the producer on device_b; random programs, seed
+// 796039204 index 38). The producer's device wins: the move is staged
+// b -> a, not left as a move within device_a.
+module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.func public @mislabelled_source(%v: f32) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<4xf32> : index
+    %on_b = stream.tensor.splat on(#hal.device.affinity<@device_b>) %v : f32 -> tensor<4xf32> in !stream.resource<*>{%size}
+    %on_a = stream.async.transfer %on_b : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_a>) !stream.resource<*>{%size}
+    util.return %on_a : !stream.resource<*>
+  }
+}
+// CHECK-LABEL: util.func public @mislabelled_source(
+// CHECK:      stream.tensor.splat on(#hal.device.affinity<@device_b>)
+// CHECK:      stream.tensor.export on(#hal.device.affinity<@device_b>)
+// CHECK:      util.call @__mdc_stage_gpu_to_local_via_device_b(
+// CHECK:      stream.tensor.import on(#hal.device.affinity<@device_a>)
