@@ -1592,9 +1592,6 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 KNOWN: list = [
     ("test/lit/pending/staged_circular_dependency.mlir", "mdc-compile-failed",
      r"circular dependency: input operation uses partition output", "2dev"),
-    ("test/lit/pending/async_external_copy_into_staging_rejected.mlir", "mdc-compile-failed",
-     r"'hal\.command_buffer\.copy_buffer' in a command buffer on device_a \(local\) uses a device-local "
-     r"buffer allocated by device_b", "3dev"),
 ]
 
 

@@ -1,15 +1,23 @@
-// PENDING (mdc): found by the random programs in CI (test/e2e/progen.py,
-// seed 796026559 index 25; the program as generated). Forced staging between
-// three CPU devices, async-external: the verifier rejects mdc's own output:
+// Fixed (placement.py, Placement.transfer_source; the same change as
+// reshape_folded_into_producer_on_other_device.mlir): found by the random
+// programs in CI (test/e2e/progen.py, seed 796026559 index 25; the program
+// as generated). Forced staging between three CPU devices, async-external:
+// the verifier rejected mdc's own output:
 //   error: 'hal.command_buffer.copy_buffer' in a command buffer on device_a
 //   (local) uses a device-local buffer allocated by device_b (local), memory
 //   device_a cannot access
-// with both --staging=copy and --staging=emplace. Stock IREE (all-local)
-// compiles it. Not analysed yet (a real misuse, or a buffer whose host
-// visibility the verifier does not see).
-// Expected: compiles and matches stock IREE.
-// XFAIL: *
-// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=a:c=staged --link=b:c=staged --iree-execution-model=async-external -o %t.vmfb
+// with both --staging lowerings. It compiles since mdc takes a moved value's
+// source from the device that made it rather than from IREE's label.
+// Stock IREE (all-local, async-external) prints the results checked below.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=a:c=staged --link=b:c=staged --iree-execution-model=async-external -o %t/emplace.vmfb
+// RUN: mdc-run --module=%t/emplace.vmfb --device=local-task --device=local-sync --device=local-task --input=4xf32=1.5,-2.25,3,0.75 --input=4xf16=0.6875,0.4375,-1.1875,1 | FileCheck %s
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=a:c=staged --link=b:c=staged --iree-execution-model=async-external --staging=copy -o %t/copy.vmfb
+// RUN: mdc-run --module=%t/copy.vmfb --device=local-task --device=local-sync --device=local-task --input=4xf32=1.5,-2.25,3,0.75 --input=4xf16=0.6875,0.4375,-1.1875,1 | FileCheck %s
+// CHECK: 1xf32=3
+// CHECK: 4x4xf16=[0 0 0 0][0 0 0 0][0 0 0 0][0 0 0 0]
+// CHECK: 4xf16=0 0 0 0
+// CHECK: 4xf32=0 0 0 0
 
 func.func public @p25(
     %arg0: tensor<?xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
