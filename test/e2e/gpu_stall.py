@@ -10,12 +10,13 @@ again and again, the argument resident on its device, in fresh processes of
 ``--seconds`` each; a call that takes longer than ``--stall`` seconds counts
 as a stall and ends that process. It prints one row per module and size:
 processes run, processes stalled, calls completed, and whether the last
-result was right. Exit status 1 when any process stalled or was wrong; 0 with
+result was right. ``--workers N`` sets local-task's worker threads. Exit status 1 when any process stalled or was wrong; 0 with
 a message when no cuda device is available.
 
-Found with it (docs/PERFORMANCE.md, run 20-22): the piece-wise copy into
-pinned memory (``--staging-pieces`` above 1) stalls within a few thousand
-calls under IREE 3.13; one piece never did.
+Found with its predecessor, the same call loop and stall rule (runs 20-22,
+docs/PERFORMANCE.md): the piece-wise copy into pinned memory
+(``--staging-pieces`` above 1) stalls within a few thousand calls under
+IREE 3.13; one piece never did. This script itself has not yet run on a GPU.
 """
 
 from __future__ import annotations
@@ -46,10 +47,14 @@ def build(out: str, cpu: str) -> int:
     return 0
 
 
-def _child(path: str, mib: int, seconds: float, stall: float) -> int:
+def _child(path: str, mib: int, seconds: float, stall: float, workers: int) -> int:
     """One process: calls until ``seconds`` pass; exits 3 on a stall."""
     sys.path.insert(0, ROOT)
+    import iree.runtime as rt
     import numpy as np
+
+    if workers:  # before any device exists
+        rt.flags.parse_flags(f"--task_topology_group_count={workers}")
     from bench.__main__ import _resident_call, values_aligned
     from runtime_shim import load
 
@@ -77,7 +82,7 @@ def _child(path: str, mib: int, seconds: float, stall: float) -> int:
     os._exit(0 if right else 4)
 
 
-def run(kit: str, sizes, processes: int, seconds: float, stall: float) -> int:
+def run(kit: str, sizes, processes: int, seconds: float, stall: float, workers: int) -> int:
     try:
         import iree.runtime as rt
 
@@ -93,7 +98,7 @@ def run(kit: str, sizes, processes: int, seconds: float, stall: float) -> int:
             right = True
             for _ in range(processes):
                 r = subprocess.run([sys.executable, __file__, "child", os.path.join(kit, f"{name}.vmfb"), str(mib),
-                                    str(seconds), str(stall)], capture_output=True, text=True,
+                                    str(seconds), str(stall), str(workers)], capture_output=True, text=True,
                                    timeout=seconds + stall + 60)
                 words = dict(w.split("=") for w in r.stdout.split() if "=" in w)
                 calls += int(words.get("calls", 0))
@@ -106,7 +111,7 @@ def run(kit: str, sizes, processes: int, seconds: float, stall: float) -> int:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "child":
-        return _child(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
+        return _child(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
     p = argparse.ArgumentParser(prog="gpu_stall.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -120,6 +125,8 @@ def main() -> int:
     r.add_argument("--seconds", type=float, default=6)
     r.add_argument("--stall", type=float, default=5)
     r.add_argument("--only", help="comma separated module names (default: all)")
+    r.add_argument("--workers", type=int, default=0,
+                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
     a = p.parse_args()
     if a.cmd == "build":
         return build(a.dir, a.cpu)
@@ -127,7 +134,8 @@ def main() -> int:
         for name in list(VARIANTS):
             if name not in a.only.split(","):
                 del VARIANTS[name]
-    return run(os.path.abspath(a.dir), [int(s) for s in a.sizes.split(",")], a.processes, a.seconds, a.stall)
+    return run(os.path.abspath(a.dir), [int(s) for s in a.sizes.split(",")], a.processes, a.seconds, a.stall,
+               a.workers)
 
 
 if __name__ == "__main__":
