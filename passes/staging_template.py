@@ -30,6 +30,45 @@ from __future__ import annotations
 CHUNKS_ON_LOCAL_QUEUE = 8
 MIN_CHUNK_BYTES = 1 << 20
 
+# Host waits on a fence. None: wait without a deadline (the lowering). For the
+# stall investigation (test/e2e/gpu_stall.py): (millis, tries) waits
+# ``millis`` at a time, re-checking the fence after each timeout, and fails
+# naming the wait after ``tries`` timeouts (None: never fails).
+HOST_WAIT_POLL: tuple[int, int | None] | None = None
+
+
+def _host_wait(indent: str, status: str, fences: str, what: str) -> str:
+    """``%status``: the host waits until all of ``fences`` are reached; a
+    failure stops the call with ``what``."""
+    if HOST_WAIT_POLL is None:
+        return f"""{indent}%{status} = hal.fence.await until([{fences}]) timeout_millis(%forever) flags("None") : i32
+{indent}util.status.check_ok %{status}, "{what}"
+"""
+    millis, tries = HOST_WAIT_POLL
+    v = f"%{status}"
+    late = f"{v}_late"  # IREE_STATUS_DEADLINE_EXCEEDED
+    if tries is None:
+        more = f"{indent}  {v}_again = arith.cmpi eq, {v}_s, {late} : i32\n"
+    else:
+        more = (f"{indent}  {v}_is_late = arith.cmpi eq, {v}_s, {late} : i32\n"
+                f"{indent}  {v}_left = arith.cmpi ult, {v}_k, {v}_tries : index\n"
+                f"{indent}  {v}_again = arith.andi {v}_is_late, {v}_left : i1\n")
+    return f"""{indent}{late} = arith.constant 4 : i32
+{indent}{v}_poll = arith.constant {millis} : i32
+{indent}{v}_tries = arith.constant {tries or 0} : index
+{indent}{v}_zero = arith.constant 0 : index
+{indent}{v}_one = arith.constant 1 : index
+{indent}{v}:2 = scf.while ({v}_s = {late}, {v}_k = {v}_zero) : (i32, index) -> (i32, index) {{
+{more}{indent}  scf.condition({v}_again) {v}_s, {v}_k : i32, index
+{indent}}} do {{
+{indent}^bb0({v}_s2: i32, {v}_k2: index):
+{indent}  {v}_r = hal.fence.await until([{fences}]) timeout_millis({v}_poll) flags("None") : i32
+{indent}  {v}_k3 = arith.addi {v}_k2, {v}_one : index
+{indent}  scf.yield {v}_r, {v}_k3 : i32, index
+{indent}}}
+{indent}util.status.check_ok {v}#0, "{what} ({status} timed out)"
+"""
+
 
 def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chunks: int, what: str) -> str:
     """A copy of %length bytes, in ``chunks`` concurrent pieces, then a host wait."""
@@ -37,9 +76,7 @@ def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chu
         return f"""
 {indent}%{tag}_done = hal.fence.create device({device} : !hal.device) flags("None") : !hal.fence
 {indent}hal.device.queue.copy<{device} : !hal.device> affinity(%any_queue) wait({wait}) signal(%{tag}_done) source({src} : !hal.buffer)[%c0] target({dst} : !hal.buffer)[%c0] length(%length) flags("None")
-{indent}%{tag}_status = hal.fence.await until([%{tag}_done]) timeout_millis(%forever) flags("None") : i32
-{indent}util.status.check_ok %{tag}_status, "{what}"
-"""
+{_host_wait(indent, f"{tag}_status", f"%{tag}_done", what)}"""
     return f"""
 {indent}%{tag}_parts = arith.constant {chunks} : index
 {indent}%{tag}_min = arith.constant {MIN_CHUNK_BYTES} : index
@@ -58,9 +95,15 @@ def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chu
 {indent}}}
 {indent}scf.for %i = %c0 to %{tag}_count step %c1 {{
 {indent}  %done = util.list.get %{tag}_fences[%i] : !util.list<?> -> !hal.fence
-{indent}  %status = hal.fence.await until([%done]) timeout_millis(%forever) flags("None") : i32
-{indent}  util.status.check_ok %status, "{what}"
-{indent}}}
+{_host_wait(indent + "  ", "status", "%done", what)}{indent}}}
+"""
+
+
+def _byte_view(view: str, buffer: str) -> str:
+    """``%view``: a view of ``%length`` bytes of ``%buffer`` from offset 0."""
+    return f"""  %i8 = hal.element_type<i8> : i32
+  %dense = hal.encoding_type<dense_row_major> : i32
+  %{view} = hal.buffer_view.create buffer(%{buffer} : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
 """
 
 
@@ -125,10 +168,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
 {_get_or_grow(cache)}
 {_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", src_chunks, "mdc: copy into staging memory failed")}
 {_allocate_destination()}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
-  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-  util.return %view : !hal.buffer_view
+{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
 }}
 """
 
@@ -148,10 +188,7 @@ util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !
   %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
   %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
 {_get_or_grow(None)}
-  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %view = hal.buffer_view.create buffer(%staging : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-  util.return %staging, %view : !hal.buffer, !hal.buffer_view
+{_byte_view("view", "staging")}  util.return %staging, %view : !hal.buffer, !hal.buffer_view
 }}
 """
 
@@ -185,13 +222,8 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %forever = arith.constant -1 : i32
   %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
   %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %ready_status = hal.fence.await until([%src_ready]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %ready_status, "mdc: the value written into staging memory failed"
-{_allocate_destination()}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
-  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-  util.return %view : !hal.buffer_view
+{_host_wait("  ", "ready_status", "%src_ready", "mdc: the value written into staging memory failed")}{_allocate_destination()}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
+{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
 }}
 """
 
@@ -238,9 +270,7 @@ util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #ut
   %is_none = util.cmp.eq %fence, %none : !hal.fence
   scf.if %is_none {{
   }} else {{
-    %status = hal.fence.await until([%fence]) timeout_millis(%forever) flags("None") : i32
-    util.status.check_ok %status, "mdc: a copy through staging memory failed"
-  }}
+{_host_wait("    ", "status", "%fence", "mdc: a copy through staging memory failed")}  }}
   util.return
 }}
 """
@@ -264,49 +294,75 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
 """
 
 
-# Pieces a CPU writes a value into pinned memory in (mdc-compile
-# --staging-pieces). One: with more, each piece's DMA overlaps the CPU's copy
-# of the next (256 MiB arguments 21 -> 27 GB/s on the H200), but calls
-# stall, within a few thousand, under IREE 3.13 (test/e2e/gpu_stall.py;
-# docs/PERFORMANCE.md); one piece never did.
-STAGING_CHUNKS = 1
+# A value a CPU writes into pinned memory goes on to a GPU in pieces, each
+# piece's DMA overlapping the CPU's copy of the next: by default one piece
+# per PIECE_BYTES, at most MAX_PIECES (mdc-compile --staging-pieces=N: N).
+# On the H200 (docs/PERFORMANCE.md, run 24) pieces of 16-64 MiB did best and
+# pieces of 2 MiB or less cost more than they gave. The first lowering of
+# pieces chained the CPU's piece copies on its queue (piece i+1's execute
+# waiting on piece i's fence) and stalled within a few thousand calls under
+# IREE 3.13's local-task, with no cuda involved (test/e2e/gpu_stall.py); the
+# host now starts each piece (piece_onto_function_text).
+PIECE_BYTES = 16 << 20
+MAX_PIECES = 16
 CHUNK_ALIGNMENT = 64
 
 
-def stage_from_pinned_chunks_function_text(name: str, chunks: int) -> str:
-    """``@name(%pinned_view, %ready_0..%ready_{chunks-1}, %chunk, %dst_device)
-    -> view``: the value is being written into pinned memory in ``chunks``
-    pieces of ``%chunk`` bytes (the last ones shorter or empty), piece ``i``
-    done when ``%ready_i`` (a source-device fence) is. For each piece in
-    turn: wait for it on the host, then start its copy on the destination
-    queue, so the DMA of one piece overlaps the CPU's copy of the next. Waits
-    on the host for all the copies."""
-    readies = ", ".join(f"%ready_{i}: !hal.fence" for i in range(chunks))
-    pieces = []
-    for i in range(chunks):
-        pieces.append(f"""  %start_{i} = arith.muli %chunk, %c{i} : index
-  %offset_{i} = arith.minui %start_{i}, %length : index
-  %stop_{i} = arith.addi %offset_{i}, %chunk : index
-  %end_{i} = arith.minui %stop_{i}, %length : index
-  %bytes_{i} = arith.subi %end_{i}, %offset_{i} : index
-  %ready_status_{i} = hal.fence.await until([%ready_{i}]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %ready_status_{i}, "mdc: the value written into staging memory failed"
-  %done_{i} = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done_{i}) source(%staging : !hal.buffer)[%offset_{i}] target(%dst : !hal.buffer)[%offset_{i}] length(%bytes_{i}) flags("None")
-""")
-    constants = "".join(f"  %c{i} = arith.constant {i} : index\n" for i in range(chunks))
-    done = ", ".join(f"%done_{i}" for i in range(chunks))
+def pieces_destination_function_text(name: str) -> str:
+    """``@name(%length, %dst_device) -> (view, ready)``: a new
+    ``%length``-byte buffer of the destination device, usable once
+    ``ready`` (a destination fence) is reached, for pieces to be copied
+    into."""
     return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, {readies}, %chunk: index, %dst_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-{constants}  %any_queue = arith.constant -1 : i64
+util.func private @{name}(%length: index, %dst_device: !hal.device) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %any_queue = arith.constant -1 : i64
+{_allocate_destination()}{_byte_view("view", "dst")}  util.return %view, %dst_ready : !hal.buffer_view, !hal.fence
+}}
+"""
+
+
+def piece_onto_function_text(name: str) -> str:
+    """``@name(%pinned_view, %ready, %offset, %bytes, %dst_view, %dst_ready,
+    %dst_device) -> (pinned view, done)``: one piece, ``%bytes`` bytes at
+    ``%offset``, is being written into pinned memory by the source device
+    (done when ``%ready``, a source fence, is). The host waits for it, then
+    starts its copy on the destination queue into the same range of
+    ``%dst_view`` (after ``%dst_ready``), signalling ``done``. Returns a new
+    view of the pinned buffer, so that the source device's next piece, which
+    writes into that view, is issued only after this call: its queue then
+    never waits on a fence of its own earlier piece."""
+    return f"""
+util.func private @{name}(%pinned_view: !hal.buffer_view, %ready: !hal.fence, %offset: index, %bytes: index, %dst_view: !hal.buffer_view, %dst_ready: !hal.fence, %dst_device: !hal.device) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %any_queue = arith.constant -1 : i64
   %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-{_allocate_destination()}{"".join(pieces)}  %copied = hal.fence.await until([{done}]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %copied, "mdc: copy out of staging memory failed"
-  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %view = hal.buffer_view.create buffer(%dst : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-  util.return %view : !hal.buffer_view
+  %length = hal.buffer_view.dim<%pinned_view : !hal.buffer_view>[0] : index
+  %staging = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
+  %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
+{_host_wait("  ", "ready_status", "%ready", "mdc: the value written into staging memory failed")}  %done = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
+  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")
+{_byte_view("again", "staging")}  util.return %again, %done : !hal.buffer_view, !hal.fence
+}}
+"""
+
+
+def pieces_arrived_function_text(name: str) -> str:
+    """``@name(%dst_view, %dones) -> view``: waits on the host for every
+    piece's copy (``%dones``, a list of destination fences), in order, then
+    returns a new view of the destination buffer (new, so nothing reads it
+    before this call)."""
+    return f"""
+util.func private @{name}(%dst_view: !hal.buffer_view, %dones: !util.list<?>) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %forever = arith.constant -1 : i32
+  %count = util.list.size %dones : !util.list<?>
+  scf.for %i = %c0 to %count step %c1 {{
+    %done = util.list.get %dones[%i] : !util.list<?> -> !hal.fence
+{_host_wait("    ", "copied", "%done", "mdc: copy out of staging memory failed")}  }}
+  %length = hal.buffer_view.dim<%dst_view : !hal.buffer_view>[0] : index
+  %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
+{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
 }}
 """

@@ -43,11 +43,10 @@ device pairs all share memory are left untouched.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, stream, util
+from iree.compiler.dialects import arith, scf, stream, util
 
 from .diagnostics import MdcError, format_location
 from .ir_util import affinity_attr, affinity_devices, get_attr, is_resource, single_device, unique_symbol, walk
@@ -125,7 +124,8 @@ class _Stager:
         self.module = module
         self.model = model
         self.emplace = emplace
-        self.pieces = pieces or staging_template.STAGING_CHUNKS
+        self.pieces_given = pieces is not None
+        self.pieces = pieces or 1
         self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
 
@@ -223,57 +223,116 @@ class _Stager:
 
     def _write_into_pinned(self, value, size, src, pinned_view):
         """CPU ``src`` writes ``value`` into the pinned buffer ``pinned_view``
-        with dispatches: its producer when the crossing is its one use (IREE
-        emplaces the producing dispatch there), else copy dispatches, in
-        ``self.pieces`` pieces so the DMA of one piece can overlap the copy of
-        the next. Other uses must not read the pinned buffer, which the next
-        crossing overwrites (random programs seed 4242, e.g. index 7).
-        Returns the exported view, a fence of ``src`` per piece written (in
-        order), and the piece size (None: one piece)."""
+        with a dispatch: its producer when the crossing is its one use (IREE
+        emplaces the producing dispatch there), else a copy dispatch. Other
+        uses must not read the pinned buffer, which the next crossing
+        overwrites (random programs seed 4242, e.g. index 7). Returns the
+        exported view and a fence of ``src`` for when it is written."""
+        external = ir.Type.parse("!stream.resource<external>")
+        star = ir.Type.parse("!stream.resource<*>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        where = affinity_attr(src)
+        pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
+                                       affinity=where).result
+        zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+        if not self._is_only_use_of_dispatch(value):
+            value = self._copy_dispatch(value, size, src)
+        elif value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        pinned, ready = self._written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
+                                                           affinity=where).result, size, src)
+        view = stream.TensorExportOp(ir.Type.parse("!hal.buffer_view"), pinned, bytes_type, [size], size,
+                                     affinity=where).result
+        return view, ready
+
+    @staticmethod
+    def _is_only_use_of_dispatch(value) -> bool:
+        """``value`` is made by a dispatch and crossing is its one use."""
+        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
+            "stream.tensor.dispatch", "stream.async.dispatch")
+        return produced and len(list(value.uses)) == 1
+
+    @staticmethod
+    def _written(resource, size, device):
+        """``resource`` (external) after a barrier, and the barrier's fence of ``device``."""
+        where = affinity_attr(device)
+        external = ir.Type.parse("!stream.resource<external>")
+        barrier = stream.TimepointBarrierOp(resource, size, affinity=where,
+                                            results=[external, ir.Type.parse("!stream.timepoint")])
+        fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
+        return barrier.results[0], fence
+
+    def _in_pieces(self, dst: str) -> bool:
+        """A value a CPU writes into pinned memory goes on to ``dst`` in
+        pieces: with --staging-pieces above 1, or by default when ``dst`` is
+        not a CPU (whose DMA is what the pieces overlap)."""
+        if self.pieces_given:
+            return self.pieces > 1
+        return not self.model.devices[dst].is_local
+
+    def _piece_count(self, size):
+        """How many pieces ``_copy_in_pieces`` cuts ``size`` bytes into: the
+        --staging-pieces given, else one per PIECE_BYTES, from 1 to
+        MAX_PIECES (staging_template.py)."""
+        index = ir.IndexType.get()
+        if self.pieces_given:
+            return arith.ConstantOp(index, self.pieces).result
+        per = arith.ConstantOp(index, staging_template.PIECE_BYTES).result
+        wanted = arith.CeilDivUIOp(size, per).result
+        at_most = arith.MinUIOp(wanted, arith.ConstantOp(index, staging_template.MAX_PIECES).result).result
+        return arith.MaxUIOp(at_most, arith.ConstantOp(index, 1).result).result
+
+    def _copy_in_pieces(self, value, size, src, dst, pinned_view):
+        """CPU ``src`` copies ``value`` into the pinned buffer ``pinned_view``
+        in pieces (``_piece_count``), and ``dst``'s queue copies each piece
+        on as soon as the host sees it written, so the DMA of one piece
+        overlaps the CPU's copy of the next. The host starts every piece: a
+        loop whose every iteration writes its piece into a fresh import of
+        the view the previous iteration's helper returned, so IREE issues it
+        after that helper and the CPU's queue never waits on its own earlier
+        piece (that chain stalled under IREE 3.13's local-task;
+        staging_template.PIECE_BYTES). Returns a view of the new ``dst``
+        buffer, once every piece has arrived."""
         external = ir.Type.parse("!stream.resource<external>")
         star = ir.Type.parse("!stream.resource<*>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
         view_type = ir.Type.parse("!hal.buffer_view")
         fence_type = ir.Type.parse("!hal.fence")
-        timepoint_type = ir.Type.parse("!stream.timepoint")
         index = ir.IndexType.get()
         where = affinity_attr(src)
-        pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
-                                       affinity=where).result
-        zero = arith.ConstantOp(index, 0).result
-
-        def written(resource):
-            barrier = stream.TimepointBarrierOp(resource, size, affinity=where, results=[external, timepoint_type])
-            fence = stream.TimepointExportOp([fence_type], barrier.results[1], affinity=where).results[0]
-            return barrier.results[0], fence
-
-        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
-            "stream.tensor.dispatch", "stream.async.dispatch")
-        in_place = produced and len(list(value.uses)) == 1
+        dst_device = self._device(dst)
+        dst_view, dst_ready = util.CallOp(
+            [view_type, fence_type],
+            self._helper("pieces_destination", staging_template.pieces_destination_function_text),
+            [size, dst_device]).results
+        onto = self._helper("piece_onto", staging_template.piece_onto_function_text)
+        count = self._piece_count(size)
+        align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
+        even = arith.CeilDivUIOp(size, count).result
+        chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
-        if in_place or self.pieces == 1:
-            if not in_place:
-                value = self._copy_dispatch(value, size, src)
-            pinned, ready = written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
-                                                         affinity=where).result)
-            readies, chunk = [ready], None
-        else:
-            pieces = arith.ConstantOp(index, self.pieces).result
-            align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
-            even = arith.CeilDivUIOp(size, pieces).result
-            chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
-            readies = []
-            for i in range(self.pieces):
-                start = arith.MinUIOp(arith.MulIOp(chunk, arith.ConstantOp(index, i).result).result, size).result
-                end = arith.MinUIOp(arith.AddIOp(start, chunk).result, size).result
-                length = arith.SubIOp(end, start).result
-                copied = self._copy_dispatch(value, size, src, offset=start, length=length)
-                pinned, ready = written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
-                                                             affinity=where).result)
-                readies.append(ready)
-        view = stream.TensorExportOp(view_type, pinned, bytes_type, [size], size, affinity=where).result
-        return view, readies, chunk
+        dones = util.ListCreateOp(ir.Type.parse("!util.list<?>"), initial_capacity=count).result
+        util.ListResizeOp(dones, count)
+        zero = arith.ConstantOp(index, 0).result
+        one = arith.ConstantOp(index, 1).result
+        loop = scf.ForOp(zero, count, one, [pinned_view])
+        with ir.InsertionPoint(loop.body):
+            i, view = loop.induction_variable, loop.inner_iter_args[0]
+            start = arith.MinUIOp(arith.MulIOp(chunk, i).result, size).result
+            end = arith.MinUIOp(arith.AddIOp(start, chunk).result, size).result
+            length = arith.SubIOp(end, start).result
+            pinned = stream.TensorImportOp(external, view, bytes_type, [size], size, consume=True,
+                                           affinity=where).result
+            copied = self._copy_dispatch(value, size, src, offset=start, length=length)
+            _, ready = self._written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
+                                                          affinity=where).result, size, src)
+            again, done = util.CallOp([view_type, fence_type], onto,
+                                      [view, ready, start, length, dst_view, dst_ready, dst_device]).results
+            util.ListSetOp(dones, i, done)
+            scf.YieldOp([again])
+        return util.CallOp([view_type], self._helper("pieces_arrived", staging_template.pieces_arrived_function_text),
+                           [dst_view, dones]).results[0]
 
     def _read_from_pinned(self, view, ready, size, dst, result_type):
         """CPU ``dst`` copies the value out of pinned memory with a copy
@@ -308,18 +367,10 @@ class _Stager:
         view_type = ir.Type.parse("!hal.buffer_view")
         pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(policy.owner)]).results[0]
         if self.model.devices[src].is_local:
-            view, readies, chunk = self._write_into_pinned(value, size, src, pinned_view)
-            if chunk is not None and not self.model.devices[dst].is_local:
-                # Piece by piece onto the GPU: each DMA starts once its piece
-                # is written.
-                pieces = functools.partial(staging_template.stage_from_pinned_chunks_function_text,
-                                           chunks=self.pieces)
-                view = util.CallOp([view_type], self._helper(f"from_pinned_{self.pieces}_pieces", pieces),
-                                   [view, *readies, chunk, self._device(dst)]).results[0]
+            if self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
+                view = self._copy_in_pieces(value, size, src, dst, pinned_view)
                 return self._import(view, size, dst, result_type, carried)
-            for ready in readies[:-1]:
-                util.CallOp([], self._helper("await", staging_template.await_function_text), [ready])
-            ready = readies[-1]
+            view, ready = self._write_into_pinned(value, size, src, pinned_view)
         else:
             src_view, src_ready = self._export(value, size, src)
             util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),

@@ -274,9 +274,6 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                 location=format_location(loc),
                 notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
-    if (args.staging_pieces or 1) > 1 and any(d.kind in ("cuda", "hip") for d in devices):
-        warnings.append(f"--staging-pieces={args.staging_pieces}: calls of the result stall intermittently "
-                        "under IREE 3.13's runtime (test/e2e/gpu_stall.py); for investigation only")
     for w in warnings:
         print(f"mdc-compile: warning: {w}", file=sys.stderr)
     link_overrides = options.resolve_link_names(links, devices)
@@ -329,8 +326,8 @@ def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--staging-pieces", type=_staging_pieces, default=None, metavar="N",
         help="with --staging=emplace, copy a value into pinned memory in N pieces (1 to 64), so "
-        "each piece's DMA overlaps the copy of the next (default: 1). Above 1, calls stall "
-        "intermittently under IREE 3.13's runtime: for investigation only",
+        "each piece's DMA overlaps the copy of the next (default: 1; docs/PERFORMANCE.md has "
+        "the measurements)",
     )
 
 

@@ -4,24 +4,34 @@
     python test/e2e/gpu_stall.py run DIR           # there: runtime only
 
 ``build`` compiles bench/programs/to_gpu.mlir (a byte argument on a local
-device, returned on a cuda device) with mdc-compile: the default lowering,
-``--staging=copy``, and ``--staging-pieces=4``. ``run`` calls each module
-again and again, the argument resident on its device, in fresh processes of
-``--seconds`` each; a call that takes longer than ``--stall`` seconds counts
-as a stall and ends that process. It prints one row per module and size:
-processes run, processes stalled, calls completed, and whether the last
-result was right. ``--workers N`` sets local-task's worker threads. Exit status 1 when any process stalled or was wrong; 0 with
-a message when no cuda device is available.
+device, returned on device b) with mdc-compile, one module per variant
+(VARIANTS): the default lowering, ``--staging=copy``, ``--staging-pieces=4``;
+the pieces again with every host wait of the staging helpers polled
+(``pieces_4_poll``: 50 ms at a time, failing with the wait's name after 80
+timeouts, so a wait whose fence is reached but whose waiter was never woken
+recovers, and one whose fence never is names itself); and the pieces between
+two CPU devices (``cpu_pieces_4``, ``--link=a:b=staged``: no cuda at all).
+``run`` calls each module again and again, the argument resident on its
+device, in fresh processes of ``--seconds`` each; a call that takes longer
+than ``--stall`` seconds counts as a stall and ends that process, after it
+prints each thread's name, kernel wait channel and system call
+(/proc/self/task). It prints one row per module and size: processes run,
+processes stalled, processes failed, calls completed, calls slower than
+``--slow`` seconds, and whether the last result was right. ``--workers N``
+sets local-task's worker threads. Exit status 1 when any process stalled,
+failed or was wrong; variants that need cuda are skipped (with a message)
+where there is none.
 
 Found with its predecessor, the same call loop and stall rule (runs 20-22,
 docs/PERFORMANCE.md): the piece-wise copy into pinned memory
 (``--staging-pieces`` above 1) stalls within a few thousand calls under
-IREE 3.13; one piece never did. This script itself has not yet run on a GPU.
+IREE 3.13; one piece never did.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -31,24 +41,71 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRAM = os.path.join(ROOT, "bench", "programs", "to_gpu.mlir")
-VARIANTS = {"default": [], "copy": ["--staging=copy"], "pieces_4": ["--staging-pieces=4"]}
+GPU_PAIR = (["--device=a=local[0]", "--device=b=cuda[0]"], ["local-task", "cuda"])
+CPU_PAIR = (["--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged"], ["local-task", "local-task"])
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    flags: list
+    pair: tuple = GPU_PAIR
+    poll: tuple | None = None  # staging_template.HOST_WAIT_POLL at build time
+
+    @property
+    def needs_cuda(self) -> bool:
+        return "cuda" in self.pair[1]
+
+
+VARIANTS = {
+    "default": Variant([]),
+    "copy": Variant(["--staging=copy"]),
+    "pieces_4": Variant(["--staging-pieces=4"]),
+    "pieces_4_poll": Variant(["--staging-pieces=4"], poll=(50, 80)),
+    "cpu_pieces_4": Variant(["--staging-pieces=4"], pair=CPU_PAIR),
+}
+
+# Compiles in a fresh interpreter, so HOST_WAIT_POLL applies to that one build.
+_BUILD = """import sys
+from passes import staging_template
+staging_template.HOST_WAIT_POLL = {poll!r}
+from pipeline.cli import compile_main
+sys.exit(compile_main({argv!r}))
+"""
 
 
 def build(out: str, cpu: str) -> int:
     os.makedirs(out, exist_ok=True)
-    for name, flags in VARIANTS.items():
-        cmd = ["mdc-compile", PROGRAM, "--device=a=local[0]", "--device=b=cuda[0]",
-               f"--iree-llvmcpu-target-cpu={cpu}", *flags, "-o", os.path.join(out, f"{name}.vmfb")]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+    for name, v in VARIANTS.items():
+        argv = [PROGRAM, *v.pair[0], f"--iree-llvmcpu-target-cpu={cpu}", *v.flags,
+                "-o", os.path.join(out, f"{name}.vmfb")]
+        r = subprocess.run([sys.executable, "-c", _BUILD.format(poll=v.poll, argv=argv)], cwd=ROOT,
+                           capture_output=True, text=True)
         if r.returncode:
-            print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
+            print(f"{name}: mdc-compile {' '.join(argv)} (HOST_WAIT_POLL={v.poll})\n{r.stderr}")
             return 1
     print(f"built {len(VARIANTS)} modules in {out}")
     return 0
 
 
-def _child(path: str, mib: int, seconds: float, stall: float, workers: int) -> int:
-    """One process: calls until ``seconds`` pass; exits 3 on a stall."""
+def _threads() -> str:
+    """Each thread of this process: name, kernel wait channel, system call."""
+    rows = []
+    for tid in sorted(os.listdir("/proc/self/task"), key=int):
+        fields = []
+        for what in ("comm", "wchan", "syscall"):
+            try:
+                with open(f"/proc/self/task/{tid}/{what}") as f:
+                    text = f.read().strip()
+            except OSError as e:
+                text = f"({e.strerror})"
+            fields.append(text.split()[0] if what == "syscall" and text else text)
+        rows.append(f"  thread {tid} {fields[0]!r} wchan={fields[1]} syscall={fields[2]}")
+    return "\n".join(rows)
+
+
+def _child(name: str, path: str, mib: int, seconds: float, stall: float, slow: float, workers: int) -> int:
+    """One process: calls until ``seconds`` pass; exits 3 on a stall, 5 when
+    a call fails."""
     sys.path.insert(0, ROOT)
     import iree.runtime as rt
     import numpy as np
@@ -58,60 +115,78 @@ def _child(path: str, mib: int, seconds: float, stall: float, workers: int) -> i
     from bench.__main__ import _resident_call, values_aligned
     from runtime_shim import load
 
-    m = load(path, ["local-task", "cuda"])
+    m = load(path, list(VARIANTS[name].pair[1]))
     f = m.function("to_gpu")
     host = values_aligned(mib << 20)
     call = _resident_call(m, f, host, 0)
-    state = {"calls": 0, "last": time.monotonic()}
+    state = {"calls": 0, "slow": 0, "last": time.monotonic()}
 
     def watchdog():
         while True:
             time.sleep(0.2)
             if time.monotonic() - state["last"] > stall:
-                print(f"stalled calls={state['calls']}", flush=True)
+                print(f"stalled calls={state['calls']} slow={state['slow']}\n{_threads()}", flush=True)
                 os._exit(3)
 
     threading.Thread(target=watchdog, daemon=True).start()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        call()
+        try:
+            call()
+        except Exception as e:  # a polled wait that gave up names itself
+            print(f"failed calls={state['calls']} slow={state['slow']}\n  {str(e).splitlines()[0]}", flush=True)
+            os._exit(5)
+        now = time.monotonic()
         state["calls"] += 1
-        state["last"] = time.monotonic()
+        state["slow"] += now - state["last"] > slow
+        state["last"] = now
     right = bool(np.array_equal(np.asarray(f(host)), host))
-    print(f"done calls={state['calls']} right={right}", flush=True)
+    print(f"done calls={state['calls']} slow={state['slow']} right={right}", flush=True)
     os._exit(0 if right else 4)
 
 
-def run(kit: str, sizes, processes: int, seconds: float, stall: float, workers: int) -> int:
+def run(kit: str, sizes, processes: int, seconds: float, stall: float, slow: float, workers: int) -> int:
     try:
         import iree.runtime as rt
 
         rt.get_driver("cuda").create_default_device()
+        have_cuda = True
     except Exception as e:
-        print(f"gpu_stall: no cuda device here ({e}); skipping")
-        return 0
-    print(f"{'module':10} {'MiB':>5} {'processes':>9} {'stalled':>7} {'calls':>8}  right")
+        print(f"gpu_stall: no cuda device here ({e}); skipping the variants that need one")
+        have_cuda = False
+    print(f"{'module':14} {'MiB':>5} {'processes':>9} {'stalled':>7} {'failed':>6} {'calls':>8} {'slow':>5}  right")
     bad = False
-    for name in VARIANTS:
+    details = []
+    for name, v in VARIANTS.items():
+        if v.needs_cuda and not have_cuda:
+            continue
         for mib in sizes:
-            stalled = calls = 0
+            stalled = failed = calls = slow_calls = 0
             right = True
             for _ in range(processes):
-                r = subprocess.run([sys.executable, __file__, "child", os.path.join(kit, f"{name}.vmfb"), str(mib),
-                                    str(seconds), str(stall), str(workers)], capture_output=True, text=True,
-                                   timeout=seconds + stall + 60)
-                words = dict(w.split("=") for w in r.stdout.split() if "=" in w)
+                r = subprocess.run([sys.executable, __file__, "child", name, os.path.join(kit, f"{name}.vmfb"),
+                                    str(mib), str(seconds), str(stall), str(slow), str(workers)],
+                                   capture_output=True, text=True, timeout=seconds + stall + 60)
+                words = dict(w.split("=", 1) for w in r.stdout.split() if w.count("=") == 1 and "(" not in w)
                 calls += int(words.get("calls", 0))
+                slow_calls += int(words.get("slow", 0))
                 stalled += r.returncode == 3
-                right = right and r.returncode in (0, 3)
-            bad = bad or stalled > 0 or not right
-            print(f"{name:10} {mib:>5} {processes:>9} {stalled:>7} {calls:>8}  {right}", flush=True)
+                failed += r.returncode == 5
+                right = right and r.returncode in (0, 3, 5)
+                if r.returncode not in (0,) and len(details) < 4:
+                    details.append(f"{name} {mib} MiB, exit {r.returncode}:\n{r.stdout.strip()}\n{r.stderr[-2000:]}")
+            bad = bad or stalled > 0 or failed > 0 or not right
+            print(f"{name:14} {mib:>5} {processes:>9} {stalled:>7} {failed:>6} {calls:>8} {slow_calls:>5}  {right}",
+                  flush=True)
+    for d in details:
+        print(d)
     return 1 if bad else 0
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "child":
-        return _child(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
+        return _child(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]),
+                      float(sys.argv[7]), int(sys.argv[8]))
     p = argparse.ArgumentParser(prog="gpu_stall.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -124,6 +199,7 @@ def main() -> int:
     r.add_argument("--processes", type=int, default=4)
     r.add_argument("--seconds", type=float, default=6)
     r.add_argument("--stall", type=float, default=5)
+    r.add_argument("--slow", type=float, default=0.04, help="seconds; calls slower count as slow")
     r.add_argument("--only", help="comma separated module names (default: all)")
     r.add_argument("--workers", type=int, default=0,
                    help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
@@ -135,7 +211,7 @@ def main() -> int:
             if name not in a.only.split(","):
                 del VARIANTS[name]
     return run(os.path.abspath(a.dir), [int(s) for s in a.sizes.split(",")], a.processes, a.seconds, a.stall,
-               a.workers)
+               a.slow, a.workers)
 
 
 if __name__ == "__main__":

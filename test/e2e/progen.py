@@ -1329,6 +1329,8 @@ RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["loca
 # --staging=copy, the others the default --staging=emplace.
 # MDC_PROGEN_STAGING=copy|emplace uses one for every program.
 ONLY_STAGING = os.environ.get("MDC_PROGEN_STAGING")
+# MDC_PROGEN_PIECES=N adds --staging-pieces=N to the programs with --staging=emplace.
+PIECES = os.environ.get("MDC_PROGEN_PIECES")
 
 
 def staging_of(prog: "Program") -> str:
@@ -1342,8 +1344,9 @@ def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, stagi
     """mdc-compile with staging forced between every pair of (local) devices."""
     devs = [f"--device={d[-1]}=local[{i}]" for i, d in enumerate(devices)]
     links = [f"--link={x[-1]}:{y[-1]}=staged" for i, x in enumerate(devices) for y in devices[i + 1:]]
-    return [tool("mdc-compile"), src, *devs, *links, f"--staging={staging}", f"--iree-execution-model={model}",
-            "-o", out]
+    pieces = [f"--staging-pieces={PIECES}"] if PIECES and staging == "emplace" else []
+    return [tool("mdc-compile"), src, *devs, *links, f"--staging={staging}", *pieces,
+            f"--iree-execution-model={model}", "-o", out]
 
 
 def stock_compile_cmd(src: str, out: str, devices: list[str], model: str) -> list[str]:

@@ -15,10 +15,13 @@
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion | FileCheck %s
 // A forced staged pair of CPUs, owner device_b: the same lowering a -> b.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace --link=a:b=staged | FileCheck %s --check-prefix=CHECK
-// --staging-pieces=N (1, the default; above 1 for investigation only, see
-// staging_template.STAGING_CHUNKS): N copy dispatches, each reading the
-// whole value at its offset and fenced on its own, and an N-fence helper
-// that starts each piece's GPU copy once that piece is written.
+// --staging-pieces=N (1 is the default; see staging_template.STAGING_CHUNKS):
+// N copy dispatches, each reading the
+// whole value at its offset and writing into its own import of the pinned
+// view that the previous piece's helper returned, so the host issues every
+// piece after the previous one's helper (no piece's queue work waits on an
+// earlier piece's fence); each helper starts its piece's GPU copy, and a last
+// helper waits for all of them.
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging-pieces=2 | FileCheck %s --check-prefix=TWO
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging-pieces=4 | FileCheck %s --check-prefix=FOUR
 
@@ -49,22 +52,41 @@
 // CHECK-NEXT: %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[OUT_TP]] => (!hal.fence)
 // CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) : (!hal.fence) -> ()
 // CHECK-NEXT: util.return %[[OUT]] : !stream.resource<*>
-// A splat is no dispatch: a copy dispatch writes it into pinned memory, and
-// the staging call waits for it on the host and copies it on the GPU's
-// queue. Each crossing site has its own pinned buffer (IREE may run two
+// A splat is no dispatch, so copy dispatches write it into pinned memory,
+// and it goes on to the GPU in pieces (by default one per 16 MiB, at most 16;
+// staging_template.PIECE_BYTES): a loop whose every iteration copies its
+// piece into a fresh import of the view that the previous iteration's helper
+// returned (so the host issues each piece after that helper, and no piece's
+// queue work waits on an earlier piece's fence); each helper waits for its
+// piece on the host and starts its GPU copy, and a last helper waits for all
+// of them. Each crossing site has its own pinned buffer (IREE may run two
 // producers together), kept by its own helper.
 // CHECK-LABEL: util.func public @two_sites(
 // CHECK:      %[[X:.+]] = stream.tensor.splat
-// CHECK:      util.call @[[SITE1:__mdc_stage_pinned_site_[0-9]+_view]](
-// CHECK:      %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[XSIZE:.+]]](%[[X]],
-// CHECK-NEXT: stream.async.update on(#hal.device.affinity<@device_a>) %[[C]], %{{.+}}[%{{.+}} to %[[XSIZE]]]
-// CHECK-NEXT: stream.timepoint.barrier
-// CHECK-NEXT: %[[F:.+]] = stream.timepoint.export
-// CHECK-NOT:  stream.tensor.dispatch
-// CHECK:      util.call @__mdc_stage_from_pinned(%{{.+}}, %[[F]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.device) -> !hal.buffer_view
+// CHECK:      %[[PV:.+]] = util.call @[[SITE1:__mdc_stage_pinned_site_[0-9]+_view]](
+// CHECK:      %[[DST:.+]]:2 = util.call @__mdc_stage_pieces_destination(
+// CHECK-NEXT: %[[PER:.+]] = arith.constant 16777216 : index
+// CHECK-NEXT: %[[WANTED:.+]] = arith.ceildivui %[[XSIZE:.+]], %[[PER]] : index
+// CHECK-NEXT: %[[MAX:.+]] = arith.constant 16 : index
+// CHECK-NEXT: %[[ATMOST:.+]] = arith.minui %[[WANTED]], %[[MAX]] : index
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[COUNT:.+]] = arith.maxui %[[ATMOST]], %[[ONE]] : index
+// CHECK:      %[[DONES:.+]] = util.list.create %[[COUNT]]
+// CHECK:      scf.for %[[I:.+]] = %{{.+}} to %[[COUNT]] step %{{.+}} iter_args(%[[V:.+]] = %[[PV]]) -> (!hal.buffer_view) {
+// CHECK:        %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[V]] :
+// CHECK-NEXT:   %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[LEN:.+]]](%[[X]], %[[XSIZE]], %[[OFF:.+]], %[[LEN]])
+// CHECK-NEXT:   %[[U:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[C]], %[[PIN]][%[[OFF]] to
+// CHECK-NEXT:   %{{.+}}, %[[T:.+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[U]]
+// CHECK-NEXT:   %[[F:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[T]]
+// CHECK-NEXT:   %[[S:.+]]:2 = util.call @__mdc_stage_piece_onto(%[[V]], %[[F]], %[[OFF]], %[[LEN]], %[[DST]]#0, %[[DST]]#1, %{{.+}})
+// CHECK-NEXT:   util.list.set %[[DONES]][%[[I]]], %[[S]]#1
+// CHECK-NEXT:   scf.yield %[[S]]#0 : !hal.buffer_view
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[ARRIVED:.+]] = util.call @__mdc_stage_pieces_arrived(%[[DST]]#0, %[[DONES]])
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[ARRIVED]]
 // CHECK-NOT:  util.call @[[SITE1]](
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
-// CHECK:      util.call @__mdc_stage_from_pinned(
+// CHECK:      util.call @__mdc_stage_pieces_arrived(
 // CHECK-LABEL: util.func public @also_used_here(
 // CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
 // CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[P]],
@@ -91,23 +113,32 @@
 // COPY-NOT:   pinned_view
 
 // TWO-LABEL: util.func public @two_sites(
-// TWO:       %[[X:.+]] = stream.tensor.splat
-// TWO:       stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
-// TWO:       %[[F0:.+]] = stream.timepoint.export
-// TWO:       stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[X]],
-// TWO:       %[[F1:.+]] = stream.timepoint.export
-// TWO-NOT:   stream.tensor.dispatch
-// TWO:       util.call @__mdc_stage_from_pinned_2_pieces(%{{.+}}, %[[F0]], %[[F1]], %{{.+}}, %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
-// TWO-NOT:   from_pinned_4_pieces
+// TWO-NOT:   arith.constant 16777216
+// TWO:       %[[COUNT:.+]] = arith.constant 2 : index
+// TWO:       scf.for %{{.+}} = %{{.+}} to %[[COUNT]] step
+// TWO:       util.call @__mdc_stage_pieces_arrived(
+// TWO:       util.func private @__mdc_stage_piece_onto(%[[PIN:.+]]: !hal.buffer_view, %[[READY:.+]]: !hal.fence, %[[OFF:.+]]: index, %[[LEN:.+]]: index, %[[DV:.+]]: !hal.buffer_view, %[[DREADY:.+]]: !hal.fence, %[[DEV:.+]]: !hal.device)
+// TWO-DAG:     %[[STAGING:.+]] = hal.buffer_view.buffer<%[[PIN]] : !hal.buffer_view>
+// TWO-DAG:     %[[DSTBUF:.+]] = hal.buffer_view.buffer<%[[DV]] : !hal.buffer_view>
+// TWO:         hal.fence.await until([%[[READY]]])
+// TWO-NEXT:    util.status.check_ok
+// TWO-NEXT:    %[[DONE:.+]] = hal.fence.create device(%[[DEV]] : !hal.device)
+// TWO-NEXT:    hal.device.queue.copy<%[[DEV]] : !hal.device> affinity(%{{.+}}) wait(%[[DREADY]]) signal(%[[DONE]]) source(%[[STAGING]] : !hal.buffer)[%[[OFF]]] target(%[[DSTBUF]] : !hal.buffer)[%[[OFF]]] length(%[[LEN]])
+// TWO-NOT:     hal.device.queue
+// TWO:         %[[AGAIN:.+]] = hal.buffer_view.create buffer(%[[STAGING]] : !hal.buffer)
+// TWO-NEXT:    util.return %[[AGAIN]], %[[DONE]]
+// TWO:       util.func private @__mdc_stage_pieces_arrived(%[[DV:.+]]: !hal.buffer_view, %[[DONES:.+]]: !util.list<?>)
+// TWO:         %[[N:.+]] = util.list.size %[[DONES]]
+// TWO-NEXT:    scf.for %[[J:.+]] = %{{.+}} to %[[N]] step
+// TWO-NEXT:      %[[D:.+]] = util.list.get %[[DONES]][%[[J]]] : !util.list<?> -> !hal.fence
+// TWO-NEXT:      hal.fence.await until([%[[D]]])
 
 // FOUR-LABEL: util.func public @two_sites(
-// FOUR:       %[[X:.+]] = stream.tensor.splat
-// FOUR:       %[[CHUNK:.+]] = arith.muli %{{.+}}, %c64 : index
-// FOUR:       %[[P0:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes[%[[L0:.+]]](%[[X]], %{{.+}}, %[[O0:.+]], %[[L0]])
-// FOUR-NEXT:  stream.async.update on(#hal.device.affinity<@device_a>) %[[P0]], %{{.+}}[%[[O0]] to
-// FOUR-NEXT:  stream.timepoint.barrier
-// FOUR-NEXT:  %[[F0:.+]] = stream.timepoint.export
-// FOUR-COUNT-3: stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes
-// FOUR:       util.call @__mdc_stage_from_pinned_4_pieces(%{{.+}}, %[[F0]], %{{.+}}, %{{.+}}, %{{.+}}, %[[CHUNK]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.fence, !hal.fence, !hal.fence, index, !hal.device) -> !hal.buffer_view
-// FOUR:       util.func private @__mdc_stage_from_pinned_4_pieces(
-// FOUR-COUNT-4: hal.device.queue.copy
+// FOUR-NOT:   arith.constant 16777216
+// FOUR:       %[[COUNT:.+]] = arith.constant 4 : index
+// FOUR-NEXT:  %[[ALIGN:.+]] = arith.constant 64 : index
+// FOUR-NEXT:  %[[EVEN:.+]] = arith.ceildivui %{{.+}}, %[[COUNT]] : index
+// FOUR-NEXT:  %[[UNITS:.+]] = arith.ceildivui %[[EVEN]], %[[ALIGN]] : index
+// FOUR-NEXT:  %[[CHUNK:.+]] = arith.muli %[[UNITS]], %[[ALIGN]] : index
+// FOUR:       scf.for %[[I:.+]] = %{{.+}} to %[[COUNT]] step
+// FOUR-NEXT:    %[[START:.+]] = arith.muli %[[CHUNK]], %[[I]] : index
