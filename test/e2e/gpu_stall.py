@@ -5,7 +5,8 @@
 
 ``build`` compiles bench/programs/to_gpu.mlir (a byte argument on a local
 device, returned on device b) with mdc-compile, one module per variant
-(VARIANTS): the default lowering, ``--staging=copy``, ``--staging-pieces=4``;
+(VARIANTS): the default lowering (pieces by size: one up to 16 MiB, four at
+64 MiB), ``--staging=copy``, ``--staging-pieces=4``;
 the pieces again with every host wait of the staging helpers polled
 (``pieces_4_poll``: 50 ms at a time, failing with the wait's name after 80
 timeouts, so a wait whose fence is reached but whose waiter was never woken
@@ -22,10 +23,11 @@ sets local-task's worker threads. Exit status 1 when any process stalled,
 failed or was wrong; variants that need cuda are skipped (with a message)
 where there is none.
 
-Found with its predecessor, the same call loop and stall rule (runs 20-22,
-docs/PERFORMANCE.md): the piece-wise copy into pinned memory
-(``--staging-pieces`` above 1) stalls within a few thousand calls under
-IREE 3.13; one piece never did.
+The first lowering of pieces, whose CPU executes waited on each other's
+fences, stalled within a few thousand calls under IREE 3.13's local-task
+(runs 20-24, docs/PERFORMANCE.md), also between two CPUs; run 23 of this
+script showed the missing fence was an execute's that never ran. The
+lowering now has the host start each piece: no stall in runs 24-25.
 """
 
 from __future__ import annotations
