@@ -30,6 +30,12 @@ sees it written) for the default piece count (one per 16 MiB, up to 16) and
 each count ``--staging-pieces`` in PIECE_COUNTS, beside the queue_copy limit
 in the same run.
 
+``components`` times the parts a staged transfer is made of with the
+runtime API (host copies, queue copies, allocations, host round trips),
+and the host copy and the GPU's DMA from pinned memory alone and at once
+(the DMA in a second process): together they share host memory bandwidth,
+which bounds any overlap of the two.
+
 ``run``, ``pieces`` and ``components`` take ``--workers N`` (local-task worker threads)
 and ``--retain-host-memory`` (runtime_shim.host_memory: freed host memory is
 kept, so a new result's pages are not faulted in again), and print the host
@@ -492,6 +498,7 @@ def components(mib: int) -> int:
             print(f"  {name:40} {t * 1e3:9.2f} ms  {n / t / 1e9:7.2f} GB/s")
         except Exception as e:  # an API this runtime lacks
             print(f"  {name:40} n/a ({str(e).splitlines()[0][:80]})")
+    _contention(iree, pinned, dev, n, lambda: numpy_threads(16))
     # What one host round trip costs: the floor of a crossing, which waits
     # on the host at least once per queue it uses.
     tiny = 64
@@ -508,6 +515,60 @@ def components(mib: int) -> int:
         t = _median_time(fn, 200, warmup=20)
         print(f"  {name:40} {t * 1e6:9.1f} us")
     return 0
+
+
+def _dma_loop(nbytes: int, seconds: float) -> int:
+    """The other process of ``_contention``: once told to go (a line on
+    stdin), copies pinned -> device on the GPU for ``seconds``, then prints
+    its GB/s and how many copies it made."""
+    iree = _Iree()
+    pinned, dev = iree.pinned(nbytes), iree.device_buffer(nbytes)
+
+    def dma():
+        iree.fence_wait(lambda f: iree.cuda.queue_copy(pinned, dev, iree.rt.HalFence(0), f), iree.cuda)
+
+    dma()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    count, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        dma()
+        count += 1
+    print(f"{count * nbytes / (time.perf_counter() - began) / 1e9:.2f} {count}", flush=True)
+    return 0
+
+
+def _contention(iree, pinned, dev, n, host_copy, seconds: float = 3.0) -> None:
+    """The host copy and the GPU's DMA from pinned memory, each alone and
+    then both at once (the DMA from another process, so neither waits on
+    Python's lock): overlapped pieces can only reach the slower of the two
+    rates they get together, which shared host memory bandwidth may lower."""
+    rt = iree.rt
+    dma_alone = n / _median_time(lambda: iree.fence_wait(
+        lambda f: iree.cuda.queue_copy(pinned, dev, rt.HalFence(0), f), iree.cuda), 5)
+    host_alone = n / _median_time(host_copy, 5)
+    child = subprocess.Popen([sys.executable, "-m", "bench", "_dma_loop", str(n), str(seconds), GPU], cwd=ROOT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if child.stdout.readline().strip() != "ready":
+            raise RuntimeError("the DMA process did not start")
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        times, began = [], time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            t = time.perf_counter()
+            host_copy()
+            times.append(time.perf_counter() - t)
+        rate, copies = child.communicate(timeout=seconds + 60)[0].split()
+    finally:
+        if child.poll() is None:
+            child.kill()
+    host_together = n / statistics.median(times)
+    print("host copy (numpy, 16 threads) and GPU DMA from pinned memory: alone, then at once, GB/s")
+    print(f"  {'host copy':32} alone {host_alone / 1e9:7.2f}   with the DMA running  {host_together / 1e9:7.2f}"
+          f" ({len(times)} copies)")
+    print(f"  {'queue_copy pinned->device':32} alone {dma_alone / 1e9:7.2f}   with the host copying "
+          f"{float(rate):7.2f} ({copies} copies)")
 
 
 # -- compile time (here) --------------------------------------------------------
@@ -572,6 +633,10 @@ def compile_time(layers: int, repeat: int) -> int:
 
 
 def main() -> int:
+    global GPU
+    if len(sys.argv) == 5 and sys.argv[1] == "_dma_loop":  # _contention's other process
+        GPU = sys.argv[4]
+        return _dma_loop(int(sys.argv[2]), float(sys.argv[3]))
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -599,7 +664,6 @@ def main() -> int:
         sp.add_argument("--retain-host-memory", action="store_true",
                         help="keep freed host memory for reuse (runtime_shim.host_memory)")
     a = p.parse_args()
-    global GPU
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
     if a.cmd in ("run", "pieces", "components"):
         _configure_host(a.workers, a.retain_host_memory)

@@ -31,3 +31,14 @@ def test_bench_smoke(tmp_path):
     swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
     assert swept.returncode == 0, swept.stdout + swept.stderr
     assert re.search(r"^\s+1(\s+[\d.]+){7}\s+True$", swept.stdout, re.M), swept.stdout
+
+
+def test_components_smoke():
+    """bench components, including the host copy and the DMA timed alone
+    and at once (the DMA in a second process): every row has a number."""
+    ran = _bench("components", "--smoke", "--mib", "1")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert re.search(r"^\s+host copy\s+alone\s+[\d.]+\s+with the DMA running\s+[\d.]+ \(\d+ copies\)$",
+                     ran.stdout, re.M), ran.stdout
+    assert re.search(r"^\s+queue_copy pinned->device\s+alone\s+[\d.]+\s+with the host copying\s+[\d.]+ "
+                     r"\([1-9]\d* copies\)$", ran.stdout, re.M), ran.stdout
