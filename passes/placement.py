@@ -157,8 +157,16 @@ class Placement:
         device_b), and a staged pair then goes unstaged."""
         value = op.operands[0]
         made_on = None
-        if not isinstance(value.owner, ir.Block) and value.owner.operation.name != "stream.async.transfer":
-            made_on = single_device(get_attr(value.owner.operation, "affinity"))
+        if not isinstance(value.owner, ir.Block):
+            producer = value.owner.operation
+            if producer.name in ("scf.for", "scf.while"):
+                # A loop's result lives where its initial value does
+                # (transfer-insertion stages the back edge there); IREE
+                # labels a move of it with the loop body's device (random
+                # programs, seed 796058199 index 146).
+                made_on = self.home(value)
+            elif producer.name != "stream.async.transfer":
+                made_on = single_device(get_attr(producer, "affinity"))
         return made_on or single_device(get_attr(op, "source_affinity")) or self.home(value)
 
     def transfer_target(self, op: ir.Operation) -> str | None:
