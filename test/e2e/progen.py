@@ -1326,26 +1326,37 @@ RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["loca
 
 
 # Both lowerings of mdc-compile are exercised: odd-indexed programs use
-# --staging=copy, the others the default --staging=emplace.
-# MDC_PROGEN_STAGING=copy|emplace uses one for every program.
+# --staging=copy, the others the default --staging=emplace, every second one
+# of those (index 2 mod 4) with --staging-pieces=3, so the piece-wise copy
+# that a value going to a GPU gets by default runs on these CPU pairs too.
+# MDC_PROGEN_STAGING=copy|emplace uses one for every program;
+# MDC_PROGEN_PIECES=N gives every emplace program --staging-pieces=N.
 ONLY_STAGING = os.environ.get("MDC_PROGEN_STAGING")
-# MDC_PROGEN_PIECES=N adds --staging-pieces=N to the programs with --staging=emplace.
 PIECES = os.environ.get("MDC_PROGEN_PIECES")
+ROTATION_PIECES = 3
 
 
 def staging_of(prog: "Program") -> str:
-    """mdc-compile's --staging for a program (a seed and index repeat it)."""
+    """mdc-compile's lowering flags for a program, as one string (a seed
+    and index repeat it): "copy", "emplace", or "emplace --staging-pieces=N"."""
     if ONLY_STAGING in ("copy", "emplace"):
-        return ONLY_STAGING
-    return "copy" if prog.index % 2 else "emplace"
+        staging = ONLY_STAGING
+    else:
+        staging = "copy" if prog.index % 2 else "emplace"
+    if staging == "emplace":
+        pieces = PIECES or (ROTATION_PIECES if prog.index % 4 == 2 and not ONLY_STAGING else None)
+        if pieces:
+            return f"emplace --staging-pieces={pieces}"
+    return staging
 
 
 def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, staging: str = "copy") -> list[str]:
-    """mdc-compile with staging forced between every pair of (local) devices."""
+    """mdc-compile with staging forced between every pair of (local)
+    devices; ``staging`` as staging_of gives it."""
     devs = [f"--device={d[-1]}=local[{i}]" for i, d in enumerate(devices)]
     links = [f"--link={x[-1]}:{y[-1]}=staged" for i, x in enumerate(devices) for y in devices[i + 1:]]
-    pieces = [f"--staging-pieces={PIECES}"] if PIECES and staging == "emplace" else []
-    return [tool("mdc-compile"), src, *devs, *links, f"--staging={staging}", *pieces,
+    mode, *pieces = staging.split()
+    return [tool("mdc-compile"), src, *devs, *links, f"--staging={mode}", *pieces,
             f"--iree-execution-model={model}", "-o", out]
 
 

@@ -3,7 +3,9 @@
 Each run generates MDC_PROGEN_COUNT programs (default 200) from the seed
 MDC_PROGEN_SEED (default: the time; printed at the start and in the summary,
 and in every failure with the program text). Each program is compiled by
-mdc-compile with staging forced between every pair of its local devices and
+mdc-compile with staging forced between every pair of its local devices
+(odd indices --staging=copy, the others emplace, index 2 mod 4 with
+--staging-pieces=3: progen.staging_of) and
 run on stock iree-run-module (mdc-run when an argument lives on device_b or
 device_c, and for every fourth program), then compared bit for bit with
 stock IREE compiled for all-local devices, and stock IREE with the numpy
