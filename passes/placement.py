@@ -113,6 +113,7 @@ class Placement:
         self.default_device = module_default_device(module)
         self._global_homes: dict[str, str] = {}
         self._transfer_targets: dict[ir.Operation, str] = {}
+        self._finding_target: set[ir.Operation] = set()
 
     # -- queries ----------------------------------------------------------
 
@@ -175,7 +176,17 @@ class Placement:
             return target
         if op in self._transfer_targets:
             return self._transfer_targets[op]
-        consumers = set(self._consumer_devices(op.results[0]))
+        if op in self._finding_target:
+            # A consumer asks where this move's value is (a move with no
+            # source of its own, random programs seed 796059576 index 142:
+            # one value returned on device_a and on device_b): while its
+            # target is being found, where it is now.
+            return self.transfer_source(op)
+        self._finding_target.add(op)
+        try:
+            consumers = set(self._consumer_devices(op.results[0]))
+        finally:
+            self._finding_target.discard(op)
         consumers.discard(None)
         if len(consumers) == 1:
             return consumers.pop()
