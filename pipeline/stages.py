@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from iree.compiler import ir
+
 from passes import registry
 from passes.diagnostics import MdcError
 
@@ -68,8 +70,10 @@ def _python_passes_checked(level: str):
             return run_passes(compiler, module, ctx)
         except MdcError:
             raise
-        except Exception as e:  # an MLIR verifier error in what passes built
+        except ir.MLIRError as e:  # the verifier rejects what the passes built
             raise MdcError(f"mdc's {level}-level passes produced invalid IR: {e}") from e
+        # Anything else is a bug in a pass: the tool reports it as an
+        # internal error (a RecursionError once read as "invalid IR").
 
     return run
 
