@@ -124,8 +124,7 @@ class _Stager:
         self.module = module
         self.model = model
         self.emplace = emplace
-        self.pieces_given = pieces is not None
-        self.pieces = pieces or 1
+        self.pieces = pieces  # None: by size (_piece_count)
         self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
 
@@ -253,12 +252,12 @@ class _Stager:
         return produced and len(list(value.uses)) == 1
 
     @staticmethod
-    def _written(resource, size, device):
-        """``resource`` (external) after a barrier, and the barrier's fence of ``device``."""
+    def _written(resource, size, device, lifetime: str = "external"):
+        """``resource`` (of ``lifetime``) after a barrier, and the barrier's fence of ``device``."""
         where = affinity_attr(device)
-        external = ir.Type.parse("!stream.resource<external>")
         barrier = stream.TimepointBarrierOp(resource, size, affinity=where,
-                                            results=[external, ir.Type.parse("!stream.timepoint")])
+                                            results=[ir.Type.parse(f"!stream.resource<{lifetime}>"),
+                                                     ir.Type.parse("!stream.timepoint")])
         fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
         return barrier.results[0], fence
 
@@ -266,7 +265,7 @@ class _Stager:
         """A value a CPU writes into pinned memory goes on to ``dst`` in
         pieces: with --staging-pieces above 1, or by default when ``dst`` is
         not a CPU (whose DMA is what the pieces overlap)."""
-        if self.pieces_given:
+        if self.pieces is not None:
             return self.pieces > 1
         return not self.model.devices[dst].is_local
 
@@ -275,7 +274,7 @@ class _Stager:
         --staging-pieces given, else one per PIECE_BYTES, from 1 to
         MAX_PIECES (staging_template.py)."""
         index = ir.IndexType.get()
-        if self.pieces_given:
+        if self.pieces is not None:
             return arith.ConstantOp(index, self.pieces).result
         per = arith.ConstantOp(index, staging_template.PIECE_BYTES).result
         wanted = arith.CeilDivUIOp(size, per).result
@@ -339,19 +338,15 @@ class _Stager:
         dispatch, once ``ready`` (a fence; None: already) is reached; the host
         waits for the copy, so the pinned buffer may be reused after."""
         external = ir.Type.parse("!stream.resource<external>")
-        star = ir.Type.parse("!stream.resource<*>")
         where = affinity_attr(dst)
         wait = self._helper("await", staging_template.await_function_text)
         if ready is not None:
             util.CallOp([], wait, [ready])
         imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=where).result
-        copied = self._copy_dispatch(imported, size, dst)
-        barrier = stream.TimepointBarrierOp(copied, size, affinity=where,
-                                            results=[star, ir.Type.parse("!stream.timepoint")])
-        done = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
+        copied, done = self._written(self._copy_dispatch(imported, size, dst), size, dst, "*")
         util.CallOp([], wait, [done])
-        return _as_lifetime(barrier.results[0], size, dst, result_type)
+        return _as_lifetime(copied, size, dst, result_type)
 
     def _is_direct(self, policy: LinkPolicy, src: str, dst: str) -> bool:
         """--staging=emplace applies: a staged pair of a CPU and the device
@@ -397,15 +392,9 @@ class _Stager:
         # does not always wait on the host before an export (it does not for
         # a loop-carried value), so the copy waits on the value's own
         # timepoint, exported as a fence of the source device.
-        timepoint_type = ir.Type.parse("!stream.timepoint")
-        barrier = stream.TimepointBarrierOp(
-            exported, size, affinity=affinity_attr(src), results=[external, timepoint_type]
-        )
-        ready = stream.TimepointExportOp(
-            [ir.Type.parse("!hal.fence")], barrier.results[1], affinity=affinity_attr(src)
-        ).results[0]
+        exported, ready = self._written(exported, size, src)
         view = stream.TensorExportOp(
-            ir.Type.parse("!hal.buffer_view"), barrier.results[0], bytes_type, [size], size,
+            ir.Type.parse("!hal.buffer_view"), exported, bytes_type, [size], size,
             affinity=affinity_attr(src),
         ).result
         return view, ready
