@@ -29,7 +29,9 @@ can come from, through ``hal.buffer_view.buffer``/``create``,
 (each callee is analysed once per distinct set of argument origins, so mdc's
 ``@__mdc_stage`` is checked per transfer direction). The buffer of an
 imported argument belongs to the allocator its ``hal.buffer.assert`` names,
-i.e. the device its ``iree.abi.affinity`` declares. A value whose origin is
+i.e. the device its ``iree.abi.affinity`` declares, unless the module
+records it as given in a device's pinned memory (``mdc.pinned_arguments``,
+--pinned-arguments): then it is that device's host-visible memory. A value whose origin is
 unknown is never an error.
 """
 
@@ -46,6 +48,7 @@ from .diagnostics import MdcError, format_location
 from .ir_util import top_level_ops, walk
 from .memory_model import LOCAL, Device, MemoryModel, declared_devices
 from .registry import ModulePass, PassOptions, register
+from .transfer_insertion import pinned_arguments_of
 
 _TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
 _SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")
@@ -189,14 +192,20 @@ class _Verifier:
                 if op.name == "util.call":
                     called.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
         entries = [(fn, ()) for fn in self.initializers]
+        pinned = pinned_arguments_of(self.module)
         for fn in self.functions.values():
             if not fn.ops:
                 continue  # an external declaration
             if fn.public:
+                loc = format_location(fn.op.location)
+                # An argument given in a device's pinned memory
+                # (--pinned-arguments) is host-visible memory of that device.
+                in_pinned = pinned.get(fn.name, {})
                 ctx = tuple(
-                    frozenset({("fence", CALLER, format_location(fn.op.location), -1)})
-                    if str(a.type) == "!hal.fence" else _EMPTY
-                    for a in fn.entry_args
+                    frozenset({("fence", CALLER, loc, -1)}) if str(a.type) == "!hal.fence"
+                    else frozenset({("buf", in_pinned[i], True, loc, -1)}) if i in in_pinned
+                    else _EMPTY
+                    for i, a in enumerate(fn.entry_args)
                 )
                 entries.append((fn, ctx))
             elif fn.name not in called:

@@ -27,12 +27,16 @@ class PassOptions:
     ``staging_pieces`` is how many pieces a CPU writes a value into pinned
     memory in, with ``emplace``, so the DMA of one piece overlaps the copy of
     the next (None: transfer_insertion's default).
+    ``pinned_arguments``: the caller gives each public-function argument a
+    CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
+    no host copy (transfer_insertion.py).
     """
 
     links: dict = dataclasses.field(default_factory=dict)
     notes: list = dataclasses.field(default_factory=list)
     staging: str = "emplace"
     staging_pieces: int | None = None
+    pinned_arguments: bool = False
 
 
 class ModulePass:

@@ -29,6 +29,14 @@ value's producing dispatch (or a byte-copy dispatch) and reads with a
 byte-copy dispatch; the GPU side stays one queue copy. Staging in
 initializers keeps the copying lowering.
 
+With ``--pinned-arguments`` the caller gives every public-function argument
+that a CPU passes on to the device owning the staging memory *in that
+device's pinned memory* (runtime_shim places it there; the manifest lists
+them). Such a crossing is the destination's queue copy straight from the
+argument: no host copy and no staging buffer. No stock HAL VM op can tell
+pinned memory from a CPU's own at run time, so this is a contract of the
+compiled function, not a guess.
+
 Crossings found (placement.py says where things live and run):
 
 * explicit transfers ``stream.async.transfer from(A) -> to(B)``;
@@ -120,11 +128,15 @@ def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None,
 class _Stager:
     """Emits export -> stage -> import chains into one module."""
 
-    def __init__(self, module, model: MemoryModel, emplace: bool = False, pieces: int | None = None):
+    def __init__(self, module, model: MemoryModel, emplace: bool = False, pieces: int | None = None,
+                 pinned_arguments: bool = False):
         self.module = module
         self.model = model
         self.emplace = emplace
         self.pieces = pieces  # None: by size (_piece_count)
+        self.pinned_arguments = pinned_arguments
+        # function name -> {argument index: device whose pinned memory holds it}
+        self.pinned: dict[str, dict[int, str]] = {}
         self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
 
@@ -399,10 +411,36 @@ class _Stager:
         ).result
         return view, ready
 
+    def _is_pinned_argument(self, value, src: str, dst: str, policy: LinkPolicy) -> bool:
+        """--pinned-arguments applies: ``value`` is a public function's
+        argument, imported on CPU ``src``, going to ``dst``, the device whose
+        pinned memory the caller gives it in. An argument is pinned by the
+        first such device it goes to; on its way to another it is staged."""
+        if not self.pinned_arguments or policy.mode != "staged" or policy.owner != dst:
+            return False
+        if not self.model.devices[src].is_local or _in_initializer():
+            return False
+        found = function_argument(value)
+        if found is None:
+            return False
+        function, index = found
+        return self.pinned.setdefault(function, {}).setdefault(index, dst) == dst
+
+    def _stage_pinned_argument(self, value, size, src, dst, result_type, carried):
+        """``dst``'s queue copies the argument ``value`` straight out of the
+        caller's pinned buffer, once ``src`` is done with what precedes."""
+        view, ready = self._export(value, size, src)
+        view = util.CallOp(
+            [view.type], self._helper("from_pinned", staging_template.stage_from_pinned_function_text),
+            [view, ready, self._device(dst)]).results[0]
+        return self._import(view, size, dst, result_type, carried)
+
     def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
               policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
         """Emits, at the current insertion point, the staged copy of
         ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
+        if self._is_pinned_argument(value, src, dst, policy):
+            return self._stage_pinned_argument(value, size, src, dst, result_type, carried)
         if self._is_direct(policy, src, dst):
             return self._stage_direct(value, size, src, dst, policy, result_type, carried)
         view, ready = self._export(value, size, src)
@@ -433,6 +471,56 @@ class _Stager:
                 result_type, imported, size, size, affinity=affinity_attr(dst)
             ).result
         return _as_lifetime(imported, size, dst, result_type)
+
+
+def function_argument(value: ir.Value) -> tuple[str, int] | None:
+    """(function, index) when ``value`` is, through casts and awaits, the
+    import of argument ``index`` of public function ``function``; else None."""
+    while not isinstance(value.owner, ir.Block):
+        op = value.owner
+        if op.name == "stream.async.cast":
+            value = op.operands[0]
+        elif op.name == "stream.timepoint.await":
+            value = op.opview.resource_operands[ir.OpResult(value).result_number]
+        elif op.name == "stream.tensor.import":
+            value = op.operands[0]
+            break
+        else:
+            return None
+    if not isinstance(value.owner, ir.Block) or str(value.type) != "!hal.buffer_view":
+        return None
+    block = value.owner
+    function = block.owner
+    if function is None or function.name != "util.func" or block != function.regions[0].blocks[0]:
+        return None
+    visibility = get_attr(function, "sym_visibility")
+    if visibility is not None and str(visibility) != '"public"':
+        return None
+    return ir.StringAttr(function.attributes["sym_name"]).value, ir.BlockArgument(value).arg_number
+
+
+PINNED_ARGUMENTS_ATTR = "mdc.pinned_arguments"
+
+
+def pinned_arguments_attr(pinned: dict[str, dict[int, str]]) -> ir.Attribute:
+    """``{function = {"index" = "device", ...}, ...}``, the record the
+    manifest writer reads off the module (pipeline/manifest.py)."""
+    return ir.DictAttr.get({
+        function: ir.DictAttr.get({str(i): ir.StringAttr.get(d) for i, d in sorted(arguments.items())})
+        for function, arguments in sorted(pinned.items())})
+
+
+def pinned_arguments_of(module) -> dict[str, dict[int, str]]:
+    """The PINNED_ARGUMENTS_ATTR record of ``module``: {function: {index: device}}."""
+    if PINNED_ARGUMENTS_ATTR not in module.attributes:
+        return {}
+    record = ir.DictAttr(module.attributes[PINNED_ARGUMENTS_ATTR])
+    out: dict[str, dict[int, str]] = {}
+    for i in range(len(record)):
+        arguments = ir.DictAttr(record[i].attr)
+        out[record[i].name] = {int(arguments[j].name): ir.StringAttr(arguments[j].attr).value
+                               for j in range(len(arguments))}
+    return out
 
 
 def _as_lifetime(value: ir.Value, size: ir.Value, device: str, result_type: ir.Type) -> ir.Value:
@@ -492,10 +580,14 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
         raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None
 
 
-def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: int | None = None) -> list:
+def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: int | None = None,
+                     pinned_arguments: bool = False) -> list:
     """Rewrites every staged crossing in ``module``; returns what it did: a
     placement_graph.PlacementGraph, then one Crossing per staged crossing.
-    ``pieces``: see _Stager._write_into_pinned."""
+    ``pieces``: see _Stager._piece_count. ``pinned_arguments``: the caller
+    gives arguments in pinned memory (see the module docstring); the
+    arguments this applied to are recorded on the module as
+    PINNED_ARGUMENTS_ATTR."""
     _check_devices_declared(module, model)
     if not model.staged_pairs() and not _has_cross_driver_gpus(model):
         # Nothing to rewrite; still say where things run, for reports.
@@ -507,7 +599,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
     placement.place_unplaced_ops()
     placement.analyze()
     graph = placement_graph.snapshot(module, placement, model, describe)
-    stager = _Stager(module, model, emplace, pieces)
+    stager = _Stager(module, model, emplace, pieces, pinned_arguments)
     crossings: list = [graph]
 
     ops = [op for op in walk(module) if not _inside_executable(op)]
@@ -516,6 +608,8 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
             _rewrite_transfer(op, placement, model, stager, crossings)
     for op in [op for op in walk(module) if not _inside_executable(op)]:
         _rewrite_implicit_crossings(op, placement, model, stager, crossings)
+    if stager.pinned:
+        module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(stager.pinned)
     return crossings
 
 
@@ -607,4 +701,4 @@ class TransferInsertion(ModulePass):
     def apply(self, module, options: PassOptions) -> None:
         model = MemoryModel.of(module, options.links)
         options.notes.extend(insert_transfers(module, model, options.staging == "emplace",
-                                             options.staging_pieces))
+                                             options.staging_pieces, options.pinned_arguments))

@@ -279,13 +279,19 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     link_overrides = options.resolve_link_names(links, devices)
     compiler = Compiler(options.iree_flags(devices, iree_passthrough))
 
+    if args.pinned_arguments and args.no_manifest:
+        raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
+                       "arguments to place in pinned memory", notes=["drop --no-manifest"])
     ctx = stages.PipelineContext(registry.PassOptions(
-        links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces))
+        links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
+        pinned_arguments=args.pinned_arguments))
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
 
         def add_manifest(module):
-            manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides)))
+            pinned = manifest.pinned_arguments_of(module)
+            manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides),
+                                                           pinned))
 
         ctx.after_level["stream"] = [add_manifest]
     if args.dump_stages:
@@ -326,8 +332,16 @@ def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--staging-pieces", type=_staging_pieces, default=None, metavar="N",
         help="with --staging=emplace, copy a value into pinned memory in N pieces (1 to 64), so "
-        "each piece's DMA overlaps the copy of the next (default: 1; docs/PERFORMANCE.md has "
-        "the measurements)",
+        "each piece's DMA overlaps the copy of the next (default: for a value a CPU copies on its "
+        "way to a GPU, one piece per 16 MiB, at most 16; else 1; docs/PERFORMANCE.md has the "
+        "measurements)",
+    )
+    parser.add_argument(
+        "--pinned-arguments", action="store_true",
+        help="the caller gives each argument that a CPU device passes on to a GPU in that GPU's "
+        "pinned host memory (mdc-run and runtime_shim place it there; the manifest lists such "
+        "arguments): the GPU copies it in with no host copy. A caller of the raw IREE runtime "
+        "must allocate those arguments from the GPU's allocator as HostLocal|DeviceVisible",
     )
 
 
@@ -391,7 +405,7 @@ def _opt(args) -> int:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
             outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
-                                    args.staging_pieces))
+                                    args.staging_pieces, args.pinned_arguments))
         except MdcError as e:
             if not args.split_input_file:
                 raise
@@ -423,7 +437,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 
 
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
-             staging_pieces: int | None = None) -> str:
+             staging_pieces: int | None = None, pinned_arguments: bool = False) -> str:
     from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 
@@ -442,7 +456,7 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging,
-                                        staging_pieces=staging_pieces)
+                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

@@ -12,6 +12,10 @@ wrapping and is readable with the runtime alone
 ``staging`` lists every ordered pair the memory model stages, with the
 device whose allocator provides the pinned staging memory (for a pair staged
 through a local device, ``via`` names it and ``owner`` is null).
+
+With ``--pinned-arguments``, ``"pinned_arguments": {"f": {"0": "device_b"}}``
+says that argument 0 of ``@f`` must be given in device_b's pinned memory
+(HostLocal|DeviceVisible, from its allocator); runtime_shim places it there.
 """
 
 from __future__ import annotations
@@ -27,7 +31,17 @@ KEY = "mdc.manifest"
 FORMAT = "mdc.manifest/1"
 
 
-def manifest_json(devices, model: MemoryModel) -> str:
+def pinned_arguments_of(module) -> dict[str, dict[str, str]]:
+    """The arguments transfer-insertion recorded as given in pinned memory
+    (passes/transfer_insertion.py, PINNED_ARGUMENTS_ATTR), as
+    {function: {index: device}}. The record stays on the module: the
+    device-isolation verifier reads it at the HAL level."""
+    from passes.transfer_insertion import pinned_arguments_of as read
+
+    return {f: {str(i): d for i, d in arguments.items()} for f, arguments in read(module).items()}
+
+
+def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None) -> str:
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -42,6 +56,7 @@ def manifest_json(devices, model: MemoryModel) -> str:
                 for d in devices
             ],
             "staging": staging,
+            **({"pinned_arguments": pinned_arguments} if pinned_arguments else {}),
         },
         separators=(",", ":"),
         sort_keys=False,

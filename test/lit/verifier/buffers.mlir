@@ -61,6 +61,70 @@ module {
 
 // -----
 
+// Accepted: an argument imported on the CPU that the module records as given
+// in the GPU's pinned memory (mdc.pinned_arguments, --pinned-arguments) is
+// host-visible memory of the GPU: the GPU copies it, the CPU reads it.
+module attributes {mdc.pinned_arguments = {pinned_argument = {"0" = "device_b"}}} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  // OUT-LABEL: util.func public @pinned_argument(
+  util.func public @pinned_argument(%arg: !hal.buffer_view) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %any = arith.constant -1 : i64
+    %pool = arith.constant 0 : i64
+    %none = util.null : !hal.fence
+    %type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+    %a = util.global.load immutable @device_a : !hal.device
+    %b = util.global.load immutable @device_b : !hal.device
+    %x = hal.buffer_view.buffer<%arg : !hal.buffer_view> : !hal.buffer
+    %a_allocator = hal.device.allocator<%a : !hal.device> : !hal.allocator
+    hal.buffer.assert<%x : !hal.buffer> message("input0") allocator(%a_allocator : !hal.allocator) minimum_length(%c16) type(DeviceVisible) usage("Transfer|DispatchStorage")
+    %f0 = hal.fence.create device(%b : !hal.device) flags("None") : !hal.fence
+    %on_b = hal.device.queue.alloca<%b : !hal.device> affinity(%any) wait(%none) signal(%f0) pool(%pool) type(%type) usage(%usage) flags("None") : !hal.buffer{%c16}
+    %f1 = hal.fence.create device(%b : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.copy<%b : !hal.device> affinity(%any) wait(%f0) signal(%f1) source(%x : !hal.buffer)[%c0] target(%on_b : !hal.buffer)[%c0] length(%c16) flags("None")
+    %f2 = hal.fence.create device(%a : !hal.device) flags("None") : !hal.fence
+    %on_a = hal.device.queue.alloca<%a : !hal.device> affinity(%any) wait(%none) signal(%f2) pool(%pool) type(%type) usage(%usage) flags("None") : !hal.buffer{%c16}
+    %f3 = hal.fence.create device(%a : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.copy<%a : !hal.device> affinity(%any) wait(%f2) signal(%f3) source(%x : !hal.buffer)[%c0] target(%on_a : !hal.buffer)[%c0] length(%c16) flags("None")
+    util.return
+  }
+}
+
+// -----
+
+// Rejected: the record covers argument 0 only; argument 1 is the CPU's.
+module attributes {mdc.pinned_arguments = {other_argument_on_gpu = {"0" = "device_b"}}} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.func public @other_argument_on_gpu(%pinned: !hal.buffer_view, %arg: !hal.buffer_view) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %any = arith.constant -1 : i64
+    %pool = arith.constant 0 : i64
+    %none = util.null : !hal.fence
+    %type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
+    %a = util.global.load immutable @device_a : !hal.device
+    %b = util.global.load immutable @device_b : !hal.device
+    %x = hal.buffer_view.buffer<%arg : !hal.buffer_view> : !hal.buffer
+    %a_allocator = hal.device.allocator<%a : !hal.device> : !hal.allocator
+    hal.buffer.assert<%x : !hal.buffer> message("input1") allocator(%a_allocator : !hal.allocator) minimum_length(%c16) type(DeviceVisible) usage("Transfer|DispatchStorage")
+    %f0 = hal.fence.create device(%b : !hal.device) flags("None") : !hal.fence
+    %on_b = hal.device.queue.alloca<%b : !hal.device> affinity(%any) wait(%none) signal(%f0) pool(%pool) type(%type) usage(%usage) flags("None") : !hal.buffer{%c16}
+    %f1 = hal.fence.create device(%b : !hal.device) flags("None") : !hal.fence
+    // CHECK: buffers.mlir:[[# @LINE + 1]]:5: error: 'hal.device.queue.copy' on device_b (cuda) uses a buffer allocated by device_a (local), memory device_b cannot access
+    hal.device.queue.copy<%b : !hal.device> affinity(%any) wait(%f0) signal(%f1) source(%x : !hal.buffer)[%c0] target(%on_b : !hal.buffer)[%c0] length(%c16) flags("None")
+    // CHECK-NEXT: note: device_b and device_a are a staged pair: cuda and local memories are incompatible
+    // CHECK-NEXT: note: the buffer is an argument imported on device_a at {{.*}}buffers.mlir:[[# @LINE - 7]]:5 (its hal.buffer.assert names device_a's allocator)
+    util.return
+  }
+}
+
+// -----
+
 // Accepted: two CUDA devices share memory (IREE handles them) even in a
 // program that also has a CPU.
 module {
@@ -443,6 +507,7 @@ module {
 
 // CHECK: rc=1
 // OUT-NOT: @gpu_reads_cpu_buffer
+// OUT-NOT: @other_argument_on_gpu
 // OUT-NOT: @cpu_reads_gpu_memory
 // OUT-NOT: @argument_on_wrong_device
 // OUT-NOT: @global_buffer_on_gpu

@@ -1,0 +1,45 @@
+// Public-function arguments imported on the CPU (device_a) that cross to
+// the GPU (device_b), and values that look like them but are not.
+module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  // The argument itself goes to the GPU.
+  util.func public @argument_to_gpu(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<1024xf32> : index
+    %in = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg0 : !hal.buffer_view -> tensor<1024xf32> in !stream.resource<external>{%size}
+    %any = stream.async.cast on(#hal.device.affinity<@device_a>) %in : !stream.resource<external>{%size} -> !stream.resource<*>{%size}
+    %on_b = stream.async.transfer %any : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    %out = stream.async.cast on(#hal.device.affinity<@device_b>) %on_b : !stream.resource<*>{%size} -> !stream.resource<external>{%size}
+    %view = stream.tensor.export on(#hal.device.affinity<@device_b>) %out : tensor<1024xf32> in !stream.resource<external>{%size} -> !hal.buffer_view
+    util.return %view : !hal.buffer_view
+  }
+  // The second argument, under the async-external model: it is ready when
+  // the caller's wait fence is, which the copy waits for.
+  util.func public @second_argument_async(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %wait: !hal.fence) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<1024xf32> : index
+    %in = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg1 : !hal.buffer_view -> tensor<1024xf32> in !stream.resource<external>{%size}
+    %tp = stream.timepoint.import on(#hal.device.affinity<@device_a>) %wait : (!hal.fence) => !stream.timepoint
+    %ready = stream.timepoint.await %tp => %in : !stream.resource<external>{%size}
+    %any = stream.async.cast on(#hal.device.affinity<@device_a>) %ready : !stream.resource<external>{%size} -> !stream.resource<*>{%size}
+    %on_b = stream.async.transfer %any : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    util.return %on_b : !stream.resource<*>
+  }
+  // Not an argument: a value made on the CPU.
+  util.func public @made_on_cpu(%v: f32) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<1024xf32> : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_a>) %v : f32 -> tensor<1024xf32> in !stream.resource<*>{%size}
+    %on_b = stream.async.transfer %x : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    util.return %on_b : !stream.resource<*>
+  }
+  // Not a public function's argument: its caller decides where it lives.
+  util.func private @private_argument(%arg0: !hal.buffer_view) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<1024xf32> : index
+    %in = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg0 : !hal.buffer_view -> tensor<1024xf32> in !stream.resource<external>{%size}
+    %on_b = stream.async.transfer %in : !stream.resource<external>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    util.return %on_b : !stream.resource<*>
+  }
+  util.func public @calls_private(%arg0: !hal.buffer_view) -> !stream.resource<*> {
+    %r = util.call @private_argument(%arg0) : (!hal.buffer_view) -> !stream.resource<*>
+    util.return %r : !stream.resource<*>
+  }
+}

@@ -1,0 +1,53 @@
+// transfer-insertion with --pinned-arguments: the caller gives each public
+// function's argument that goes from the CPU to the GPU in the GPU's pinned
+// memory, so the crossing is the GPU's queue copy straight out of the
+// argument (__mdc_stage_from_pinned on the argument's own export), with no
+// pinned staging site and no CPU copy, under either staging lowering. The
+// arguments it applied to are recorded on the module for the manifest.
+// RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --pinned-arguments | FileCheck %s
+// RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --pinned-arguments --staging=copy | FileCheck %s
+// Without the flag, the same argument is staged through a pinned site.
+// RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion | FileCheck %s --check-prefix=STAGED
+
+// CHECK:      module attributes {mdc.pinned_arguments = {argument_to_gpu = {"0" = "device_b"}, second_argument_async = {"1" = "device_b"}}
+// STAGED-NOT: mdc.pinned_arguments
+
+// CHECK-LABEL: util.func public @argument_to_gpu(%arg0: !hal.buffer_view)
+// CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof
+// CHECK-NEXT: %[[IN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg0
+// CHECK-NEXT: %[[ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[IN]]
+// CHECK-NEXT: %[[EXT:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[ANY]] : !stream.resource<*>{%[[SIZE]]} -> !stream.resource<external>{%[[SIZE]]}
+// CHECK-NEXT: %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[EXT]]
+// CHECK-NEXT: %[[READY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[TP]] => (!hal.fence)
+// CHECK-NEXT: %[[VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_a>) %[[RES]]
+// CHECK-NEXT: %[[DST:.+]] = util.global.load immutable @device_b
+// CHECK-NEXT: %[[COPIED:.+]] = util.call @__mdc_stage_from_pinned(%[[VIEW]], %[[READY]], %[[DST]])
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[COPIED]]
+// CHECK-NOT:  __mdc_stage_pinned_site
+// CHECK:      util.return
+
+// STAGED-LABEL: util.func public @argument_to_gpu(
+// STAGED:       util.call @__mdc_stage_pinned_site_view(
+// STAGED:       util.return
+
+// The copy waits, on the host, for the barrier after the caller's wait fence.
+// CHECK-LABEL: util.func public @second_argument_async(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.fence)
+// CHECK:      %[[IN2:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg1
+// CHECK:      %[[WAITED:.+]] = stream.timepoint.await %{{.+}} => %[[IN2]]
+// CHECK:      stream.timepoint.barrier
+// CHECK:      util.call @__mdc_stage_from_pinned(
+// CHECK-NOT:  __mdc_stage_pinned_site
+// CHECK:      util.return
+
+// A value made on the CPU is staged as before (a pinned site, or with
+// --staging=copy the copying helper).
+// CHECK-LABEL: util.func public @made_on_cpu(
+// CHECK-NOT:  @__mdc_stage_from_pinned
+// CHECK:      util.call @__mdc_stage_{{pinned_site.*_view|local_to_gpu_via_device_b}}(
+// CHECK:      util.return
+
+// So is a private function's argument.
+// CHECK-LABEL: util.func private @private_argument(
+// CHECK-NOT:  @__mdc_stage_from_pinned
+// CHECK:      util.call @__mdc_stage_{{pinned_site.*_view|local_to_gpu_via_device_b}}(
+// CHECK:      util.return
