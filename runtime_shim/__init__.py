@@ -11,7 +11,7 @@ The command line is `mdc-run` (`python -m runtime_shim`), see cli.py.
 """
 
 from .errors import ShimError
-from .module import Function, Module, load
+from .module import Function, Module, Placed, load
 from .values import aligned_array
 
-__all__ = ["Function", "Module", "ShimError", "aligned_array", "load"]
+__all__ = ["Function", "Module", "Placed", "ShimError", "aligned_array", "load"]

@@ -10,6 +10,9 @@ Two sources, both read with no devices and no compiler:
      "staging": [{"from": "device_a", "to": "device_b", "owner": "device_b"}, ...]}
 
   A pair relayed through a local device has "owner": null and "via": its name.
+  With mdc-compile --pinned-arguments, "pinned_arguments": {"f": {"0":
+  "device_b"}} says argument 0 of @f must be given in device_b's pinned
+  host memory.
   An optional "default" key names the device of values without an affinity;
   otherwise it is the first device, as in IREE.
 
@@ -107,6 +110,12 @@ class Manifest:
     staging: tuple[Staging, ...] = ()
     default: Optional[str] = None
     source: str = MANIFEST_KEY  # or "module" when scanned from the vmfb
+    # (function, argument index, device whose pinned memory must hold it)
+    pinned_arguments: tuple[tuple[str, int, str], ...] = ()
+
+    def pinned(self, function: str) -> dict[int, str]:
+        """{argument index: device} of @function's arguments given in pinned memory."""
+        return {i: d for f, i, d in self.pinned_arguments if f == function}
 
     @property
     def default_device(self) -> str:
@@ -138,7 +147,9 @@ def parse_manifest(text: str) -> Manifest:
                         for s in data.get("staging", []))
         if any(s.owner is None and s.via is None for s in staging):
             raise ValueError("a staging entry has neither owner nor via")
-    except (KeyError, TypeError, ValueError) as e:
+        pinned = tuple((str(f), int(i), str(d)) for f, arguments in data.get("pinned_arguments", {}).items()
+                       for i, d in arguments.items())
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e!r}") from None
     if not devices:
         raise ShimError(f"{MANIFEST_KEY} declares no devices")
@@ -148,7 +159,10 @@ def parse_manifest(text: str) -> Manifest:
     default = data.get("default")
     if default is not None and default not in names:
         raise ShimError(f"{MANIFEST_KEY} default device {default!r} is not declared")
-    return Manifest(tuple(devices), staging, default)
+    unknown = sorted({d for _, _, d in pinned} - set(names))
+    if unknown:
+        raise ShimError(f"{MANIFEST_KEY} pins arguments in device {unknown[0]!r}, which it does not declare")
+    return Manifest(tuple(devices), staging, default, pinned_arguments=pinned)
 
 
 def _name(value) -> Optional[str]:

@@ -10,6 +10,14 @@ Each argument is placed on the device its `iree.abi.affinity` names (the
 default device if none) and each result is fetched from the device it is
 declared on, whatever that device is. Shapes and dtypes are checked against
 the declaration before anything is uploaded.
+
+    x_in = m.f.place(0, x)             # input 0 placed once (a Placed)
+    x_in.array[...] = next_x           # pinned inputs: write in place
+    y = m.f(x_in)                      # as often as wanted
+
+An argument of an `mdc-compile --pinned-arguments` function is placed in its
+GPU's pinned memory, which the GPU copies from with no host copy; placing it
+once and reusing it is what makes that pay (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -29,6 +37,41 @@ from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value
                        parse_declaration, parse_manifest, scan_declared_devices)
 
 _OPEN_MODULES: "weakref.WeakSet[Module]" = weakref.WeakSet()
+
+
+class Placed:
+    """Input ``index`` of function ``function``, placed where that function
+    reads it (Function.place): pass it to calls instead of an array, as often
+    as wanted. ``array`` is a writeable numpy view of its memory when that
+    is host memory (a pinned argument, or a CPU device's buffer); writing
+    into it changes what the next call reads. Released with its module."""
+
+    def __init__(self, function: str, index: int, view: rt.HalBufferView, dtype: np.dtype, shape):
+        self.function, self.index = function, index
+        self._view = view
+        self._mapping = None
+        self.array: Optional[np.ndarray] = None
+        buffer = view.get_buffer()
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if nbytes and buffer.memory_type() & int(rt.MemoryType.HOST_VISIBLE) and \
+                buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED):
+            self._mapping = buffer.map()
+            self.array = self._mapping.asarray([nbytes], np.dtype(np.uint8)).view(dtype).reshape(shape)
+
+    @property
+    def view(self) -> rt.HalBufferView:
+        if self._view is None:
+            raise ShimError(f"input {self.index} of @{self.function} was placed by a module now closed")
+        return self._view
+
+    def release(self) -> None:
+        self.array = None
+        self._mapping = None
+        self._view = None
+
+    def __repr__(self) -> str:
+        state = "released" if self._view is None else f"shape {list(self._view.shape)}"
+        return f"<runtime_shim.Placed input {self.index} of @{self.function}, {state}>"
 
 
 def load(path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
@@ -117,6 +160,7 @@ class Module:
             raise ShimError(f"the module does not initialise on devices "
                             f"{', '.join(self.uris)}: {short(e)}") from None
         self._functions: dict[str, Function] = {}
+        self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
         _OPEN_MODULES.add(self)
 
     # -- introspection -------------------------------------------------------
@@ -188,6 +232,8 @@ class Module:
         result buffer view) were still alive at exit, so calls keep none
         and `atexit` closes modules still open.
         """
+        for placed in list(self.__dict__.get("_placed", ())):
+            placed.release()
         for attr in ("_functions", "_context", "_hal_module", "_vm_module", "_devices",
                      "_instance"):
             self.__dict__.pop(attr, None)
@@ -210,6 +256,14 @@ class Function:
             raise ShimError(f"the module has no function @{signature.name}")
         self._arg_devices = [module._device_index(v, signature) for v in signature.args]
         self._result_devices = [module._device_index(v, signature) for v in signature.results]
+        # Arguments the program reads straight out of a device's pinned
+        # memory (mdc-compile --pinned-arguments): index -> that device.
+        pinned = module.manifest.pinned(self.name) if module.manifest is not None else {}
+        for index in pinned:
+            if not 0 <= index < len(signature.args) or not signature.args[index].is_tensor:
+                raise ShimError(f"@{self.name}: the manifest pins argument {index}, which is not a tensor "
+                                f"argument of {signature.text}")
+        self._pinned = {i: module.binding[d] for i, d in pinned.items()}
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
@@ -226,33 +280,67 @@ class Function:
     def prepare(self, args: Sequence) -> list[tuple[object, object]]:
         """Check inputs against the declaration before anything is uploaded.
 
-        -> (array, HAL element type) per tensor, (number, type) per scalar.
+        -> (array, HAL element type) per tensor, (number, type) per scalar,
+        (Placed, None) per placed input.
         """
         sig = self.signature
         if len(args) != len(sig.args):
             raise ShimError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
-        prepared = []
-        for i, (value, arg) in enumerate(zip(sig.args, args)):
-            where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
-            if value.is_tensor:
-                hal_type = values.element_type(value.type.element)
-                dtype = values.numpy_dtype(hal_type)
-                array = arg if isinstance(arg, np.ndarray) else _as_array(arg, dtype, where)
-                if array.dtype != dtype:
-                    raise ShimError(f"{where}: dtype mismatch, expected {dtype} "
-                                    f"({value.type.element}), got {array.dtype}")
-                if not value.type.accepts_shape(array.shape):
-                    raise ShimError(f"{where}: shape mismatch, got "
-                                    f"{'x'.join(map(str, array.shape)) or 'a scalar'}")
-                prepared.append((array, hal_type))
-            elif value.type == "!hal.buffer_view":
-                array = np.asarray(arg)
-                prepared.append((array, values.hal_type_for_dtype(array.dtype)))
-            elif value.type in values.SCALAR_TYPES:
-                prepared.append((values.check_scalar(arg, value.type, where), value.type))
-            else:
-                raise ShimError(f"{where}: unsupported argument type")
-        return prepared
+        return [self._checked(i, arg) for i, arg in enumerate(args)]
+
+    def _checked(self, i: int, arg) -> tuple[object, object]:
+        sig = self.signature
+        value = sig.args[i]
+        where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
+        if isinstance(arg, Placed):
+            if (arg.function, arg.index) != (self.name, i):
+                raise ShimError(f"{where}: given input {arg.index} of @{arg.function}, placed for that one")
+            arg.view  # noqa: B018  (raises if released)
+            return arg, None
+        if value.is_tensor:
+            hal_type = values.element_type(value.type.element)
+            dtype = values.numpy_dtype(hal_type)
+            array = arg if isinstance(arg, np.ndarray) else _as_array(arg, dtype, where)
+            if array.dtype != dtype:
+                raise ShimError(f"{where}: dtype mismatch, expected {dtype} "
+                                f"({value.type.element}), got {array.dtype}")
+            if not value.type.accepts_shape(array.shape):
+                raise ShimError(f"{where}: shape mismatch, got "
+                                f"{'x'.join(map(str, array.shape)) or 'a scalar'}")
+            return array, hal_type
+        if value.type == "!hal.buffer_view":
+            array = np.asarray(arg)
+            return array, values.hal_type_for_dtype(array.dtype)
+        if value.type in values.SCALAR_TYPES:
+            return values.check_scalar(arg, value.type, where), value.type
+        raise ShimError(f"{where}: unsupported argument type")
+
+    def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):
+        m = self.module
+        if position in self._pinned:
+            return values.to_pinned(m._devices[self._pinned[position]], array, kind, register=register)
+        index = self._arg_devices[position]
+        return values.to_device(m._devices[index], dev.is_local(m.uris[index]), array, kind,
+                                m.staged_transfers, m.timeout_s)
+
+    def place(self, index: int, arg) -> Placed:
+        """Input ``index`` placed once where this function reads it: in its
+        GPU's pinned memory for an --pinned-arguments argument (a new
+        buffer, not the array's own pages), else as a call places it. Pass
+        the result to calls in place of the array."""
+        m = self.module
+        if "_context" not in m.__dict__:
+            raise ShimError(f"module {m.path} is closed")
+        if not 0 <= index < len(self.signature.args):
+            raise ShimError(f"@{self.name} has no input {index}")
+        array, kind = self._checked(index, arg)
+        if isinstance(array, Placed) or not isinstance(kind, int) or not self.signature.args[index].is_tensor:
+            raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
+        array = np.ascontiguousarray(array)
+        placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False),
+                        array.dtype, array.shape)
+        m._placed.add(placed)
+        return placed
 
     def call(self, args: Sequence, *, prepared: bool = False) -> list[tuple[object, object]]:
         """Call with numpy inputs.
@@ -265,12 +353,14 @@ class Function:
             raise ShimError(f"module {m.path} is closed")
         inputs = args if prepared else self.prepare(args)
         arg_list = rt.VmVariantList(len(inputs) + 2)
-        for (arg, kind), index in zip(inputs, self._arg_devices):
+        for position, (arg, kind) in enumerate(inputs):
+            if isinstance(arg, Placed):
+                arg_list.push_ref(arg.view.ref)
+                continue
             if isinstance(kind, str):  # a scalar
                 (arg_list.push_float if kind.startswith("f") else arg_list.push_int)(arg)
                 continue
-            view = values.to_device(m._devices[index], dev.is_local(m.uris[index]), arg,
-                                    kind, m.staged_transfers, m.timeout_s)
+            view = self._placed_view(position, arg, kind, register=None)
             arg_list.push_ref(view.ref)
         signal = None
         if self.signature.is_async:

@@ -366,10 +366,17 @@ def test_manifest_parsing():
     assert m.default_device == "a" and m.devices[1].spec == "hip[0]"
     only_spec = {"format": "mdc.manifest/1", "devices": [{"name": "x", "spec": "local[2]"}]}
     assert parse_manifest(json.dumps(only_spec)).devices[0].ordinal == 2
+    pinned = parse_manifest(json.dumps(dict(relayed, pinned_arguments={"f": {"0": "a", "2": "b"}, "g": {"1": "a"}})))
+    assert pinned.pinned("f") == {0: "a", 2: "b"} and pinned.pinned("g") == {1: "a"} and pinned.pinned("h") == {}
+    assert m.pinned("f") == {}
     for bad, needle in [("{", "not valid JSON"), ('{"format": "mdc.manifest/2"}', "unsupported"),
                         ('{"format": "mdc.manifest/1", "devices": []}', "no devices"),
                         (json.dumps(dict(relayed, staging=[{"from": "a", "to": "b", "owner": None}])),
-                         "neither owner nor via")]:
+                         "neither owner nor via"),
+                        (json.dumps(dict(relayed, pinned_arguments={"f": {"0": "z"}})),
+                         "pins arguments in device 'z', which it does not declare"),
+                        (json.dumps(dict(relayed, pinned_arguments={"f": {"first": "a"}})), "malformed"),
+                        (json.dumps(dict(relayed, pinned_arguments=["f"])), "malformed")]:
         with pytest.raises(ShimError, match=needle):
             parse_manifest(bad)
 
