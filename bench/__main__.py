@@ -3,6 +3,7 @@
     python -m bench build DIR        # here: compile the modules (needs the compiler)
     python -m bench run DIR          # there: runtime (+ torch if present) only
     python -m bench pieces DIR       # there: CPU->GPU bandwidth by piece count
+    python -m bench pinned DIR       # there: arguments given in pinned memory
     python -m bench compile-time     # here: mdc-compile against iree-compile
 
 ``run`` prints one table; every row is measured in that same run:
@@ -29,6 +30,13 @@ memory by the CPU in fenced pieces, each piece's DMA started once the host
 sees it written) for the default piece count (one per 16 MiB, up to 16) and
 each count ``--staging-pieces`` in PIECE_COUNTS, beside the queue_copy limit
 in the same run.
+
+``pinned`` measures CPU->GPU bandwidth of an argument given in the GPU's
+pinned memory (``mdc-compile --pinned-arguments``): placed there once and
+reused, as torch's pinned row reuses its pinned tensor, and placed there by
+the shim on every call (a copy into a new pinned buffer, or the array's own
+pages registered with CUDA), beside the default (the argument in the CPU's
+memory), the queue_copy limit and torch, in the same run.
 
 ``components`` times the parts a staged transfer is made of with the
 runtime API (host copies, queue copies, allocations, host round trips),
@@ -97,6 +105,8 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
     for pieces in PIECE_COUNTS:
         jobs[f"to_gpu_pieces_{pieces}.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc,
                                                 f"--staging-pieces={pieces}"]
+    jobs["to_gpu_pinned.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc,
+                                  "--pinned-arguments"]
     jobs["compute_on_cpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_cpu.mlir"),
                                    "--iree-hal-target-device=device_a=local[0]",
                                    "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -236,14 +246,19 @@ def _compute_rows(kit, sizes_mib):
               f"{times['compute_to_gpu_emplace'] * 1e3:12.2f}  {ok}")
 
 
-def _resident_call(m, f, host, device_index):
+def _resident_call(m, f, host, device_index, place=None):
     """A call of ``f`` whose one argument already lives on its device and
-    whose result is left where it ends: the program's own work alone."""
+    whose result is left where it ends: the program's own work alone.
+    ``place(device, array, kind)``: how the argument is placed (default:
+    as the shim places it on ``device_index``)."""
     import iree.runtime as rt
     from runtime_shim import values
 
     (array, kind), = f.prepare([host])
-    view = values.to_device(m._devices[device_index], device_index == 0, array, kind, False, 300)
+    if place is None:
+        view = values.to_device(m._devices[device_index], device_index == 0, array, kind, False, 300)
+    else:
+        view = place(m._devices[device_index], array, kind)
     vm_fn = f._vm_function
 
     def call():
@@ -251,6 +266,27 @@ def _resident_call(m, f, host, device_index):
         args.push_ref(view.ref)
         results = rt.VmVariantList(1)
         m._context.invoke(vm_fn, args, results)
+
+    return call
+
+
+def _placing_call(m, f, host, device_index, register):
+    """A call of ``f`` that first places its argument in pinned memory of
+    device ``device_index`` as the shim does (runtime_shim.values.to_pinned):
+    the whole cost a caller with the argument in ordinary memory pays."""
+    import iree.runtime as rt
+    from runtime_shim import values
+
+    (array, kind), = f.prepare([host])
+    device, vm_fn = m._devices[device_index], f._vm_function
+
+    def call():
+        view = values.to_pinned(device, array, kind, register=register)
+        args = rt.VmVariantList(1)
+        args.push_ref(view.ref)
+        results = rt.VmVariantList(1)
+        m._context.invoke(vm_fn, args, results)
+        del args, view
 
     return call
 
@@ -632,6 +668,57 @@ def compile_time(layers: int, repeat: int) -> int:
     return 0
 
 
+def pinned(kit: str, sizes_mib) -> int:
+    """CPU->GPU bandwidth of an argument given in the GPU's pinned memory."""
+    sys.path.insert(0, ROOT)
+    from runtime_shim import load
+    from runtime_shim import values as shim_values
+
+    kit = os.path.abspath(kit)
+    try:
+        iree = _Iree()
+    except Exception as e:
+        print(f"bench: no {GPU} device here ({e}); skipping")
+        return 0
+    gbps = lambda n, t: n / t / 1e9
+    print("argument CPU->GPU, GB/s (median; whole program calls, result left on the GPU)")
+    print("  default: the argument in the CPU's memory (host copy into pinned, in pieces)")
+    print("  pinned: --pinned-arguments, the argument placed in the GPU's pinned memory once, reused")
+    print("  +copy / +register: placed by the shim on every call, copied into a new pinned")
+    print("  buffer / the array's own pages registered (cuMemHostRegister), counted in the call")
+    cols = ["default", "pinned", "+copy", "+register", "limit", "torch_pin", "torch_page"]
+    print(f"{'MiB':>5} " + " ".join(f"{c:>10}" for c in cols) + "  correct")
+    for mib in sizes_mib:
+        n = mib * MIB
+        host = values_aligned(n)
+        row, ok = {}, True
+        t, good = _mdc_transfer_time(kit, "to_gpu_emplace.vmfb", "to_gpu", n, src_is_gpu=False)
+        row["default"], ok = gbps(n, t), ok and good
+        m = load(os.path.join(kit, "to_gpu_pinned.vmfb"), ["local-task", GPU])
+        f = m.function("to_gpu")
+        index = f._pinned.get(0)
+        if index is None:
+            print("bench: to_gpu_pinned.vmfb pins no argument")
+            return 1
+        placed = lambda device, array, kind: f.place(0, array).view  # noqa: E731  (the public API)
+        for name, call in (("pinned", _resident_call(m, f, host, index, place=placed)),
+                           ("+copy", _placing_call(m, f, host, index, register=False)),
+                           ("+register", _placing_call(m, f, host, index, register=True))):
+            row[name] = gbps(n, _median_time(call, _repeats(n)))
+            del call
+            gc.collect()
+        ok = ok and bool(np.array_equal(f(host), host))
+        m.close()
+        row["limit"] = gbps(n, iree.queue_copy_limit(n)[0])
+        torch_rows = _torch_rows(n)
+        if torch_rows:
+            row["torch_pin"] = gbps(n, torch_rows["pinned"][0])
+            row["torch_page"] = gbps(n, torch_rows["pageable"][0])
+        print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}",
+              flush=True)
+    return 0
+
+
 def main() -> int:
     global GPU
     if len(sys.argv) == 5 and sys.argv[1] == "_dma_loop":  # _contention's other process
@@ -652,20 +739,24 @@ def main() -> int:
     pc.add_argument("dir")
     pc.add_argument("--sizes", default="1,16,256,1024", help="MiB, comma separated")
     pc.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+    pn = sub.add_parser("pinned")
+    pn.add_argument("dir")
+    pn.add_argument("--sizes", default="16,256,1024", help="MiB, comma separated")
+    pn.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
     k = sub.add_parser("components")
     k.add_argument("--mib", type=int, default=256)
     k.add_argument("--smoke", action="store_true")
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
-    for sp in (r, pc, k):
+    for sp in (r, pc, pn, k):
         sp.add_argument("--workers", type=int, default=0,
                         help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
         sp.add_argument("--retain-host-memory", action="store_true",
                         help="keep freed host memory for reuse (runtime_shim.host_memory)")
     a = p.parse_args()
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
-    if a.cmd in ("run", "pieces", "components"):
+    if a.cmd in ("run", "pieces", "pinned", "components"):
         _configure_host(a.workers, a.retain_host_memory)
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.smoke)
@@ -673,6 +764,8 @@ def main() -> int:
         return run(a.dir, [int(s) for s in a.sizes.split(",")])
     if a.cmd == "pieces":
         return pieces(a.dir, [int(s) for s in a.sizes.split(",")])
+    if a.cmd == "pinned":
+        return pinned(a.dir, [int(s) for s in a.sizes.split(",")])
     if a.cmd == "components":
         return components(a.mib)
     return compile_time(a.layers, a.repeat)

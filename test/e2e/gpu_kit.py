@@ -7,8 +7,10 @@
 portable CPU target) and a cuda device, draws seeded inputs, and computes the
 expected outputs with *stock* IREE on all-local devices on this machine.
 ``run`` executes every case with stock ``iree-run-module`` (cases whose
-arguments and results live on local devices) or with the runtime shim
-(``python -m runtime_shim``) under a timeout, compares with the expected
+arguments and results live on local devices), with the runtime shim
+(``python -m runtime_shim``), or with the shim's placed inputs (runner
+``placed``: each input placed once with Function.place, then called with
+its bytes overwritten in place, then restored, under a timeout, compares with the expected
 outputs, and prints one table. It exits 0 with a message when no cuda
 device is available, so it can sit in any test tree.
 """
@@ -35,12 +37,14 @@ RT_AB = ["local-task", "cuda"]
 
 
 def _case(name, program, function, inputs, *, devices=AB, runtime=RT_AB,
-          model="async-internal", runner="iree-run-module", program_dir=PROGRAMS, compiler="mdc"):
+          model="async-internal", runner="iree-run-module", program_dir=PROGRAMS, compiler="mdc",
+          flags=()):
     """compiler="iree": stock iree-compile instead of mdc-compile (for
-    programs stock IREE compiles, to see what the GPU makes of its output)."""
+    programs stock IREE compiles, to see what the GPU makes of its output).
+    flags: more mdc-compile flags."""
     return dict(name=name, program=os.path.join(program_dir, program), function=function,
                 inputs=inputs, devices=devices, runtime=runtime, model=model, runner=runner,
-                compiler=compiler)
+                compiler=compiler, flags=list(flags))
 
 
 def _cases(rng):
@@ -87,6 +91,16 @@ def _cases(rng):
         _case("loop_on_gpu_stock_iree", "loop_on_gpu.mlir", "loop_on_b",
               [f32(4), np.array(5, np.int64)], devices=["device_a=local[0]", "b=cuda[0]"],
               runner="shim", compiler="iree"),
+        # Arguments given in the GPU's pinned memory (--pinned-arguments):
+        # the GPU copies them straight out of the buffers the shim placed
+        # them in; a CPU buffer there fails with CUDA_ERROR_INVALID_VALUE.
+        _case("pinned_arguments", "pinned_arguments.mlir", "pinned_product", [f32(1 << 20), f32(1 << 20)],
+              runner="shim", flags=["--pinned-arguments"]),
+        _case("pinned_arguments_async_external", "pinned_arguments.mlir", "pinned_product",
+              [f32(1 << 20), f32(1 << 20)], runner="shim", flags=["--pinned-arguments"],
+              model="async-external"),
+        _case("pinned_arguments_placed", "pinned_arguments.mlir", "pinned_product",
+              [f32(1 << 20), f32(1 << 20)], runner="placed", flags=["--pinned-arguments"]),
     ]
 
 
@@ -123,7 +137,7 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
                       f"--iree-llvmcpu-target-cpu={cpu}", model_flag, "-o", vmfb])
         else:
             r = _run(["mdc-compile", case["program"], *[f"--device={d}" for d in case["devices"]],
-                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, *mdc_flags, "-o", vmfb])
+                      f"--iree-llvmcpu-target-cpu={cpu}", model_flag, *case["flags"], *mdc_flags, "-o", vmfb])
         if r.returncode:
             print(f"{name}: mdc-compile failed\n{r.stderr}")
             return 1
@@ -198,8 +212,10 @@ def run(kit: str, timeout: float, only: str | None) -> int:
         out = os.path.join(kit, f"{case['name']}.out.npy")
         if os.path.exists(out):
             os.unlink(out)
-        if case["runner"] == "shim":
+        if case["runner"] in ("shim", "placed"):
             cmd = [sys.executable, "-m", "runtime_shim"]
+            if case["runner"] == "placed":
+                cmd = [sys.executable, os.path.abspath(__file__), "_placed"]
             env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
         else:
             cmd = [shutil.which("iree-run-module") or "iree-run-module"]
@@ -231,7 +247,41 @@ def run(kit: str, timeout: float, only: str | None) -> int:
     return 1 if failures else 0
 
 
+def _placed(argv) -> int:
+    """Runner ``placed``: each input placed once (runtime_shim's
+    Function.place), a call with input 0's bytes overwritten in place (its
+    result must differ from the first call's), then with them restored (its
+    result, which must equal the first call's, is the output)."""
+    from runtime_shim import load
+
+    flags = dict(a.split("=", 1) for a in argv)
+    devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]
+    inputs = [np.load(a.split("=@", 1)[1]) for a in argv if a.startswith("--input=@")]
+    m = load(flags["--module"], devices)
+    try:
+        f = m.function(flags["--function"])
+        placed = [f.place(i, x) for i, x in enumerate(inputs)]
+        first = np.asarray(f(*placed))
+        kept = placed[0].array.copy()
+        placed[0].array[...] = 0
+        other = np.asarray(f(*placed))
+        placed[0].array[...] = kept
+        again = np.asarray(f(*placed))
+        np.save(flags["--output"].lstrip("@"), again)
+    finally:
+        m.close()
+    if np.array_equal(other, first):
+        print("a call after overwriting input 0 in place gave the first call's result")
+        return 1
+    if not np.array_equal(again, first):
+        print("a call after restoring input 0 differs from the first call")
+        return 1
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "_placed":
+        return _placed(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")

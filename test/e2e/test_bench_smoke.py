@@ -31,6 +31,11 @@ def test_bench_smoke(tmp_path):
     swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
     assert swept.returncode == 0, swept.stdout + swept.stderr
     assert re.search(r"^\s+1(\s+[\d.]+){7}\s+True$", swept.stdout, re.M), swept.stdout
+    # Arguments in pinned memory: default, pinned, +copy, +register and the
+    # limit measured (no torch here), the results right.
+    given = _bench("pinned", str(tmp_path), "--smoke", "--sizes", "1")
+    assert given.returncode == 0, given.stdout + given.stderr
+    assert re.search(r"^\s+1(\s+[\d.]+){5}\s+nan\s+nan\s+True$", given.stdout, re.M), given.stdout
 
 
 def test_components_smoke():
