@@ -141,6 +141,15 @@ def _repeats(nbytes: int) -> int:
 GPU = "cuda"  # run --smoke: "local-sync" plays the GPU
 
 
+def _gpu_or_none() -> "_Iree | None":
+    """The GPU for the references, or None (said) where there is none."""
+    try:
+        return _Iree()
+    except Exception as e:  # no cuda driver or device
+        print(f"bench: no {GPU} device here ({e}); skipping")
+        return None
+
+
 class _Iree:
     def __init__(self):
         import iree.runtime as rt
@@ -354,10 +363,8 @@ def _seed_latency(kit, name, devices, calls=300):
 
 def run(kit: str, sizes_mib) -> int:
     kit = os.path.abspath(kit)
-    try:
-        iree = _Iree()
-    except Exception as e:  # no cuda driver or device
-        print(f"bench: no cuda device here ({e}); skipping")
+    iree = _gpu_or_none()
+    if iree is None:
         return 0
     gbps = lambda n, t: n / t / 1e9
     rows = []
@@ -409,10 +416,8 @@ def run(kit: str, sizes_mib) -> int:
 def pieces(kit: str, sizes_mib) -> int:
     """CPU->GPU bandwidth of an argument by piece count, with the limit."""
     kit = os.path.abspath(kit)
-    try:
-        iree = _Iree()
-    except Exception as e:
-        print(f"bench: no {GPU} device here ({e}); skipping")
+    iree = _gpu_or_none()
+    if iree is None:
         return 0
     gbps = lambda n, t: n / t / 1e9
     print("argument CPU->GPU by --staging-pieces, GB/s (median; whole program calls)")
@@ -463,10 +468,8 @@ def _configure_host(workers: int, retain: bool) -> None:
 def components(mib: int) -> int:
     """Times the pieces a staged transfer is made of, with the runtime API,
     to show where a call's time goes."""
-    try:
-        iree = _Iree()
-    except Exception as e:
-        print(f"bench: no {GPU} device here ({e}); skipping")
+    iree = _gpu_or_none()
+    if iree is None:
         return 0
     rt = iree.rt
     n = mib * MIB
@@ -672,13 +675,10 @@ def pinned(kit: str, sizes_mib) -> int:
     """CPU->GPU bandwidth of an argument given in the GPU's pinned memory."""
     sys.path.insert(0, ROOT)
     from runtime_shim import load
-    from runtime_shim import values as shim_values
 
     kit = os.path.abspath(kit)
-    try:
-        iree = _Iree()
-    except Exception as e:
-        print(f"bench: no {GPU} device here ({e}); skipping")
+    iree = _gpu_or_none()
+    if iree is None:
         return 0
     gbps = lambda n, t: n / t / 1e9
     print("argument CPU->GPU, GB/s (median; whole program calls, result left on the GPU)")
