@@ -303,6 +303,28 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
 """
 
 
+def copy_into_output_function_text(name: str) -> str:
+    """``@name(%src_view, %src_ready, %output_view, %src_device)``: as
+    copy_into_pinned, into the caller's output storage (an output argument
+    given in the source device's pinned memory), which is first checked to
+    be host-visible memory that can take the value: IREE checks a storage
+    it imports, but this one is written before any import of it."""
+    return f"""
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %output_view: !hal.buffer_view, %src_device: !hal.device) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %any_queue = arith.constant -1 : i64
+  %forever = arith.constant -1 : i32
+  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
+  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
+  %output = hal.buffer_view.buffer<%output_view : !hal.buffer_view> : !hal.buffer
+  %allocator = hal.device.allocator<%src_device : !hal.device> : !hal.allocator
+  hal.buffer.assert<%output : !hal.buffer> message("mdc: output storage") allocator(%allocator : !hal.allocator) minimum_length(%length) type(HostVisible) usage("TransferTarget")
+{_copy("  ", "out", "%src_device", "%src_ready", "%src", "%output", 1, "mdc: copy into output storage failed")}
+  util.return
+}}
+"""
+
+
 # A value a CPU writes into pinned memory goes on to a GPU in pieces, each
 # piece's DMA overlapping the CPU's copy of the next: by default one piece
 # per PIECE_BYTES, at most MAX_PIECES (mdc-compile --staging-pieces=N: N).

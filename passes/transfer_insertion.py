@@ -435,6 +435,48 @@ class _Stager:
             [view, ready, self._device(dst)]).results[0]
         return self._import(view, size, dst, result_type, carried)
 
+    def pinned_output_of(self, transfer, src: str, dst: str, policy: LinkPolicy):
+        """--pinned-arguments, coming back: the ``stream.async.update`` that
+        is the one use of ``transfer``'s result (a move from ``src``, the
+        staging owner, to CPU ``dst``) and writes it from offset 0 into an
+        argument of a public function, which the caller then gives in
+        ``src``'s pinned memory: an output argument (``iree.abi.output``),
+        whose storage the result is. None when that is not the case."""
+        if not self.pinned_arguments or policy.mode != "staged" or policy.owner != src:
+            return None
+        if not self.model.devices[dst].is_local or _in_initializer(transfer):
+            return None
+        uses = list(transfer.results[0].uses)
+        if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+            return None
+        update = uses[0].owner
+        view = update.opview
+        if view.update != transfer.results[0] or not _is_constant_zero(view.target_offset):
+            return None
+        found = function_argument(view.target)
+        if found is None:
+            return None
+        function, index = found
+        if self.pinned.setdefault(function, {}).setdefault(index, src) != src:
+            return None
+        return update
+
+    def stage_into_pinned_output(self, transfer, update, src: str, dst: str) -> ir.Value:
+        """``src``'s queue copies ``transfer``'s value straight into the
+        pinned output argument that ``update`` writes it into, and the host
+        waits; returns that argument imported anew on ``dst``, to stand for
+        ``update``'s result."""
+        value, size = transfer.operands[0], transfer.operands[1]
+        storage = function_argument_view(update.opview.target)
+        src_view, src_ready = self._export(value, size, src)
+        util.CallOp([], self._helper("copy_into_output", staging_template.copy_into_output_function_text),
+                    [src_view, src_ready, storage, self._device(src)])
+        target_size = update.opview.target_size
+        imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,
+                                         ir.Type.parse("tensor<?xi8>"), [target_size], target_size,
+                                         affinity=affinity_attr(dst)).result
+        return _as_lifetime(imported, target_size, dst, update.results[0].type)
+
     def stage(self, value: ir.Value, size: ir.Value, src: str, dst: str,
               policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
         """Emits, at the current insertion point, the staged copy of
@@ -476,6 +518,22 @@ class _Stager:
 def function_argument(value: ir.Value) -> tuple[str, int] | None:
     """(function, index) when ``value`` is, through casts and awaits, the
     import of argument ``index`` of public function ``function``; else None."""
+    view = function_argument_view(value)
+    if view is None:
+        return None
+    function = view.owner.owner
+    return ir.StringAttr(function.attributes["sym_name"]).value, ir.BlockArgument(view).arg_number
+
+
+def _is_constant_zero(value: ir.Value) -> bool:
+    owner = value.owner
+    return (not isinstance(owner, ir.Block) and owner.name == "arith.constant"
+            and str(owner.attributes["value"]) == "0 : index")
+
+
+def function_argument_view(value: ir.Value) -> ir.Value | None:
+    """The ``!hal.buffer_view`` argument of a public function whose import
+    ``value`` is, through casts and awaits; else None."""
     while not isinstance(value.owner, ir.Block):
         op = value.owner
         if op.name == "stream.async.cast":
@@ -496,7 +554,7 @@ def function_argument(value: ir.Value) -> tuple[str, int] | None:
     visibility = get_attr(function, "sym_visibility")
     if visibility is not None and str(visibility) != '"public"':
         return None
-    return ir.StringAttr(function.attributes["sym_name"]).value, ir.BlockArgument(value).arg_number
+    return value
 
 
 PINNED_ARGUMENTS_ATTR = "mdc.pinned_arguments"
@@ -559,13 +617,13 @@ def _check_devices_declared(module, model: MemoryModel) -> None:
                     )
 
 
-def _in_initializer() -> bool:
+def _in_initializer(op: ir.Operation | None = None) -> bool:
     """Whether the current insertion point is in a ``util.initializer``.
     Staging there runs once, and the copying lowering is kept: IREE rejects
     the direct one in hoisted-constant initializers ("immutable global
     ... initialized both by initial value and by store in initializer",
     random programs seed 4242 index 143)."""
-    op = ir.InsertionPoint.current.block.owner
+    op = ir.InsertionPoint.current.block.owner if op is None else op
     while op is not None:
         if op.name == "util.initializer":
             return True
@@ -640,6 +698,20 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
     if src is None or dst is None:
         return
     policy = _policy(model, src, dst, op)
+    update = stager.pinned_output_of(op, src, dst, policy) if policy.is_staged else None
+    if update is not None:
+        encoding, nbytes = describe(op.operands[0], op.operands[1])
+        crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
+        storage = update.opview.target.owner
+        with ir.InsertionPoint(update), update.location:
+            written = stager.stage_into_pinned_output(op, update, src, dst)
+        update.results[0].replace_all_uses_with(written)
+        update.erase()
+        op.erase()
+        _return_storage_uncloned(written)
+        if storage.name == "stream.tensor.import" and not list(storage.results[0].uses):
+            storage.erase()  # the caller's storage, now imported after the copy into it
+        return
     if not policy.is_staged:
         if get_attr(op, "target_affinity") is None:
             # Say where it goes: left targetless, IREE runs it on the default
@@ -660,6 +732,26 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
     op.results[0].replace_all_uses_with(staged)
     crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
     op.erase()
+
+
+def _return_storage_uncloned(storage: ir.Value) -> None:
+    """IREE returns an output argument's storage as a clone of a slice of
+    it, which a CPU makes with a one-thread queue copy into a new buffer:
+    the cost that writing straight into the storage avoids. The result is
+    the slice itself, as the output argument says it is."""
+    for use in list(storage.uses):
+        sliced = use.owner
+        if sliced.name != "stream.async.slice" or not _is_constant_zero(sliced.opview.source_offset):
+            continue
+        users = list(sliced.results[0].uses)
+        if len(users) != 1 or users[0].owner.name != "stream.async.clone":
+            continue
+        clone = users[0].owner
+        with ir.InsertionPoint(clone), clone.location:
+            same = stream.AsyncCastOp(clone.results[0].type, sliced.results[0], clone.opview.source_size,
+                                      clone.opview.result_size, affinity=get_attr(clone, "affinity")).result
+        clone.results[0].replace_all_uses_with(same)
+        clone.erase()
 
 
 def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None:

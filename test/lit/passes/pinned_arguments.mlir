@@ -2,14 +2,17 @@
 // function's argument that goes from the CPU to the GPU in the GPU's pinned
 // memory, so the crossing is the GPU's queue copy straight out of the
 // argument (__mdc_stage_from_pinned on the argument's own export), with no
-// pinned staging site and no CPU copy, under either staging lowering. The
-// arguments it applied to are recorded on the module for the manifest.
+// pinned staging site and no CPU copy, under either staging lowering. So is
+// an output argument (iree.abi.output) that a value coming back from the
+// GPU is written into: the GPU copies it straight there, and the result is
+// that storage, not IREE's clone of it. The arguments it applied to are
+// recorded on the module for the manifest.
 // RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --pinned-arguments | FileCheck %s
 // RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --pinned-arguments --staging=copy | FileCheck %s
 // Without the flag, the same argument is staged through a pinned site.
 // RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion | FileCheck %s --check-prefix=STAGED
 
-// CHECK:      module attributes {mdc.pinned_arguments = {argument_to_gpu = {"0" = "device_b"}, second_argument_async = {"1" = "device_b"}}
+// CHECK:      module attributes {mdc.pinned_arguments = {argument_to_gpu = {"0" = "device_b"}, into_output = {"1" = "device_b"}, second_argument_async = {"1" = "device_b"}}
 // STAGED-NOT: mdc.pinned_arguments
 
 // CHECK-LABEL: util.func public @argument_to_gpu(%arg0: !hal.buffer_view)
@@ -51,3 +54,29 @@
 // CHECK-NOT:  @__mdc_stage_from_pinned
 // CHECK:      util.call @__mdc_stage_{{pinned_site.*_view|local_to_gpu_via_device_b}}(
 // CHECK:      util.return
+
+// CHECK-LABEL: util.func public @into_output(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view)
+// CHECK-NOT:  stream.async.transfer
+// CHECK:      %[[SRC_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
+// CHECK-NEXT: %[[DEV_B:.+]] = util.global.load immutable @device_b
+// CHECK-NEXT: util.call @__mdc_stage_copy_into_output(%[[SRC_VIEW]], %{{.+}}, %arg1, %[[DEV_B]])
+// CHECK-NEXT: %[[STORAGE:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg1
+// CHECK-NOT:  stream.async.update
+// CHECK:      %[[SLICED:.+]] = stream.async.slice on(#hal.device.affinity<@device_a>) %{{.+}}[%{{.+}} to %{{.+}}]
+// CHECK-NEXT: %[[SAME:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[SLICED]] : !stream.resource<external>{{.+}} -> !stream.resource<*>
+// CHECK-NOT:  stream.async.clone
+// CHECK:      util.return
+
+// CHECK-LABEL: util.func public @into_output_at_offset(
+// CHECK-NOT:  @__mdc_stage_copy_into_output
+// CHECK:      stream.async.update
+// CHECK:      util.return
+
+// The storage is checked before it is written.
+// CHECK-LABEL: util.func private @__mdc_stage_copy_into_output(
+// CHECK:      hal.buffer.assert<%{{.+}} : !hal.buffer> message("mdc: output storage") {{.*}} minimum_length(%{{.+}}) type(HostVisible) usage(TransferTarget)
+// CHECK:      hal.device.queue.copy
+
+// STAGED-LABEL: util.func public @into_output(
+// STAGED-NOT:   @__mdc_stage_copy_into_output
+// STAGED:       stream.async.clone
