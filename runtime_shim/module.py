@@ -17,7 +17,10 @@ the declaration before anything is uploaded.
 
 An argument of an `mdc-compile --pinned-arguments` function is placed in its
 GPU's pinned memory, which the GPU copies from with no host copy; placing it
-once and reusing it is what makes that pay (docs/PERFORMANCE.md).
+once and reusing it is what makes that pay (docs/PERFORMANCE.md). So is an
+output argument (`iree.abi.output`) that a GPU's result is written into; a
+result whose storage is a placed input is returned as that input's memory,
+with no copy.
 """
 
 from __future__ import annotations
@@ -385,11 +388,39 @@ class Function:
                 outputs.append((scalar, value.type))
                 continue
             view = result_list.get_as_object(i, rt.HalBufferView)
-            outputs.append((values.to_host(m._devices[index], view, m.staged_transfers,
-                                           m.timeout_s), int(view.element_type)))
+            held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
+            if held is None:
+                held = values.to_host(m._devices[index], view, m.staged_transfers, m.timeout_s)
+            outputs.append((held, int(view.element_type)))
             del view
         del result_list  # no HAL object may outlive the call (see Module.close)
         return outputs
+
+
+def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.ndarray]:
+    """The memory of a Placed input that a result ``view`` is (an output
+    argument, iree.abi.output, whose storage the result is written into),
+    as an array of the result's shape, or None: such a result is returned
+    without a copy."""
+    candidates = [p for p in placed if p.array is not None]
+    if not candidates:
+        return None
+    buffer = view.get_buffer()
+    if not (buffer.memory_type() & int(rt.MemoryType.HOST_VISIBLE)
+            and buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED)):
+        return None
+    dtype = values.numpy_dtype(int(view.element_type))
+    shape = list(view.shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes == 0:
+        return None
+    mapped = buffer.map()
+    address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
+    del mapped
+    for p in candidates:
+        if p.array.ctypes.data == address and p.array.nbytes >= nbytes:
+            return p.array.reshape(-1).view(np.uint8)[:nbytes].view(dtype).reshape(shape)
+    return None
 
 
 def _as_array(arg, dtype: np.dtype, where: str) -> np.ndarray:

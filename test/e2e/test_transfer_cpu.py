@@ -241,3 +241,35 @@ def test_to_pinned_gives_the_bytes(register):
         got = values.to_host(device, view, staged=False, timeout_s=30)
         np.testing.assert_array_equal(got, x)
         del view
+
+
+@pytest.mark.parametrize("model", ["async-internal", "async-external"])
+def test_pinned_output_written_in_place(model, tmp_path):
+    """--pinned-arguments with an output argument (iree.abi.output) that a
+    value coming back from device_b is written into: the owner's queue
+    copies it straight into the caller's storage, the result is that
+    storage (a placed output comes back as the placed memory itself, no
+    copy), and storage too small for the value is refused, not overrun."""
+    from runtime_shim import load
+
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",
+          "--device=b=local[1]", "--link=a:b=staged", "--pinned-arguments",
+          f"--iree-execution-model={model}", "-o", str(vmfb)])
+    m = load(str(vmfb), ["local-task", "local-sync"])
+    try:
+        assert m.manifest.pinned("square_into") == {1: "device_b"}
+        f = m.function("square_into")
+        for n in (1, 1000, (1 << 18) + 3):
+            x = np.linspace(-2, 2, n, dtype=np.float32)
+            np.testing.assert_array_equal(f(x, np.full(n, np.nan, np.float32)), x * x)
+        x = np.linspace(-2, 2, 4096, dtype=np.float32)
+        out = f.place(1, np.full(4096, np.nan, np.float32))
+        for step in range(3):
+            y = f(x + step, out)
+            np.testing.assert_array_equal(y, (x + step) ** 2)
+            assert np.shares_memory(y, out.array)
+        with pytest.raises(Exception, match="mdc: output storage buffer byte length 3996 less than expected minimum 4000"):
+            f(np.zeros(1000, np.float32), np.zeros(999, np.float32))
+    finally:
+        m.close()
