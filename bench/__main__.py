@@ -36,7 +36,10 @@ pinned memory (``mdc-compile --pinned-arguments``): placed there once and
 reused, as torch's pinned row reuses its pinned tensor, and placed there by
 the shim on every call (a copy into a new pinned buffer, or the array's own
 pages registered with CUDA), beside the default (the argument in the CPU's
-memory), the queue_copy limit and torch, in the same run.
+memory), the queue_copy limit and torch, in the same run; then GPU->CPU of
+a result written into an output argument (``iree.abi.output``) placed once,
+in the CPU's memory and in the GPU's pinned memory, beside the default (a
+new result buffer each call), the limit and torch.
 
 ``components`` times the parts a staged transfer is made of with the
 runtime API (host copies, queue copies, allocations, host round trips),
@@ -107,6 +110,9 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
                                                 f"--staging-pieces={pieces}"]
     jobs["to_gpu_pinned.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", "to_gpu.mlir"), *mdc,
                                   "--pinned-arguments"]
+    into = os.path.join(HERE, "programs", "to_cpu_into.mlir")
+    jobs["to_cpu_into.vmfb"] = ["mdc-compile", into, *mdc]
+    jobs["to_cpu_into_pinned.vmfb"] = ["mdc-compile", into, *mdc, "--pinned-arguments"]
     jobs["compute_on_cpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_cpu.mlir"),
                                    "--iree-hal-target-device=device_a=local[0]",
                                    "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -277,6 +283,33 @@ def _resident_call(m, f, host, device_index, place=None):
         m._context.invoke(vm_fn, args, results)
 
     return call
+
+
+def _into_call(kit, module_name, host):
+    """(load, call, correct) for to_cpu_into: the argument resident on the
+    GPU, the output storage placed once (Function.place: in the GPU's pinned
+    memory when the module pins it, else in the CPU's memory) and reused."""
+    import iree.runtime as rt
+    from runtime_shim import load, values
+
+    m = load(os.path.join(kit, module_name), ["local-task", GPU])
+    f = m.function("to_cpu_into")
+    (array, kind), _ = f.prepare([host, host])
+    source = values.to_device(m._devices[1], False, array, kind, False, 300)
+    storage = f.place(1, np.zeros_like(host))
+
+    def call():
+        args = rt.VmVariantList(2)
+        args.push_ref(source.ref)
+        args.push_ref(storage.view.ref)
+        results = rt.VmVariantList(1)
+        m._context.invoke(f._vm_function, args, results)
+
+    def correct():
+        storage.array[...] = 0
+        return bool(np.array_equal(f(host, storage), host))
+
+    return m, call, correct
 
 
 def _placing_call(m, f, host, device_index, register):
@@ -714,6 +747,31 @@ def pinned(kit: str, sizes_mib) -> int:
         if torch_rows:
             row["torch_pin"] = gbps(n, torch_rows["pinned"][0])
             row["torch_page"] = gbps(n, torch_rows["pageable"][0])
+        print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}",
+              flush=True)
+    print("\nresult GPU->CPU, GB/s (median; whole program calls)")
+    print("  default: a new result buffer each call; into: to_cpu_into.mlir, written into an output")
+    print("  argument (iree.abi.output) placed once in the CPU's memory; pinned: the same with")
+    print("  --pinned-arguments, the output placed once in the GPU's pinned memory")
+    cols = ["default", "into", "pinned", "limit", "torch_pin", "torch_page"]
+    print(f"{'MiB':>5} " + " ".join(f"{c:>10}" for c in cols) + "  correct")
+    for mib in sizes_mib:
+        n = mib * MIB
+        host = values_aligned(n)
+        row, ok = {}, True
+        t, good = _mdc_transfer_time(kit, "to_cpu_emplace.vmfb", "to_cpu", n, src_is_gpu=True)
+        row["default"], ok = gbps(n, t), ok and good
+        for name, module in (("into", "to_cpu_into.vmfb"), ("pinned", "to_cpu_into_pinned.vmfb")):
+            m, call, correct = _into_call(kit, module, host)
+            row[name] = gbps(n, _median_time(call, _repeats(n)))
+            del call
+            ok = ok and correct()
+            m.close()
+        row["limit"] = gbps(n, iree.queue_copy_limit(n)[1])
+        torch_rows = _torch_rows(n)
+        if torch_rows:
+            row["torch_pin"] = gbps(n, torch_rows["pinned"][1])
+            row["torch_page"] = gbps(n, torch_rows["pageable"][1])
         print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}",
               flush=True)
     return 0

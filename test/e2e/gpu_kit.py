@@ -94,13 +94,20 @@ def _cases(rng):
         # Arguments given in the GPU's pinned memory (--pinned-arguments):
         # the GPU copies them straight out of the buffers the shim placed
         # them in; a CPU buffer there fails with CUDA_ERROR_INVALID_VALUE.
-        _case("pinned_arguments", "pinned_arguments.mlir", "pinned_product", [f32(1 << 20), f32(1 << 20)],
+        _case("pinned_arguments", "pinned_arguments.mlir", "pinned_product", [f32(1 << 18), f32(1 << 18)],
               runner="shim", flags=["--pinned-arguments"]),
         _case("pinned_arguments_async_external", "pinned_arguments.mlir", "pinned_product",
-              [f32(1 << 20), f32(1 << 20)], runner="shim", flags=["--pinned-arguments"],
+              [f32(1 << 18), f32(1 << 18)], runner="shim", flags=["--pinned-arguments"],
               model="async-external"),
         _case("pinned_arguments_placed", "pinned_arguments.mlir", "pinned_product",
-              [f32(1 << 20), f32(1 << 20)], runner="placed", flags=["--pinned-arguments"]),
+              [f32(1 << 18), f32(1 << 18)], runner="placed", flags=["--pinned-arguments"]),
+        # A GPU result written by the GPU straight into an output argument
+        # (iree.abi.output) in its pinned memory.
+        _case("pinned_output", "pinned_output.mlir", "square_into", [f32(1 << 18), f32(1 << 18)],
+              runner="shim", flags=["--pinned-arguments"]),
+        _case("pinned_output_async_external", "pinned_output.mlir", "square_into",
+              [f32(1 << 18), f32(1 << 18)], runner="shim", flags=["--pinned-arguments"],
+              model="async-external"),
     ]
 
 

@@ -36,6 +36,8 @@ def test_bench_smoke(tmp_path):
     given = _bench("pinned", str(tmp_path), "--smoke", "--sizes", "1")
     assert given.returncode == 0, given.stdout + given.stderr
     assert re.search(r"^\s+1(\s+[\d.]+){5}\s+nan\s+nan\s+True$", given.stdout, re.M), given.stdout
+    # And back into an output argument: default, into, pinned, limit.
+    assert re.search(r"^\s+1(\s+[\d.]+){4}\s+nan\s+nan\s+True$", given.stdout, re.M), given.stdout
 
 
 def test_components_smoke():
