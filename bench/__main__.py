@@ -704,6 +704,18 @@ def compile_time(layers: int, repeat: int) -> int:
     return 0
 
 
+def _finish_row(iree, mib: int, row: dict, cols, ok: bool, direction: int) -> None:
+    """Adds the references (the queue_copy limit, torch pinned and
+    pageable; ``direction`` 0: CPU->GPU, 1: GPU->CPU) to ``row`` and prints it."""
+    n = mib * MIB
+    row["limit"] = n / iree.queue_copy_limit(n)[direction] / 1e9
+    torch_rows = _torch_rows(n)
+    if torch_rows:
+        row["torch_pin"] = n / torch_rows["pinned"][direction] / 1e9
+        row["torch_page"] = n / torch_rows["pageable"][direction] / 1e9
+    print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}", flush=True)
+
+
 def pinned(kit: str, sizes_mib) -> int:
     """CPU->GPU bandwidth of an argument given in the GPU's pinned memory."""
     sys.path.insert(0, ROOT)
@@ -742,13 +754,7 @@ def pinned(kit: str, sizes_mib) -> int:
             gc.collect()
         ok = ok and bool(np.array_equal(f(host), host))
         m.close()
-        row["limit"] = gbps(n, iree.queue_copy_limit(n)[0])
-        torch_rows = _torch_rows(n)
-        if torch_rows:
-            row["torch_pin"] = gbps(n, torch_rows["pinned"][0])
-            row["torch_page"] = gbps(n, torch_rows["pageable"][0])
-        print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}",
-              flush=True)
+        _finish_row(iree, mib, row, cols, ok, direction=0)
     print("\nresult GPU->CPU, GB/s (median; whole program calls)")
     print("  default: a new result buffer each call; into: to_cpu_into.mlir, written into an output")
     print("  argument (iree.abi.output) placed once in the CPU's memory; pinned: the same with")
@@ -767,13 +773,7 @@ def pinned(kit: str, sizes_mib) -> int:
             del call
             ok = ok and correct()
             m.close()
-        row["limit"] = gbps(n, iree.queue_copy_limit(n)[1])
-        torch_rows = _torch_rows(n)
-        if torch_rows:
-            row["torch_pin"] = gbps(n, torch_rows["pinned"][1])
-            row["torch_page"] = gbps(n, torch_rows["pageable"][1])
-        print(f"{mib:>5} " + " ".join(f"{row.get(c, float('nan')):>10.2f}" for c in cols) + f"  {ok}",
-              flush=True)
+        _finish_row(iree, mib, row, cols, ok, direction=1)
     return 0
 
 

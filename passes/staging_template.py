@@ -285,10 +285,20 @@ util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #ut
 """
 
 
-def copy_into_pinned_function_text(name: str) -> str:
+def copy_into_pinned_function_text(name: str, output: bool = False) -> str:
     """``@name(%src_view, %src_ready, %pinned_view, %src_device)``: on the
     source (GPU) queue, after ``%src_ready``, copies the value into the
-    pinned buffer; waits on the host."""
+    pinned buffer; waits on the host. ``output``: the pinned buffer is the
+    caller's output storage (an output argument given in the source
+    device's pinned memory), first checked to be host-visible memory that
+    can take the value: IREE checks a storage it imports, but this one is
+    written before any import of it."""
+    target, tag, what, check = "%staging", "in", "mdc: copy into staging memory failed", ""
+    if output:
+        target, tag, what = "%output", "out", "mdc: copy into output storage failed"
+        check = """  %allocator = hal.device.allocator<%src_device : !hal.device> : !hal.allocator
+  hal.buffer.assert<%output : !hal.buffer> message("mdc: output storage") allocator(%allocator : !hal.allocator) minimum_length(%length) type(HostVisible) usage("TransferTarget")
+"""
     return f"""
 util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %pinned_view: !hal.buffer_view, %src_device: !hal.device) attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
@@ -296,30 +306,8 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %forever = arith.constant -1 : i32
   %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
   %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %staging = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
-{_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", 1, "mdc: copy into staging memory failed")}
-  util.return
-}}
-"""
-
-
-def copy_into_output_function_text(name: str) -> str:
-    """``@name(%src_view, %src_ready, %output_view, %src_device)``: as
-    copy_into_pinned, into the caller's output storage (an output argument
-    given in the source device's pinned memory), which is first checked to
-    be host-visible memory that can take the value: IREE checks a storage
-    it imports, but this one is written before any import of it."""
-    return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %output_view: !hal.buffer_view, %src_device: !hal.device) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %output = hal.buffer_view.buffer<%output_view : !hal.buffer_view> : !hal.buffer
-  %allocator = hal.device.allocator<%src_device : !hal.device> : !hal.allocator
-  hal.buffer.assert<%output : !hal.buffer> message("mdc: output storage") allocator(%allocator : !hal.allocator) minimum_length(%length) type(HostVisible) usage("TransferTarget")
-{_copy("  ", "out", "%src_device", "%src_ready", "%src", "%output", 1, "mdc: copy into output storage failed")}
+  {target} = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
+{check}{_copy("  ", tag, "%src_device", "%src_ready", "%src", target, 1, what)}
   util.return
 }}
 """

@@ -51,6 +51,7 @@ device pairs all share memory are left untouched.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from iree.compiler import ir
@@ -469,7 +470,8 @@ class _Stager:
         value, size = transfer.operands[0], transfer.operands[1]
         storage = function_argument_view(update.opview.target)
         src_view, src_ready = self._export(value, size, src)
-        util.CallOp([], self._helper("copy_into_output", staging_template.copy_into_output_function_text),
+        into_output = functools.partial(staging_template.copy_into_pinned_function_text, output=True)
+        util.CallOp([], self._helper("copy_into_output", into_output),
                     [src_view, src_ready, storage, self._device(src)])
         target_size = update.opview.target_size
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,
