@@ -346,10 +346,13 @@ class _Stager:
         return util.CallOp([view_type], self._helper("pieces_arrived", staging_template.pieces_arrived_function_text),
                            [dst_view, dones]).results[0]
 
-    def _read_from_pinned(self, view, ready, size, dst, result_type):
+    def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):
         """CPU ``dst`` copies the value out of pinned memory with a copy
         dispatch, once ``ready`` (a fence; None: already) is reached; the host
-        waits for the copy, so the pinned buffer may be reused after."""
+        waits for the copy, so the pinned buffer may be reused after.
+        ``into``: the ``stream.async.update`` that wrote the value into an
+        output argument's storage (update_into_argument); the copy dispatch
+        writes there instead (IREE emplaces it), and the storage is returned."""
         external = ir.Type.parse("!stream.resource<external>")
         where = affinity_attr(dst)
         wait = self._helper("await", staging_template.await_function_text)
@@ -357,9 +360,31 @@ class _Stager:
             util.CallOp([], wait, [ready])
         imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=where).result
-        copied, done = self._written(self._copy_dispatch(imported, size, dst), size, dst, "*")
+        copied = self._copy_dispatch(imported, size, dst)
+        if into is not None:
+            storage = into.opview
+            written = stream.AsyncUpdateOp(storage.target, storage.target_size, storage.target_offset,
+                                           storage.target_end, copied, size, affinity=where).result
+            written, done = self._written(written, storage.target_size, dst, "external")
+            util.CallOp([], wait, [done])
+            return written
+        copied, done = self._written(copied, size, dst, "*")
         util.CallOp([], wait, [done])
         return _as_lifetime(copied, size, dst, result_type)
+
+    def stage_into_output(self, transfer, update, src: str, dst: str, policy: LinkPolicy):
+        """The value of ``transfer`` staged to CPU ``dst`` straight into the
+        output storage ``update`` writes it into (--staging=emplace: the
+        CPU's copy dispatch out of pinned memory writes there, not into a
+        new buffer); returns the storage, to stand for ``update``'s result.
+        None (nothing emitted) where this lowering does not apply."""
+        if not (self._is_direct(policy, src, dst) and self.model.devices[dst].is_local):
+            return None
+        if self.model.devices[src].is_local and self._in_pieces(dst):
+            return None
+        value, size = transfer.operands[0], transfer.operands[1]
+        view, ready = self._into_pinned(value, size, src, policy)
+        return self._read_from_pinned(view, ready, size, dst, None, into=update)
 
     def _is_direct(self, policy: LinkPolicy, src: str, dst: str) -> bool:
         """--staging=emplace applies: a staged pair of a CPU and the device
@@ -371,19 +396,28 @@ class _Stager:
         return usable(src) and usable(dst) and (self.model.devices[src].is_local
                                                 or self.model.devices[dst].is_local)
 
+    def _into_pinned(self, value, size, src, policy, pinned_view=None):
+        """``value`` of ``src`` written into a crossing site's pinned buffer
+        (or ``pinned_view``): by a CPU's dispatch, or a GPU's queue copy
+        that the host waits for. Returns the view and a fence for when it is
+        written (None: already)."""
+        if pinned_view is None:
+            pinned_view = util.CallOp([ir.Type.parse("!hal.buffer_view")], self._site_function(),
+                                      [size, self._device(policy.owner)]).results[0]
+        if self.model.devices[src].is_local:
+            return self._write_into_pinned(value, size, src, pinned_view)
+        src_view, src_ready = self._export(value, size, src)
+        util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
+                    [src_view, src_ready, pinned_view, self._device(src)])
+        return pinned_view, None  # the helper waited on the host
+
     def _stage_direct(self, value, size, src, dst, policy, result_type, carried):
         view_type = ir.Type.parse("!hal.buffer_view")
         pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(policy.owner)]).results[0]
-        if self.model.devices[src].is_local:
-            if self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
-                view = self._copy_in_pieces(value, size, src, dst, pinned_view)
-                return self._import(view, size, dst, result_type, carried)
-            view, ready = self._write_into_pinned(value, size, src, pinned_view)
-        else:
-            src_view, src_ready = self._export(value, size, src)
-            util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
-                        [src_view, src_ready, pinned_view, self._device(src)])
-            view, ready = pinned_view, None  # the helper waited on the host
+        if self.model.devices[src].is_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
+            view = self._copy_in_pieces(value, size, src, dst, pinned_view)
+            return self._import(view, size, dst, result_type, carried)
+        view, ready = self._into_pinned(value, size, src, policy, pinned_view)
         if self.model.devices[dst].is_local:
             return self._read_from_pinned(view, ready, size, dst, result_type)
         if ready is None:
@@ -447,17 +481,10 @@ class _Stager:
             return None
         if not self.model.devices[dst].is_local or _in_initializer(transfer):
             return None
-        uses = list(transfer.results[0].uses)
-        if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+        update = update_into_argument(transfer.results[0])
+        if update is None:
             return None
-        update = uses[0].owner
-        view = update.opview
-        if view.update != transfer.results[0] or not _is_constant_zero(view.target_offset):
-            return None
-        found = function_argument(view.target)
-        if found is None:
-            return None
-        function, index = found
+        function, index = function_argument(update.opview.target)
         if self.pinned.setdefault(function, {}).setdefault(index, src) != src:
             return None
         return update
@@ -525,6 +552,20 @@ def function_argument(value: ir.Value) -> tuple[str, int] | None:
         return None
     function = view.owner.owner
     return ir.StringAttr(function.attributes["sym_name"]).value, ir.BlockArgument(view).arg_number
+
+
+def update_into_argument(value: ir.Value):
+    """The ``stream.async.update`` that is ``value``'s one use and writes it
+    from offset 0 into a public function's argument (how IREE writes a
+    result into an output argument, iree.abi.output); else None."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+        return None
+    update = uses[0].owner
+    view = update.opview
+    if view.update != value or not _is_constant_zero(view.target_offset):
+        return None
+    return update if function_argument(view.target) is not None else None
 
 
 def _is_constant_zero(value: ir.Value) -> bool:
@@ -728,19 +769,33 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
             op.attributes["source_affinity"] = affinity_attr(src)
         return
     encoding, nbytes = describe(op.operands[0], op.operands[1])
+    into_output = update_into_argument(op.results[0])
+    if into_output is not None:
+        with ir.InsertionPoint(into_output), into_output.location:
+            written = stager.stage_into_output(op, into_output, src, dst, policy)
+        if written is not None:
+            crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
+            into_output.results[0].replace_all_uses_with(written)
+            into_output.erase()
+            op.erase()
+            _return_storage_uncloned(written)
+            return
     with ir.InsertionPoint(op), op.location:
         staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type,
                               carried=_flows_into_region_arguments(op.results[0]))
     op.results[0].replace_all_uses_with(staged)
     crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
     op.erase()
+    if into_output is not None:
+        _return_storage_uncloned(into_output.results[0])
 
 
 def _return_storage_uncloned(storage: ir.Value) -> None:
     """IREE returns an output argument's storage as a clone of a slice of
-    it, which a CPU makes with a one-thread queue copy into a new buffer:
-    the cost that writing straight into the storage avoids. The result is
-    the slice itself, as the output argument says it is."""
+    it, which a CPU makes with a one-thread queue copy into a new buffer
+    (a new buffer's page faults are what bound GPU->CPU moves). A staged
+    value written into that storage is returned as the slice itself, as
+    the output argument says it is: the caller's storage, with no copy."""
     for use in list(storage.uses):
         sliced = use.owner
         if sliced.name != "stream.async.slice" or not _is_constant_zero(sliced.opview.source_offset):

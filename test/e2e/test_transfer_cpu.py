@@ -273,3 +273,30 @@ def test_pinned_output_written_in_place(model, tmp_path):
             f(np.zeros(1000, np.float32), np.zeros(999, np.float32))
     finally:
         m.close()
+
+
+@pytest.mark.parametrize("staging", ["emplace", "copy"])
+def test_output_storage_in_cpu_memory_is_the_result(staging, tmp_path):
+    """Without --pinned-arguments an output argument (iree.abi.output) is
+    storage in the CPU's memory: a value coming back from device_b is
+    copied into it (with emplace, by the CPU's copy dispatch out of pinned
+    memory) and the result is that storage, not a copy: a placed output
+    comes back as the placed memory, and the numbers match numpy."""
+    from runtime_shim import load
+
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",
+          "--device=b=local[1]", "--link=a:b=staged", f"--staging={staging}", "-o", str(vmfb)])
+    m = load(str(vmfb), ["local-task", "local-sync"])
+    try:
+        assert m.manifest.pinned("square_into") == {}
+        f = m.function("square_into")
+        x = np.linspace(-2, 2, (1 << 18) + 3, dtype=np.float32)
+        np.testing.assert_array_equal(f(x, np.zeros_like(x)), x * x)
+        out = f.place(1, np.full(x.shape, np.nan, np.float32))
+        for step in range(3):
+            y = f(x - step, out)
+            np.testing.assert_array_equal(y, (x - step) ** 2)
+            assert np.shares_memory(y, out.array)
+    finally:
+        m.close()

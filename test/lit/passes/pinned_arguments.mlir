@@ -11,6 +11,9 @@
 // RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --pinned-arguments --staging=copy | FileCheck %s
 // Without the flag, the same argument is staged through a pinned site.
 // RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion | FileCheck %s --check-prefix=STAGED
+// With --staging=copy, IREE's update writes the staged value into the
+// storage, which is returned without IREE's clone of it.
+// RUN: mdc-opt %S/Inputs/pinned_arguments.mlir --pass=transfer-insertion --staging=copy | FileCheck %s --check-prefix=COPY
 
 // CHECK:      module attributes {mdc.pinned_arguments = {argument_to_gpu = {"0" = "device_b"}, into_output = {"1" = "device_b"}, second_argument_async = {"1" = "device_b"}}
 // STAGED-NOT: mdc.pinned_arguments
@@ -77,6 +80,26 @@
 // CHECK:      hal.buffer.assert<%{{.+}} : !hal.buffer> message("mdc: output storage") {{.*}} minimum_length(%{{.+}}) type(HostVisible) usage(TransferTarget)
 // CHECK:      hal.device.queue.copy
 
+// Without the flag the storage is the caller's CPU memory: the GPU copies
+// into a pinned site, and the CPU's copy dispatch out of it writes into the
+// storage (an update of the storage, which IREE emplaces), not into a new
+// buffer; the storage is returned, not IREE's clone of it.
 // STAGED-LABEL: util.func public @into_output(
 // STAGED-NOT:   @__mdc_stage_copy_into_output
-// STAGED:       stream.async.clone
+// STAGED:       %[[STORAGE:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %arg1
+// STAGED:       util.call @__mdc_stage_copy_into_pinned(
+// STAGED:       %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a
+// STAGED-NEXT:  %[[WRITTEN:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[COPIED]], %[[STORAGE]]
+// STAGED-NEXT:  %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[WRITTEN]]
+// STAGED-NEXT:  %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[TP]]
+// STAGED-NEXT:  util.call @__mdc_stage_await(%[[DONE]])
+// STAGED-NEXT:  stream.async.slice on(#hal.device.affinity<@device_a>) %[[RES]]
+// STAGED-NOT:   stream.async.clone
+// STAGED:       util.return
+
+// COPY-LABEL: util.func public @into_output(
+// COPY:       util.call @__mdc_stage_gpu_to_local_via_device_b(
+// COPY:       stream.async.update
+// COPY:       stream.async.cast
+// COPY-NOT:   stream.async.clone
+// COPY:       util.return
