@@ -108,6 +108,10 @@ def _cases(rng):
         _case("pinned_output_async_external", "pinned_output.mlir", "square_into",
               [f32(1 << 18), f32(1 << 18)], runner="shim", flags=["--pinned-arguments"],
               model="async-external"),
+        # The same output argument in the CPU's memory (no flag): the CPU's
+        # copy out of pinned memory writes into it.
+        _case("output_in_cpu_memory", "pinned_output.mlir", "square_into", [f32(1 << 18), f32(1 << 18)],
+              runner="shim"),
     ]
 
 
