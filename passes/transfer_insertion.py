@@ -35,7 +35,14 @@ device's pinned memory* (runtime_shim places it there; the manifest lists
 them). Such a crossing is the destination's queue copy straight from the
 argument: no host copy and no staging buffer. No stock HAL VM op can tell
 pinned memory from a CPU's own at run time, so this is a contract of the
-compiled function, not a guess.
+compiled function, not a guess. The same holds for an output argument
+(``iree.abi.output``) that a value coming back from that device is
+written into: the device's queue copies it straight into the storage.
+
+A value coming back to a CPU into an output argument in the CPU's memory
+(no flag) is copied out of pinned memory straight into that storage by the
+CPU's copy dispatch. Either way the result is the storage itself, not the
+copy of it that IREE would make.
 
 Crossings found (placement.py says where things live and run):
 
