@@ -85,6 +85,9 @@ class Crossing:
     shape: str  # "transfer" | "implicit"
     encoding: str | None  # e.g. "tensor<?x4xf32>", None if unknown
     bytes: str  # e.g. "64", "16*d0", "?"
+    # The caller's buffer the crossing copies from or into, when it does:
+    # "pinned argument", "pinned output" or "output storage".
+    caller_buffer: str | None = None
 
 
 _ELEMENT = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z]+)(\d+)")
@@ -145,6 +148,7 @@ class _Stager:
         self.pinned_arguments = pinned_arguments
         # function name -> {argument index: device whose pinned memory holds it}
         self.pinned: dict[str, dict[int, str]] = {}
+        self.caller_buffer: str | None = None  # of the last stage(), for its Crossing
         self._functions: dict[tuple, str] = {}  # helper key -> function name
         self._caches: dict[str, str] = {}
 
@@ -517,7 +521,9 @@ class _Stager:
               policy: LinkPolicy, result_type: ir.Type, carried: bool = False) -> ir.Value:
         """Emits, at the current insertion point, the staged copy of
         ``value`` (``size`` bytes, living on ``src``) onto ``dst``."""
+        self.caller_buffer = None
         if self._is_pinned_argument(value, src, dst, policy):
+            self.caller_buffer = "pinned argument"
             return self._stage_pinned_argument(value, size, src, dst, result_type, carried)
         if self._is_direct(policy, src, dst):
             return self._stage_direct(value, size, src, dst, policy, result_type, carried)
@@ -751,7 +757,8 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
     update = stager.pinned_output_of(op, src, dst, policy) if policy.is_staged else None
     if update is not None:
         encoding, nbytes = describe(op.operands[0], op.operands[1])
-        crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
+        crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
+                                  "pinned output"))
         storage = update.opview.target.owner
         with ir.InsertionPoint(update), update.location:
             written = stager.stage_into_pinned_output(op, update, src, dst)
@@ -781,7 +788,8 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
         with ir.InsertionPoint(into_output), into_output.location:
             written = stager.stage_into_output(op, into_output, src, dst, policy)
         if written is not None:
-            crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
+            crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
+                                      "output storage"))
             into_output.results[0].replace_all_uses_with(written)
             into_output.erase()
             op.erase()
@@ -791,7 +799,8 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
         staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type,
                               carried=_flows_into_region_arguments(op.results[0]))
     op.results[0].replace_all_uses_with(staged)
-    crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes))
+    crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
+                              "output storage" if into_output is not None else stager.caller_buffer))
     op.erase()
     if into_output is not None:
         _return_storage_uncloned(into_output.results[0])
@@ -843,7 +852,7 @@ def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None
                                   carried=op.name in _REGION_ARGUMENT_USERS)
         op.operands[index] = staged
         crossings.append(Crossing(format_location(op.location), home, device, policy, "implicit",
-                                  encoding, nbytes))
+                                  encoding, nbytes, stager.caller_buffer))
 
 
 @register

@@ -34,6 +34,12 @@ def report_data(notes, devices) -> dict:
     for c in crossings:
         strategy = {"staged": "staged", "staged-via-host": "staged through host twice"}.get(
             c.policy.mode, "left to IREE")
+        if c.caller_buffer == "pinned argument":
+            strategy += ", straight from the caller's pinned argument"
+        elif c.caller_buffer == "pinned output":
+            strategy += ", straight into the caller's pinned output"
+        elif c.caller_buffer == "output storage":
+            strategy += ", into the caller's output storage"
         entries.append({
             "location": c.location,
             "from": c.source,
