@@ -1338,7 +1338,10 @@ ROTATION_PIECES = 3
 
 def staging_of(prog: "Program") -> str:
     """mdc-compile's lowering flags for a program, as one string (a seed
-    and index repeat it): "copy", "emplace", or "emplace --staging-pieces=N"."""
+    and index repeat it): "copy", "emplace", "emplace --staging-pieces=N",
+    or either lowering with "--pinned-arguments" (index 3 mod 4 with copy,
+    4 mod 8 with emplace: arguments given in, and output arguments written
+    into, the staging owner's memory; runners place them there)."""
     if ONLY_STAGING in ("copy", "emplace"):
         staging = ONLY_STAGING
     else:
@@ -1347,6 +1350,8 @@ def staging_of(prog: "Program") -> str:
         pieces = PIECES or (ROTATION_PIECES if prog.index % 4 == 2 and not ONLY_STAGING else None)
         if pieces:
             return f"emplace --staging-pieces={pieces}"
+    if not ONLY_STAGING and prog.index % (4 if staging == "copy" else 8) in (3, 4):
+        return f"{staging} --pinned-arguments"
     return staging
 
 
