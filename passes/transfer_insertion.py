@@ -385,15 +385,21 @@ class _Stager:
 
     def stage_into_output(self, transfer, update, src: str, dst: str, policy: LinkPolicy):
         """The value of ``transfer`` staged to CPU ``dst`` straight into the
-        output storage ``update`` writes it into (--staging=emplace: the
-        CPU's copy dispatch out of pinned memory writes there, not into a
-        new buffer); returns the storage, to stand for ``update``'s result.
-        None (nothing emitted) where this lowering does not apply."""
+        output storage ``update`` writes it into (update_into_argument):
+        with --pinned-arguments by ``src``'s queue copy into the caller's
+        pinned storage (_stage_into_pinned_output), else with
+        --staging=emplace by the CPU's copy dispatch out of pinned memory,
+        not into a new buffer. Returns the storage, to stand for
+        ``update``'s result; None (nothing emitted) where neither applies."""
+        value, size = transfer.operands[0], transfer.operands[1]
+        if self._is_pinned_output(update, src, dst, policy):
+            self.caller_buffer = "pinned output"
+            return self._stage_into_pinned_output(value, size, update, src, dst)
+        self.caller_buffer = "output storage"
         if not (self._is_direct(policy, src, dst) and self.model.devices[dst].is_local):
             return None
         if self.model.devices[src].is_local and self._in_pieces(dst):
             return None
-        value, size = transfer.operands[0], transfer.operands[1]
         view, ready = self._into_pinned(value, size, src, policy)
         return self._read_from_pinned(view, ready, size, dst, None, into=update)
 
@@ -467,10 +473,13 @@ class _Stager:
         if not self.model.devices[src].is_local or _in_initializer():
             return False
         found = function_argument(value)
-        if found is None:
-            return False
-        function, index = found
-        return self.pinned.setdefault(function, {}).setdefault(index, dst) == dst
+        return found is not None and self._pin(*found, dst)
+
+    def _pin(self, function: str, index: int, device: str) -> bool:
+        """Records argument ``index`` of ``function`` as given in
+        ``device``'s pinned memory, unless it is recorded for another
+        device already (the first one wins); whether it is ``device``'s."""
+        return self.pinned.setdefault(function, {}).setdefault(index, device) == device
 
     def _stage_pinned_argument(self, value, size, src, dst, result_type, carried):
         """``dst``'s queue copies the argument ``value`` straight out of the
@@ -481,31 +490,22 @@ class _Stager:
             [view, ready, self._device(dst)]).results[0]
         return self._import(view, size, dst, result_type, carried)
 
-    def pinned_output_of(self, transfer, src: str, dst: str, policy: LinkPolicy):
-        """--pinned-arguments, coming back: the ``stream.async.update`` that
-        is the one use of ``transfer``'s result (a move from ``src``, the
-        staging owner, to CPU ``dst``) and writes it from offset 0 into an
-        argument of a public function, which the caller then gives in
-        ``src``'s pinned memory: an output argument (``iree.abi.output``),
-        whose storage the result is. None when that is not the case."""
+    def _is_pinned_output(self, update, src: str, dst: str, policy: LinkPolicy) -> bool:
+        """--pinned-arguments, coming back: ``update`` writes a value moved
+        from ``src``, the staging owner, to CPU ``dst`` into an output
+        argument (``iree.abi.output``), which the caller then gives in
+        ``src``'s pinned memory."""
         if not self.pinned_arguments or policy.mode != "staged" or policy.owner != src:
-            return None
-        if not self.model.devices[dst].is_local or _in_initializer(transfer):
-            return None
-        update = update_into_argument(transfer.results[0])
-        if update is None:
-            return None
-        function, index = function_argument(update.opview.target)
-        if self.pinned.setdefault(function, {}).setdefault(index, src) != src:
-            return None
-        return update
+            return False
+        if not self.model.devices[dst].is_local or _in_initializer(update):
+            return False
+        return self._pin(*function_argument(update.opview.target), src)
 
-    def stage_into_pinned_output(self, transfer, update, src: str, dst: str) -> ir.Value:
-        """``src``'s queue copies ``transfer``'s value straight into the
-        pinned output argument that ``update`` writes it into, and the host
-        waits; returns that argument imported anew on ``dst``, to stand for
-        ``update``'s result."""
-        value, size = transfer.operands[0], transfer.operands[1]
+    def _stage_into_pinned_output(self, value, size, update, src: str, dst: str) -> ir.Value:
+        """``src``'s queue copies ``value`` straight into the pinned output
+        argument that ``update`` writes it into, and the host waits; returns
+        that argument imported anew on ``dst``, to stand for ``update``'s
+        result."""
         storage = function_argument_view(update.opview.target)
         src_view, src_ready = self._export(value, size, src)
         into_output = functools.partial(staging_template.copy_into_pinned_function_text, output=True)
@@ -754,21 +754,6 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
     if src is None or dst is None:
         return
     policy = _policy(model, src, dst, op)
-    update = stager.pinned_output_of(op, src, dst, policy) if policy.is_staged else None
-    if update is not None:
-        encoding, nbytes = describe(op.operands[0], op.operands[1])
-        crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
-                                  "pinned output"))
-        storage = update.opview.target.owner
-        with ir.InsertionPoint(update), update.location:
-            written = stager.stage_into_pinned_output(op, update, src, dst)
-        update.results[0].replace_all_uses_with(written)
-        update.erase()
-        op.erase()
-        _return_storage_uncloned(written)
-        if storage.name == "stream.tensor.import" and not list(storage.results[0].uses):
-            storage.erase()  # the caller's storage, now imported after the copy into it
-        return
     if not policy.is_staged:
         if get_attr(op, "target_affinity") is None:
             # Say where it goes: left targetless, IREE runs it on the default
@@ -783,27 +768,32 @@ def _rewrite_transfer(op, placement, model, stager, crossings) -> None:
             op.attributes["source_affinity"] = affinity_attr(src)
         return
     encoding, nbytes = describe(op.operands[0], op.operands[1])
+    # A move whose one use writes it into an output argument's storage goes
+    # straight there where the stager can; the storage is then the result.
     into_output = update_into_argument(op.results[0])
+    written = None
     if into_output is not None:
+        storage = into_output.opview.target.owner
         with ir.InsertionPoint(into_output), into_output.location:
             written = stager.stage_into_output(op, into_output, src, dst, policy)
-        if written is not None:
-            crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
-                                      "output storage"))
-            into_output.results[0].replace_all_uses_with(written)
-            into_output.erase()
-            op.erase()
-            _return_storage_uncloned(written)
-            return
-    with ir.InsertionPoint(op), op.location:
-        staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type,
-                              carried=_flows_into_region_arguments(op.results[0]))
-    op.results[0].replace_all_uses_with(staged)
+    if written is not None:
+        into_output.results[0].replace_all_uses_with(written)
+        into_output.erase()
+        if storage.name == "stream.tensor.import" and not list(storage.results[0].uses):
+            storage.erase()  # the caller's pinned storage, now imported after the copy into it
+    else:
+        with ir.InsertionPoint(op), op.location:
+            staged = stager.stage(op.operands[0], op.operands[1], src, dst, policy, op.results[0].type,
+                                  carried=_flows_into_region_arguments(op.results[0]))
+        op.results[0].replace_all_uses_with(staged)
+        if into_output is not None:
+            written = into_output.results[0]  # IREE's own update writes the staged value there
+    caller_buffer = stager.caller_buffer or ("output storage" if into_output is not None else None)
     crossings.append(Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes,
-                              "output storage" if into_output is not None else stager.caller_buffer))
+                              caller_buffer))
     op.erase()
-    if into_output is not None:
-        _return_storage_uncloned(into_output.results[0])
+    if written is not None:
+        _return_storage_uncloned(written)
 
 
 def _return_storage_uncloned(storage: ir.Value) -> None:
