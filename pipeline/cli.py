@@ -287,9 +287,10 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         pinned_arguments=args.pinned_arguments))
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
+        from passes.transfer_insertion import pinned_arguments_of
 
         def add_manifest(module):
-            pinned = manifest.pinned_arguments_of(module)
+            pinned = pinned_arguments_of(module)
             manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides),
                                                            pinned))
 

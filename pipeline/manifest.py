@@ -31,17 +31,10 @@ KEY = "mdc.manifest"
 FORMAT = "mdc.manifest/1"
 
 
-def pinned_arguments_of(module) -> dict[str, dict[str, str]]:
-    """The arguments transfer-insertion recorded as given in pinned memory
-    (passes/transfer_insertion.py, PINNED_ARGUMENTS_ATTR), as
-    {function: {index: device}}. The record stays on the module: the
-    device-isolation verifier reads it at the HAL level."""
-    from passes.transfer_insertion import pinned_arguments_of as read
-
-    return {f: {str(i): d for i, d in arguments.items()} for f, arguments in read(module).items()}
-
-
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None) -> str:
+    """``pinned_arguments``: {function: {argument index: device}}, as
+    transfer_insertion.pinned_arguments_of reads it off the module (JSON
+    writes the indices as strings)."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}

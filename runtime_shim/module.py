@@ -56,8 +56,7 @@ class Placed:
         self.array: Optional[np.ndarray] = None
         buffer = view.get_buffer()
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if nbytes and buffer.memory_type() & int(rt.MemoryType.HOST_VISIBLE) and \
-                buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED):
+        if nbytes and values.is_mappable(buffer):
             self._mapping = buffer.map()
             self.array = self._mapping.asarray([nbytes], np.dtype(np.uint8)).view(dtype).reshape(shape)
 
@@ -406,8 +405,7 @@ def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.n
     if not candidates:
         return None
     buffer = view.get_buffer()
-    if not (buffer.memory_type() & int(rt.MemoryType.HOST_VISIBLE)
-            and buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED)):
+    if not values.is_mappable(buffer):
         return None
     dtype = values.numpy_dtype(int(view.element_type))
     shape = list(view.shape)

@@ -326,11 +326,11 @@ def to_pinned(device: rt.HalDevice, array: np.ndarray, hal_type: int,
     if (REGISTER_PINNED if register is None else register) and can_import(array):
         try:
             buffer = allocator.import_host_allocation(array, memory_type=pinned_type,
-                                                      allowed_usage=int(PINNED_USAGE))
+                                                      allowed_usage=PINNED_USAGE)
             return rt.HalBufferView(buffer, list(array.shape), hal_type)
         except RuntimeError:  # e.g. pages registered already (the same array twice)
             pass
-    buffer = allocator.allocate_buffer(memory_type=pinned_type, allowed_usage=int(PINNED_USAGE),
+    buffer = allocator.allocate_buffer(memory_type=pinned_type, allowed_usage=PINNED_USAGE,
                                        allocation_size=max(array.nbytes, 1))
     if array.nbytes > 0:
         _write_mapped(buffer, array)
@@ -345,6 +345,11 @@ def _write_mapped(buffer: rt.HalBuffer, array: np.ndarray) -> None:
     del mapped
 
 
+def is_mappable(buffer: rt.HalBuffer) -> bool:
+    """The host can map `buffer` (host-visible memory that allows it)."""
+    return bool(buffer.memory_type() & int(MT.HOST_VISIBLE) and buffer.allowed_usage() & int(BU.MAPPING_SCOPED))
+
+
 def to_host(device: rt.HalDevice, view: rt.HalBufferView, staged: bool,
             timeout_s: Optional[float]) -> np.ndarray:
     """A fresh numpy array with the contents of `view`, which lives on `device`."""
@@ -354,9 +359,7 @@ def to_host(device: rt.HalDevice, view: rt.HalBufferView, staged: bool,
     if nbytes == 0:
         return np.zeros(shape, dtype)
     buffer = view.get_buffer()
-    mappable = (buffer.memory_type() & int(MT.HOST_VISIBLE)
-                and buffer.allowed_usage() & int(BU.MAPPING_SCOPED))
-    if not mappable or staged:
+    if not is_mappable(buffer) or staged:
         # Device-local memory (a GPU result): copy it on the device's own
         # queue into pinned memory of the device's own allocator, then map.
         pinned = device.allocator.allocate_buffer(
