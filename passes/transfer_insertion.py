@@ -716,10 +716,14 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
     stager = _Stager(module, model, emplace, pieces, pinned_arguments)
     crossings: list = [graph]
 
-    ops = [op for op in walk(module) if not _inside_executable(op)]
-    for op in ops:
-        if op.name == "stream.async.transfer":
-            _rewrite_transfer(op, placement, model, stager, crossings)
+    # Only the moves are collected: a rewrite erases its move and may erase
+    # other ops after it (the update and clone of an output argument), and a
+    # Python reference to an erased op reads freed memory without an error
+    # (its name came back as garbage once: a crash in nanobind's string
+    # conversion in the bench's build).
+    transfers = [op for op in walk(module) if op.name == "stream.async.transfer" and not _inside_executable(op)]
+    for op in transfers:
+        _rewrite_transfer(op, placement, model, stager, crossings)
     for op in [op for op in walk(module) if not _inside_executable(op)]:
         _rewrite_implicit_crossings(op, placement, model, stager, crossings)
     if stager.pinned:
