@@ -770,8 +770,10 @@ def pinned(kit: str, sizes_mib) -> int:
         for name, module in (("into", "to_cpu_into.vmfb"), ("pinned", "to_cpu_into_pinned.vmfb")):
             m, call, correct = _into_call(kit, module, host)
             row[name] = gbps(n, _median_time(call, _repeats(n)))
-            del call
             ok = ok and correct()
+            # Both closures hold the GPU argument's buffer view; no HAL
+            # object may outlive its module (runtime_shim Module.close).
+            del call, correct
             m.close()
         _finish_row(iree, mib, row, cols, ok, direction=1)
     return 0
