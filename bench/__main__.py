@@ -282,6 +282,7 @@ def _resident_call(m, f, host, device_index, place=None):
         results = rt.VmVariantList(1)
         m._context.invoke(vm_fn, args, results)
 
+    call.borrowed = array  # the view may be this array's own memory (values.to_device)
     return call
 
 

@@ -49,16 +49,26 @@ class Placed:
     is host memory (a pinned argument, or a CPU device's buffer); writing
     into it changes what the next call reads. Released with its module."""
 
-    def __init__(self, function: str, index: int, view: rt.HalBufferView, dtype: np.dtype, shape):
+    def __init__(self, function: str, index: int, view: rt.HalBufferView, source: np.ndarray):
         self.function, self.index = function, index
         self._view = view
+        # On a CPU device `view` is `source`'s own memory (imported, zero
+        # copy), and with IREE 3.13 a view does not keep the imported array
+        # alive: only the HalBuffer object the import returned does. So the
+        # Placed holds it (until the memory is shown to be a copy), or the
+        # program would write into freed memory.
+        self._source: Optional[np.ndarray] = source
         self._mapping = None
         self.array: Optional[np.ndarray] = None
         buffer = view.get_buffer()
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if nbytes and values.is_mappable(buffer):
-            self._mapping = buffer.map()
-            self.array = self._mapping.asarray([nbytes], np.dtype(np.uint8)).view(dtype).reshape(shape)
+        if source.nbytes and values.is_mappable(buffer):
+            mapping = buffer.map()
+            mapped = mapping.asarray([source.nbytes], np.dtype(np.uint8))
+            if mapped.ctypes.data == source.ctypes.data:
+                self.array = source  # the array's own memory: no mapping to hold
+            else:  # a copy in the device's memory: the caller's array is not needed
+                self._source, self._mapping = None, mapping
+                self.array = mapped.view(source.dtype).reshape(source.shape)
 
     @property
     def view(self) -> rt.HalBufferView:
@@ -70,6 +80,7 @@ class Placed:
         self.array = None
         self._mapping = None
         self._view = None
+        self._source = None
 
     def __repr__(self) -> str:
         state = "released" if self._view is None else f"shape {list(self._view.shape)}"
@@ -339,8 +350,7 @@ class Function:
         if isinstance(array, Placed) or not isinstance(kind, int) or not self.signature.args[index].is_tensor:
             raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
         array = np.ascontiguousarray(array)
-        placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False),
-                        array.dtype, array.shape)
+        placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array)
         m._placed.add(placed)
         return placed
 

@@ -4,7 +4,11 @@ numpy arrays to and from devices.
 Measured with iree-base-runtime 3.13 on local-task/local-sync:
 
 * `HalAllocator.import_host_allocation` of a numpy array is zero-copy (a
-  write to the array is visible through the buffer) and keeps the array alive.
+  write to the array is visible through the buffer). The HalBuffer object it
+  returns keeps the array alive; a HalBufferView made from that buffer does
+  not. So a view from `to_device` or `to_pinned` may borrow `array`'s memory,
+  and whoever keeps the view must keep the array (Function.call keeps its
+  inputs for the call, a Placed keeps its own).
 * Compiled CPU dispatches assume 64-byte aligned bindings: importing an array
   whose data is not 64-byte aligned segfaults the dispatch (offsets 4, 16 and
   32 all crashed; numpy itself only guarantees 16). So only 64-byte aligned,
@@ -275,6 +279,7 @@ def to_device(device: rt.HalDevice, shares_host_memory: bool, array: np.ndarray,
 
     shares_host_memory: the device is a CPU (`local`) device. staged: use the
     pinned-buffer + queue-copy path even then (how tests cover the GPU path).
+    The view may borrow `array`'s memory: keep `array` while the view lives.
     """
     allocator = device.allocator
     if shares_host_memory and not staged:
@@ -320,7 +325,8 @@ def to_pinned(device: rt.HalDevice, array: np.ndarray, hal_type: int,
     (HostLocal|DeviceVisible, from its allocator): how an argument of an
     mdc-compile --pinned-arguments function must be given. `register`
     (default REGISTER_PINNED): import an aligned, writeable array's own
-    pages, falling back to a copy if the device refuses them."""
+    pages, falling back to a copy if the device refuses them; the view then
+    borrows `array`'s memory: keep `array` while the view lives."""
     allocator = device.allocator
     pinned_type = int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE)
     if (REGISTER_PINNED if register is None else register) and can_import(array):

@@ -561,6 +561,33 @@ def test_zero_copy_import_only_when_aligned():
     del view
 
 
+def test_imported_array_is_kept_by_the_buffer_object_not_the_view():
+    """IREE 3.13's binding: import_host_allocation keeps the array alive
+    through the HalBuffer object it returns, and a buffer view made from
+    that buffer does not. Whoever keeps only the view must keep the array
+    (runtime_shim.Placed does); if this test fails, IREE changed and that
+    can be simplified."""
+    import gc
+    import weakref
+
+    from runtime_shim import values
+
+    device = rt.get_driver("local-task").create_default_device()
+    array = values.aligned_array(np.arange(1 << 14, dtype=np.float32))
+    alive = weakref.ref(array)
+    buffer = device.allocator.import_host_allocation(
+        array, memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+        allowed_usage=int(rt.BufferUsage.DEFAULT))
+    view = rt.HalBufferView(buffer, list(array.shape), int(rt.HalElementType.FLOAT_32))
+    del array
+    gc.collect()
+    assert alive() is not None, "the HalBuffer object should hold the array"
+    del buffer
+    gc.collect()
+    assert alive() is None, "the view alone now keeps the array alive"
+    del view
+
+
 def test_unaligned_and_readonly_inputs_run(types, run_tool):
     """Importing a misaligned array would segfault the dispatch; the shim copies
     it. Run in a child process so a crash fails this test only."""

@@ -275,6 +275,44 @@ def test_pinned_output_written_in_place(model, tmp_path):
         m.close()
 
 
+def test_placed_input_keeps_the_memory_it_borrows(tmp_path):
+    """Function.place of an input on a CPU device imports the array's own
+    memory (zero-copy), and the view it keeps does not hold that array
+    (IREE 3.13, see test_runtime_shim). The Placed must: with the caller's
+    last reference dropped and the freed sizes allocated again and
+    scribbled on, the placed storage still gets the right numbers, and it
+    is released with its module."""
+    import gc
+    import weakref
+
+    from runtime_shim import load, values
+
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",
+          "--device=b=local[1]", "--link=a:b=staged", "-o", str(vmfb)])
+    m = load(str(vmfb), ["local-task", "local-sync"])
+    try:
+        f = m.function("square_into")
+        x = np.linspace(-2, 2, 1 << 18, dtype=np.float32)
+        storage = values.aligned_array(np.full(x.shape, np.nan, np.float32))
+        assert values.can_import(storage)  # so place imports it, not a copy
+        alive = weakref.ref(storage)
+        out = f.place(1, storage)
+        del storage
+        gc.collect()
+        assert alive() is not None, "the placed memory was freed while placed"
+        scribbles = [np.full(x.size + k, 7.0, np.float32) for k in range(0, 256, 16)]
+        for step in range(3):
+            y = f(x + step, out)
+            np.testing.assert_array_equal(y, (x + step) ** 2)
+            assert np.shares_memory(y, out.array)
+        del scribbles, y
+    finally:
+        m.close()
+    gc.collect()
+    assert alive() is None, "a closed module's placed input still holds its memory"
+
+
 @pytest.mark.parametrize("staging", ["emplace", "copy"])
 def test_output_storage_in_cpu_memory_is_the_result(staging, tmp_path):
     """Without --pinned-arguments an output argument (iree.abi.output) is
