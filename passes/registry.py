@@ -78,4 +78,5 @@ def _load_builtin_passes() -> None:
     from . import transfer_insertion  # noqa: F401
     from . import loop_init_isolation  # noqa: F401
     from . import host_fences  # noqa: F401
+    from . import partition_fence  # noqa: F401
     from . import device_isolation_verifier  # noqa: F401

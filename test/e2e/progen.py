@@ -1608,10 +1608,7 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 # Entries: (pending test, failure category, regex on the failure detail,
 # program feature that must be present). Remove an entry when its test moves
 # to test/lit/regress/.
-KNOWN: list = [
-    ("test/lit/pending/staged_circular_dependency.mlir", "mdc-compile-failed",
-     r"circular dependency: input operation uses partition output", "2dev"),
-]
+KNOWN: list = []
 
 
 def known_issue(o: Outcome) -> Optional[str]:

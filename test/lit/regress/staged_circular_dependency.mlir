@@ -1,17 +1,23 @@
-// PENDING (mdc + IREE): found by the random programs in CI
+// Regression, fixed in the seventh session of 2026-11-30 (was pending as
+// an mdc + IREE bug): found by the random programs in CI
 // (test/e2e/progen.py, seed 796026559 index 51), minimised with
-// `progen.py minimize` (fourth session of 2026-11-30; the generated program
-// had 105 lines). With a:b forced staged, IREE's stream partitioning fails
-// on mdc's output ("circular dependency: input operation uses partition
-// output"), the IREE bug of test/lit/regress/iree_circular_dependency.test,
-// which the staged crossings make this program hit; stock IREE (all-local)
-// and mdc without a staged pair compile it. Both --staging lowerings fail.
-// What is left: a loop whose carried value moves a -> b (each iteration
-// reads an argument of a on b), a value on a computed from the loop's
-// result, and a second loop that moves that value to b on every iteration.
-// Expected: compiles and matches stock IREE.
-// XFAIL: *
-// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged -o %t.vmfb
+// `progen.py minimize`. With a:b forced staged, IREE's stream partitioning
+// failed on mdc's output ("circular dependency: input operation uses
+// partition output"), the IREE bug of iree_circular_dependency.test: its
+// partitioner put the dispatch before the first loop (whose result feeds
+// the loop) in one execution region with the dispatch after the loop (which
+// reads the loop's result). mdc's placement gives both the same device,
+// which stock IREE leaves unset here. The partition-fence pass now ends
+// IREE's partitions at every loop in a module with a staged pair. Expected:
+// compiles with either lowering and for cuda, and runs as stock IREE does
+// all-local (3xi8=0 -8 -11 for 1,-7,100).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged -o %t/emplace.vmfb
+// RUN: iree-run-module --module=%t/emplace.vmfb --device=local-task --device=local-sync --input=3xi8=1,-7,100 | FileCheck %s
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --staging=copy -o %t/copy.vmfb
+// RUN: iree-run-module --module=%t/copy.vmfb --device=local-task --device=local-sync --input=3xi8=1,-7,100 | FileCheck %s
+// RUN: mdc-compile %s --device=a=local[0] --device=b=cuda[0] -o %t/cuda.vmfb
+// CHECK: 3xi8=0 -8 -11
 
 func.func public @p51(
     %arg0: tensor<3xi8> {iree.abi.affinity = #hal.device.promise<@device_a>}

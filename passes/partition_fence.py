@@ -1,0 +1,70 @@
+"""partition-fence: no execution region spans a loop or a conditional.
+
+IREE 3.13.0's partitioner (``iree-stream-schedule-execution``, the reference
+partitioning) walks a block backwards and lets an op join a partition that
+consumes one of its results, even when another of its users is a loop (or an
+``scf.if``) that feeds that same partition. The region op runs between the
+two, so the partition would have to run both before and after it; IREE then
+rejects its own partitioning: "circular dependency: input operation uses
+partition output". Stock IREE hits this on one device
+(test/lit/regress/iree_circular_dependency.test). In modules with a staged
+pair every op has a device after mdc's placement, so an op before a loop and
+one after it share a device, and with it a partition, far more often
+(test/lit/regress/staged_circular_dependency.mlir, found by the random
+programs).
+
+The partitioner never lets an op join a partition of ops that follow a
+non-streamable op with side effects. This pass places one right after each
+``scf.for``, ``scf.while``, ``scf.if`` and ``scf.index_switch`` that has
+results: a ``util.optimization_barrier`` of an index constant, which IREE
+drops with its other compiler hints before the VM. Ops before the region op
+can then only join partitions of ops before it, and the cycle cannot form.
+What it costs: work before a loop and work after it that does not depend on
+it no longer share one submission. Modules whose devices all share memory
+are left to IREE, byte for byte.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, util
+
+from .ir_util import walk
+from .memory_model import MemoryModel
+from .registry import ModulePass, PassOptions, register
+
+REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
+
+
+def needs_fence(op: ir.Operation) -> bool:
+    """A control-flow op whose results later ops in its block may read."""
+    return op.name in REGION_OPS and len(op.results) > 0
+
+
+def fence_after(op: ir.Operation) -> ir.Operation:
+    """Places the partition fence right after ``op``; returns it."""
+    with ir.InsertionPoint.after(op), op.location:
+        zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+        return util.OptimizationBarrierOp([zero.type], [zero]).operation
+
+
+def fence_region_ops(module) -> int:
+    """Fences every region op that needs it; returns how many."""
+    ops = [op for op in walk(module) if needs_fence(op)]
+    for op in ops:
+        fence_after(op)
+    return len(ops)
+
+
+@register
+class PartitionFence(ModulePass):
+    """Keeps IREE's partitions from spanning loops and conditionals."""
+
+    name = "partition-fence"
+    level = "stream"
+    summary = "fence IREE's partitioning after loops and conditionals so no execution region spans one"
+
+    def apply(self, module, options: PassOptions) -> None:
+        if not MemoryModel.of(module, options.links).staged_pairs():
+            return
+        fence_region_ops(module)
