@@ -333,8 +333,16 @@ class _Stager:
         align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
         even = arith.CeilDivUIOp(size, count).result
         chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
+        # IREE 3.13 issues the piece copies below without waiting for a
+        # value this loop captures (one an enclosing loop carries, whose
+        # producer ran in the previous iteration: the CPU copied it before it
+        # was written; gpu_kit loop_dynamic_large, 8 of 25 runs wrong on the
+        # H200). So the host waits for it first, on the timepoint IREE gives
+        # the value's barrier (an imported argument's is already reached).
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        value, settled = self._written(value, size, src, "*")
+        util.CallOp([], self._helper("await", staging_template.await_function_text), [settled])
         dones = util.ListCreateOp(ir.Type.parse("!util.list<?>"), initial_capacity=count).result
         util.ListResizeOp(dones, count)
         zero = arith.ConstantOp(index, 0).result

@@ -130,6 +130,30 @@ def test_compiles_for_gpu_without_shared_staged_memory(case, gpu, tmp_path):
     assert (tmp_path / "gpu.vmfb").stat().st_size > 0
 
 
+@pytest.mark.parametrize("devices", [["local-task", "local-sync"], ["local-task", "local-task"]])
+def test_pieces_wait_for_a_loop_carried_value(devices, tmp_path):
+    """A value a loop carries, written into pinned memory in pieces
+    (--staging-pieces=4, the default towards a GPU): the CPU's piece copies
+    must wait for the previous iteration's producer. IREE 3.13 issued them
+    without that wait (a copy inside the nested pieces loop of a value the
+    outer loop carries); before the fix 19 of 20 calls came back wrong here,
+    as loop_dynamic_large did on the H200 (8 of 25)."""
+    from runtime_shim import load
+
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", os.path.join(PROGRAMS, "loop.mlir"), "--device=a=local[0]", "--device=b=local[1]",
+          "--link=a:b=staged", "--staging-pieces=4", "-o", str(vmfb)])
+    rng = np.random.default_rng(7)
+    with load(str(vmfb), devices) as m:
+        f = m.function("ping_pong")
+        for call in range(6):
+            x = rng.standard_normal(1 << 20).astype(np.float32)
+            want = x.copy()
+            for _ in range(20):
+                want = want + want + 1
+            np.testing.assert_allclose(f(x, 20), want, rtol=1e-6, err_msg=f"call {call}")
+
+
 def test_emplace_writes_a_computed_value_in_place(tmp_path):
     """--staging=emplace: a value computed on device_a with no other use is
     written by its producer into device_b's pinned buffer (no copy on a's

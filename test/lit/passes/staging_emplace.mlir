@@ -59,7 +59,9 @@
 // returned (so the host issues each piece after that helper, and no piece's
 // queue work waits on an earlier piece's fence); each helper waits for its
 // piece on the host and starts its GPU copy, and a last helper waits for all
-// of them. Each crossing site has its own pinned buffer (IREE may run two
+// of them. Before the loop the host waits for the value itself: IREE 3.13
+// does not make a copy inside the loop wait for a value captured from
+// outside it. Each crossing site has its own pinned buffer (IREE may run two
 // producers together), kept by its own helper.
 // CHECK-LABEL: util.func public @two_sites(
 // CHECK:      %[[X:.+]] = stream.tensor.splat
@@ -71,10 +73,13 @@
 // CHECK-NEXT: %[[ATMOST:.+]] = arith.minui %[[WANTED]], %[[MAX]] : index
 // CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : index
 // CHECK-NEXT: %[[COUNT:.+]] = arith.maxui %[[ATMOST]], %[[ONE]] : index
-// CHECK:      %[[DONES:.+]] = util.list.create %[[COUNT]]
+// CHECK:      %[[SETTLED:.+]], %[[STP:.+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[X]]
+// CHECK-NEXT: %[[SF:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[STP]]
+// CHECK-NEXT: util.call @__mdc_stage_await(%[[SF]])
+// CHECK-NEXT: %[[DONES:.+]] = util.list.create %[[COUNT]]
 // CHECK:      scf.for %[[I:.+]] = %{{.+}} to %[[COUNT]] step %{{.+}} iter_args(%[[V:.+]] = %[[PV]]) -> (!hal.buffer_view) {
 // CHECK:        %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[V]] :
-// CHECK-NEXT:   %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[LEN:.+]]](%[[X]], %[[XSIZE]], %[[OFF:.+]], %[[LEN]])
+// CHECK-NEXT:   %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[LEN:.+]]](%[[SETTLED]], %[[XSIZE]], %[[OFF:.+]], %[[LEN]])
 // CHECK-NEXT:   %[[U:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[C]], %[[PIN]][%[[OFF]] to
 // CHECK-NEXT:   %{{.+}}, %[[T:.+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[U]]
 // CHECK-NEXT:   %[[F:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[T]]
@@ -89,7 +94,8 @@
 // CHECK:      util.call @__mdc_stage_pieces_arrived(
 // CHECK-LABEL: util.func public @also_used_here(
 // CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
-// CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[P]],
+// CHECK:      %[[PSETTLED:.+]], %{{.+}} = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[P]]
+// CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[PSETTLED]],
 // CHECK:      stream.async.update on(#hal.device.affinity<@device_a>) %[[PCOPY]],
 // CHECK:      util.return %[[P]],
 // CHECK:      util.initializer {
