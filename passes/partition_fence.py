@@ -16,7 +16,8 @@ programs).
 The partitioner never lets an op join a partition of ops that follow a
 non-streamable op with side effects. This pass places one right after each
 ``scf.for``, ``scf.while``, ``scf.if`` and ``scf.index_switch`` that has
-results: a ``util.optimization_barrier`` of an index constant, which IREE
+results, in a block with stream ops: a ``util.optimization_barrier`` of an
+index constant, which IREE
 drops with its other compiler hints before the VM. Ops before the region op
 can then only join partitions of ops before it, and the cycle cannot form.
 What it costs: work before a loop and work after it that does not depend on
@@ -37,8 +38,12 @@ REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
 
 
 def needs_fence(op: ir.Operation) -> bool:
-    """A control-flow op whose results later ops in its block may read."""
-    return op.name in REGION_OPS and len(op.results) > 0
+    """A control-flow op whose results later ops in its block may read, in
+    a block IREE partitions (one holding stream ops; not, for instance,
+    the staging helpers transfer-insertion writes in HAL ops)."""
+    if op.name not in REGION_OPS or len(op.results) == 0:
+        return False
+    return any(o.operation.name.startswith("stream.") for o in op.block.operations)
 
 
 def fence_after(op: ir.Operation) -> ir.Operation:
