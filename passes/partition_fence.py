@@ -17,12 +17,11 @@ The partitioner never lets an op join a partition of ops that follow a
 non-streamable op with side effects. This pass places one right after each
 ``scf.for``, ``scf.while``, ``scf.if`` and ``scf.index_switch`` that has
 results, in a block with stream ops: a ``util.optimization_barrier`` of an
-index constant, which IREE
-drops with its other compiler hints before the VM. Ops before the region op
-can then only join partitions of ops before it, and the cycle cannot form.
-What it costs: work before a loop and work after it that does not depend on
-it no longer share one submission. Modules whose devices all share memory
-are left to IREE, byte for byte.
+index constant, which IREE drops with its other compiler hints before the
+VM. Ops before the region op can then only join partitions of ops before
+it, and the cycle cannot form. What it costs: work before a loop and work
+after it that does not depend on it no longer share one submission.
+Modules whose devices all share memory are left to IREE, byte for byte.
 """
 
 from __future__ import annotations

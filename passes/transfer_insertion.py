@@ -336,9 +336,10 @@ class _Stager:
         # IREE 3.13 issues the piece copies below without waiting for a
         # value this loop captures (one an enclosing loop carries, whose
         # producer ran in the previous iteration: the CPU copied it before it
-        # was written; gpu_kit loop_dynamic_large, 8 of 25 runs wrong on the
+        # was written; gpu_kit loop_dynamic_large, 22 of 40 runs wrong on the
         # H200). So the host waits for it first, on the timepoint IREE gives
-        # the value's barrier (an imported argument's is already reached).
+        # the value's barrier (an imported argument's is already reached, and
+        # the wait folds away).
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         value, settled = self._written(value, size, src, "*")
