@@ -337,9 +337,10 @@ class _Stager:
         # value this loop captures (one an enclosing loop carries, whose
         # producer ran in the previous iteration: the CPU copied it before it
         # was written; gpu_kit loop_dynamic_large, 22 of 40 runs wrong on the
-        # H200). So the host waits for it first, on the timepoint IREE gives
-        # the value's barrier (an imported argument's is already reached, and
-        # the wait folds away).
+        # H200; IREE's own bug, test/lit/regress/iree_nested_loop_skips_wait.test).
+        # So the host waits for it first, on the timepoint IREE gives the
+        # value's barrier (an imported argument's is already reached, and the
+        # wait folds away).
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         value, settled = self._written(value, size, src, "*")
