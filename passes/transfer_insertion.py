@@ -285,6 +285,12 @@ class _Stager:
         fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
         return barrier.results[0], fence
 
+    def _waited(self, resource, size, device, lifetime: str = "external"):
+        """``resource`` (of ``lifetime``) after a barrier whose fence the host waits for."""
+        resource, done = self._written(resource, size, device, lifetime)
+        util.CallOp([], self._helper("await", staging_template.await_function_text), [done])
+        return resource
+
     def _in_pieces(self, dst: str) -> bool:
         """A value a CPU writes into pinned memory goes on to ``dst`` in
         pieces: with --staging-pieces above 1, or by default when ``dst`` is
@@ -343,8 +349,7 @@ class _Stager:
         # wait folds away).
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
-        value, settled = self._written(value, size, src, "*")
-        util.CallOp([], self._helper("await", staging_template.await_function_text), [settled])
+        value = self._waited(value, size, src, "*")
         dones = util.ListCreateOp(ir.Type.parse("!util.list<?>"), initial_capacity=count).result
         util.ListResizeOp(dones, count)
         zero = arith.ConstantOp(index, 0).result
@@ -386,12 +391,8 @@ class _Stager:
             storage = into.opview
             written = stream.AsyncUpdateOp(storage.target, storage.target_size, storage.target_offset,
                                            storage.target_end, copied, size, affinity=where).result
-            written, done = self._written(written, storage.target_size, dst, "external")
-            util.CallOp([], wait, [done])
-            return written
-        copied, done = self._written(copied, size, dst, "*")
-        util.CallOp([], wait, [done])
-        return _as_lifetime(copied, size, dst, result_type)
+            return self._waited(written, storage.target_size, dst, "external")
+        return _as_lifetime(self._waited(copied, size, dst, "*"), size, dst, result_type)
 
     def stage_into_output(self, transfer, update, src: str, dst: str, policy: LinkPolicy):
         """The value of ``transfer`` staged to CPU ``dst`` straight into the
