@@ -226,7 +226,9 @@ def run(kit: str, timeout: float, only: str | None, repeat: int = 1) -> int:
             continue
         verdicts, errs, elapsed, detail = [], [], 0.0, []
         for _ in range(repeat):
-            verdict, err, seconds, detail = _run_case(kit, case, timeout)
+            verdict, err, seconds, run_detail = _run_case(kit, case, timeout)
+            if verdict != "match" and not detail:
+                detail = run_detail  # the first failing run's message, not a later run's
             verdicts.append(verdict)
             errs.append(err)
             elapsed += seconds
