@@ -4,6 +4,8 @@
     python -m bench run DIR          # there: runtime (+ torch if present) only
     python -m bench pieces DIR       # there: CPU->GPU bandwidth by piece count
     python -m bench pinned DIR       # there: arguments given in pinned memory
+    python -m bench latency DIR      # there: seed call latency by CPU driver
+    python -m bench queue-latency    # there: what chained queue operations cost
     python -m bench compile-time     # here: mdc-compile against iree-compile
 
 ``run`` prints one table; every row is measured in that same run:
@@ -22,8 +24,9 @@
 * per-call latency of the seed program (4xf32) compiled by mdc for
   local+cuda (both lowerings), against stock IREE's cuda+cuda and
   local+local modules;
-* a value computed on the CPU (x + 1) and returned on the GPU, both
-  lowerings, against the CPU op alone.
+* a value computed on the CPU (x + 1) and returned on the GPU, and one
+  computed on the GPU and returned on the CPU, both lowerings, against the
+  op alone on its device.
 
 ``pieces`` measures CPU->GPU bandwidth of an argument (copied into pinned
 memory by the CPU in fenced pieces, each piece's DMA started once the host
@@ -40,6 +43,13 @@ memory), the queue_copy limit and torch, in the same run; then GPU->CPU of
 a result written into an output argument (``iree.abi.output``) placed once,
 in the CPU's memory and in the GPU's pinned memory, beside the default (a
 new result buffer each call), the limit and torch.
+
+``latency`` measures the seed program's per-call latency in interleaved
+rounds (each round loads every module afresh and takes the median of its
+calls), for mdc's local+cuda modules with the CPU device run by local-task
+and by local-sync, against stock IREE's cuda+cuda and local+local modules;
+it prints each row's median over the rounds, its spread, and the ratio to
+stock cuda+cuda taken within each round.
 
 ``components`` times the parts a staged transfer is made of with the
 runtime API (host copies, queue copies, allocations, host round trips),
@@ -101,7 +111,7 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
     # Both lowerings of mdc-compile, side by side.
     for staging in STAGINGS:
         lowered = [*mdc, f"--staging={staging}"]
-        for program in ("to_gpu", "to_cpu", "compute_to_gpu"):
+        for program in ("to_gpu", "to_cpu", "compute_to_gpu", "compute_to_cpu"):
             jobs[f"{program}_{staging}.vmfb"] = ["mdc-compile", os.path.join(HERE, "programs", f"{program}.mlir"),
                                                   *lowered]
         jobs[f"seed_mdc_{staging}.vmfb"] = ["mdc-compile", SEED, *lowered]
@@ -113,6 +123,10 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
     into = os.path.join(HERE, "programs", "to_cpu_into.mlir")
     jobs["to_cpu_into.vmfb"] = ["mdc-compile", into, *mdc]
     jobs["to_cpu_into_pinned.vmfb"] = ["mdc-compile", into, *mdc, "--pinned-arguments"]
+    jobs["compute_on_gpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_gpu.mlir"), *(
+        ["--iree-hal-target-device=device_b=local[0]", "--iree-hal-local-target-device-backends=llvm-cpu",
+         f"--iree-llvmcpu-target-cpu={cpu}"] if smoke else
+        ["--iree-hal-target-device=device_b=cuda[0]", "--iree-cuda-target=sm_80"])]
     jobs["compute_on_cpu.vmfb"] = ["iree-compile", os.path.join(HERE, "programs", "compute_on_cpu.mlir"),
                                    "--iree-hal-target-device=device_a=local[0]",
                                    "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -234,31 +248,34 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
 
 
 def _compute_rows(kit, sizes_mib):
-    """A value computed on the CPU and returned on the GPU: per-call time of
-    mdc's default lowering and of the emplacing one (the CPU op writes into
-    pinned memory), against the CPU op alone; the difference is the
-    transfer, reported as GB/s."""
+    """A value computed on one device and returned on the other: per-call
+    time of both lowerings against the op alone on its device (stock IREE);
+    the difference is the transfer."""
     sys.path.insert(0, ROOT)
     from runtime_shim import load
 
-    print("\nvalue computed on the CPU, returned on the GPU (x + 1, bytes), median ms per call")
-    print(f"  {'MiB':>5} {'cpu op alone':>13} {'mdc copy':>12} {'mdc emplace':>12}  correct")
-    for mib in sizes_mib:
-        n = mib * MIB
-        host = values_aligned(n)
-        want = (host.astype(np.int16) + 1).astype(np.int8)
-        times, ok = {}, True
-        for name, devices in (("compute_on_cpu", ["local-task"]),
-                              *((f"compute_to_gpu_{staging}", ["local-task", GPU]) for staging in STAGINGS)):
-            m = load(os.path.join(kit, f"{name}.vmfb"), devices)
-            f = m.function(name.replace("_copy", "").replace("_emplace", ""))
-            call = _resident_call(m, f, host, device_index=0)
-            times[name] = _median_time(call, _repeats(n))
-            del call
-            ok = ok and bool(np.array_equal(np.asarray(f(host)).view(np.int8), want))
-            m.close()
-        print(f"  {mib:>5} {times['compute_on_cpu'] * 1e3:13.2f} {times['compute_to_gpu_copy'] * 1e3:12.2f} "
-              f"{times['compute_to_gpu_emplace'] * 1e3:12.2f}  {ok}")
+    directions = (("CPU", "GPU", "compute_on_cpu", "compute_to_gpu", 0),
+                  ("GPU", "CPU", "compute_on_gpu", "compute_to_cpu", 1))
+    for producer, consumer, alone, program, where in directions:
+        print(f"\nvalue computed on the {producer}, returned on the {consumer} (x + 1, bytes), median ms per call")
+        print(f"  {'MiB':>5} {producer.lower() + ' op alone':>13} {'mdc copy':>12} {'mdc emplace':>12}  correct")
+        for mib in sizes_mib:
+            n = mib * MIB
+            host = values_aligned(n)
+            want = (host.astype(np.int16) + 1).astype(np.int8)
+            times, ok = {}, True
+            alone_devices = ["local-task"] if where == 0 else [GPU]
+            for name, devices in ((alone, alone_devices),
+                                  *((f"{program}_{staging}", ["local-task", GPU]) for staging in STAGINGS)):
+                m = load(os.path.join(kit, f"{name}.vmfb"), devices)
+                f = m.function(name.replace("_copy", "").replace("_emplace", ""))
+                call = _resident_call(m, f, host, device_index=where if len(devices) > 1 else 0)
+                times[name] = _median_time(call, _repeats(n))
+                del call
+                ok = ok and bool(np.array_equal(np.asarray(f(host)).view(np.int8), want))
+                m.close()
+            print(f"  {mib:>5} {times[alone] * 1e3:13.2f} {times[f'{program}_copy'] * 1e3:12.2f} "
+                  f"{times[f'{program}_emplace'] * 1e3:12.2f}  {ok}")
 
 
 def _resident_call(m, f, host, device_index, place=None):
@@ -393,6 +410,39 @@ def _seed_latency(kit, name, devices, calls=300):
     del call
     m.close()
     return t
+
+
+def latency(kit: str, rounds: int, calls: int, baseline: str | None = None) -> int:
+    """The seed program's call latency by CPU driver, in interleaved rounds;
+    ``baseline``: a kit built from another commit, whose mdc modules are
+    measured in the same rounds (before/after a change, side by side)."""
+    kit = os.path.abspath(kit)
+    if _gpu_or_none() is None:
+        return 0
+    configs = {
+        **{f"mdc {cpu}+{GPU}, {staging}": (kit, f"seed_mdc_{staging}.vmfb", [cpu, GPU])
+           for cpu in ("local-task", "local-sync") for staging in STAGINGS},
+        **({f"baseline mdc local-task+{GPU}, {staging}": (os.path.abspath(baseline), f"seed_mdc_{staging}.vmfb",
+                                                          ["local-task", GPU])
+            for staging in STAGINGS} if baseline else {}),
+        f"stock {GPU}+{GPU}": (kit, "seed_cuda_cuda.vmfb", [GPU, GPU]),
+        "stock local-task+local-task": (kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
+        "stock local-sync+local-sync": (kit, "seed_local_local.vmfb", ["local-sync", "local-sync"]),
+    }
+    stock = f"stock {GPU}+{GPU}"
+    names = list(configs)
+    per_round = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]  # a different one first each round
+        for name in order:
+            per_round[name].append(_seed_latency(*configs[name], calls))
+    print(f"\nseed program (4xf32) per call: median over {rounds} rounds of the median of {calls} calls, us")
+    print(f"  {'':38} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + GPU + '+' + GPU:>16}")
+    for name in names:
+        t = per_round[name]
+        ratio = statistics.median(a / b for a, b in zip(t, per_round[stock]))
+        print(f"  {name:38} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+    return 0
 
 
 def run(kit: str, sizes_mib) -> int:
@@ -587,6 +637,72 @@ def components(mib: int) -> int:
     for name, fn in round_trips:
         t = _median_time(fn, 200, warmup=20)
         print(f"  {name:40} {t * 1e6:9.1f} us")
+    return 0
+
+
+def queue_latency(calls: int) -> int:
+    """What a chain of k dependent queue operations costs until the host sees
+    its last fence, on the GPU and on both CPU drivers: each operation waits
+    on the previous one's fence (as IREE's submissions within one call do).
+    Tells how much of a small call's time is per submission and how much
+    per host wait."""
+    iree = _gpu_or_none()
+    if iree is None:
+        return 0
+    rt = iree.rt
+    tiny = 64
+    host_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
+    usage = int(rt.BufferUsage.TRANSFER) | int(rt.BufferUsage.DISPATCH_STORAGE) | int(rt.BufferUsage.MAPPING)
+    devices = {GPU: iree.cuda}
+    for driver in ("local-task", "local-sync"):
+        devices[driver] = rt.get_driver(driver).create_default_device()
+
+    def buffers(device):
+        if device is iree.cuda:
+            return iree.pinned(tiny), iree.device_buffer(tiny)
+        return tuple(device.allocator.allocate_buffer(memory_type=host_type, allowed_usage=usage,
+                                                      allocation_size=tiny) for _ in range(2))
+
+    def chain(device, a, b, k, alloca=False, signaled_first=False):
+        """k copies a -> b, each waiting on the previous one's fence; the
+        host waits on the last. Each fence is a new semaphore, as in IREE's
+        own programs: chaining three or more values of one semaphore failed
+        on IREE 3.13's cuda (test/e2e/cuda_semaphore_chain.py)."""
+        def fence():
+            return rt.HalFence.create_at(device.create_semaphore(0), 1)
+
+        wait = rt.HalFence(0)
+        if signaled_first:
+            sem = device.create_semaphore(0)
+            sem.signal(1)
+            wait = rt.HalFence.create_at(sem, 1)
+        if alloca:
+            signal = fence()
+            b = device.queue_alloca(tiny, wait, signal)
+            wait = signal
+        for _ in range(k):
+            signal = fence()
+            device.queue_copy(a, b, wait, signal)
+            wait = signal
+        wait.wait()
+
+    print(f"chains of dependent 64 B queue copies, each waiting on the previous one's fence;"
+          f" the host waits on the last (median of {calls}), us")
+    print(f"  {'':38} " + " ".join(f"{d:>12}" for d in devices))
+    rows = [(f"{k} cop{'y' if k == 1 else 'ies'}", dict(k=k)) for k in (1, 2, 3, 4, 8)]
+    rows += [("1 copy after a signalled fence", dict(k=1, signaled_first=True)),
+             ("queue_alloca, then 1 copy into it", dict(k=1, alloca=True)),
+             ("queue_alloca, then 2 copies", dict(k=2, alloca=True))]
+    for name, kw in rows:
+        cells = []
+        for device in devices.values():
+            a, b = buffers(device)
+            try:
+                cells.append(f"{_median_time(lambda: chain(device, a, b, **kw), calls, warmup=20) * 1e6:12.1f}")
+            except Exception as e:  # an operation this driver lacks
+                cells.append(f"{'n/a':>12}")
+                print(f"  ({name}: {str(e).splitlines()[0][:100]})")
+        print(f"  {name:38} " + " ".join(cells))
     return 0
 
 
@@ -804,20 +920,29 @@ def main() -> int:
     pn.add_argument("dir")
     pn.add_argument("--sizes", default="16,256,1024", help="MiB, comma separated")
     pn.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+    lt = sub.add_parser("latency")
+    lt.add_argument("dir")
+    lt.add_argument("--rounds", type=int, default=7)
+    lt.add_argument("--calls", type=int, default=300)
+    lt.add_argument("--baseline", help="a kit built at another commit, measured in the same rounds")
+    lt.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+    ql = sub.add_parser("queue-latency")
+    ql.add_argument("--calls", type=int, default=300)
+    ql.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
     k = sub.add_parser("components")
     k.add_argument("--mib", type=int, default=256)
     k.add_argument("--smoke", action="store_true")
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
-    for sp in (r, pc, pn, k):
+    for sp in (r, pc, pn, lt, k):
         sp.add_argument("--workers", type=int, default=0,
                         help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
         sp.add_argument("--retain-host-memory", action="store_true",
                         help="keep freed host memory for reuse (runtime_shim.host_memory)")
     a = p.parse_args()
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
-    if a.cmd in ("run", "pieces", "pinned", "components"):
+    if a.cmd in ("run", "pieces", "pinned", "latency", "components"):
         _configure_host(a.workers, a.retain_host_memory)
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.smoke)
@@ -827,8 +952,12 @@ def main() -> int:
         return pieces(a.dir, [int(s) for s in a.sizes.split(",")])
     if a.cmd == "pinned":
         return pinned(a.dir, [int(s) for s in a.sizes.split(",")])
+    if a.cmd == "latency":
+        return latency(a.dir, a.rounds, a.calls, a.baseline)
     if a.cmd == "components":
         return components(a.mib)
+    if a.cmd == "queue-latency":
+        return queue_latency(a.calls)
     return compile_time(a.layers, a.repeat)
 
 

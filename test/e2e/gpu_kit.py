@@ -209,11 +209,13 @@ def _cuda_available() -> bool:
         return False
 
 
-def run(kit: str, timeout: float, only: str | None, repeat: int = 1) -> int:
+def run(kit: str, timeout: float, only: str | None, repeat: int = 1, cpu_driver: str = "local-task") -> int:
     """Runs each case ``repeat`` times; a case passes only if every run
     matched (a missing wait shows as an intermittent mismatch: before
     fixing one, loop_dynamic_large came back wrong in 22 of 40 runs, and
-    one run a case hid it for several sessions)."""
+    one run a case hid it for several sessions). ``cpu_driver`` runs the
+    devices the cases give to local-task (local-sync: every CPU submission
+    runs on the calling thread)."""
     kit = os.path.abspath(kit)
     if not _cuda_available():
         print("gpu_kit: no cuda device here; skipping")
@@ -224,6 +226,7 @@ def run(kit: str, timeout: float, only: str | None, repeat: int = 1) -> int:
     for case in cases:
         if only and case["name"] != only:
             continue
+        case = dict(case, devices=[cpu_driver if d == "local-task" else d for d in case["devices"]])
         verdicts, errs, elapsed, detail = [], [], 0.0, []
         for _ in range(repeat):
             verdict, err, seconds, run_detail = _run_case(kit, case, timeout)
@@ -329,9 +332,11 @@ def main() -> int:
     r.add_argument("--timeout", type=float, default=60.0)
     r.add_argument("--only")
     r.add_argument("--repeat", type=int, default=1, help="runs per case; a case passes only if all match")
+    r.add_argument("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
+                   help="driver of the devices the cases run on local-task")
     a = p.parse_args()
     return build(a.kit, a.cpu, a.seed, a.mdc_flag) if a.cmd == "build" else run(a.kit, a.timeout, a.only,
-                                                                                 a.repeat)
+                                                                                 a.repeat, a.cpu_driver)
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ def _gpu_mib() -> str:
         return "n/a"
 
 
-def run(kit: str, soak: float, call_timeout: float) -> int:
+def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-task") -> int:
     import iree.runtime as rt
     from progen import compare_reference
     from runtime_shim import load
@@ -149,7 +149,8 @@ def run(kit: str, soak: float, call_timeout: float) -> int:
     load_failures = []
     for m in spec["modules"]:
         try:
-            module = load(os.path.join(kit, m["module"]), RUNTIME[m["devices"]], timeout_s=call_timeout)
+            devices = [cpu_driver if d == "local-task" else d for d in RUNTIME[m["devices"]]]
+            module = load(os.path.join(kit, m["module"]), devices, timeout_s=call_timeout)
         except Exception as e:  # a module that does not load fails all its programs
             load_failures.append((m["module"], len(m["cases"]), str(e).splitlines()[0][:200]))
             continue
@@ -181,7 +182,7 @@ def run(kit: str, soak: float, call_timeout: float) -> int:
             mismatches.append((label, why))
     for name, n, why in load_failures:
         mismatches.append((f"{name} ({n} programs)", f"does not load: {why}"))
-    print(f"seed {spec['seed']}: {len(calls)} programs run on local-task + cuda, {len(mismatches)} failures "
+    print(f"seed {spec['seed']}: {len(calls)} programs run on {cpu_driver} + cuda, {len(mismatches)} failures "
           f"({len(load_failures)} modules, {sum(n for _, n, _ in load_failures)} programs, did not load)")
     for label, why in mismatches[:20]:
         print(f"  FAIL {label}: {why}")
@@ -215,10 +216,12 @@ def main() -> int:
     r.add_argument("kit")
     r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")
     r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
+    r.add_argument("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
+                   help="driver of the devices otherwise run on local-task")
     a = p.parse_args()
     if a.cmd == "build":
         return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag)
-    return run(a.kit, a.soak, a.timeout)
+    return run(a.kit, a.soak, a.timeout, a.cpu_driver)
 
 
 if __name__ == "__main__":
