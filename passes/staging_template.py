@@ -222,6 +222,36 @@ util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_vi
 """
 
 
+def released_site_functions_text(name: str, release_name: str, cache: str, release: str, shared: str) -> str:
+    """A crossing site whose pinned buffer the destination reads
+    asynchronously (with its own copy dispatch, no host wait after it):
+    ``@name(%length, %owner) -> view`` as in site_view_function_text, but
+    first waits on the host for the fence in global ``release`` (null until
+    the first read), and ``@release_name(%fence)``, which stores the fence
+    of the read just issued there. So the source never writes the buffer
+    again before the destination has read it."""
+    return cache_global_text(cache) + f"""util.global private mutable @{release} : !hal.fence
+util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
+util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %forever = arith.constant -1 : i32
+  %fence = util.global.load @{release} : !hal.fence
+  %none = util.null : !hal.fence
+  %is_none = util.cmp.eq %fence, %none : !hal.fence
+  scf.if %is_none {{
+  }} else {{
+{_host_wait("    ", "status", "%fence", "mdc: an earlier read of staging memory failed")}  }}
+  %cached = util.global.load @{cache} : !hal.buffer
+  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
+  util.global.store %buffer, @{cache} : !hal.buffer
+  util.return %view : !hal.buffer_view
+}}
+util.func private @{release_name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  util.global.store %fence, @{release} : !hal.fence
+  util.return
+}}
+"""
+
+
 def stage_from_pinned_function_text(name: str) -> str:
     """``@name(%pinned_view, %ready, %dst_device) -> view``: the value is
     already in pinned memory (written there by the source device, done when

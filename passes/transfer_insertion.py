@@ -27,7 +27,11 @@ run on all its workers (a local-task queue copy runs on one thread): each
 crossing site has its own pinned buffer, which the CPU writes with the
 value's producing dispatch (or a byte-copy dispatch) and reads with a
 byte-copy dispatch; the GPU side stays one queue copy. Staging in
-initializers keeps the copying lowering.
+initializers keeps the copying lowering. A small crossing (at most
+SMALL_CROSSING_BYTES, known at compile time) has no queue copy at all: the
+GPU's dispatches read the value in the pinned buffer, and a GPU producer
+writes it there (the site's next write waits on the host for the reads,
+whose fence the site records; _Stager.finish).
 
 With ``--pinned-arguments`` the caller gives every public-function argument
 that a CPU passes on to the device owning the staging memory *in that
@@ -73,6 +77,14 @@ from .registry import ModulePass, PassOptions, register
 
 STAGE_FUNCTION = "__mdc_stage"
 COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
+# With --staging=emplace, a crossing of at most this many bytes (known at
+# compile time) from a CPU is read in place, in pinned memory, by the
+# destination's dispatches (_Stager._read_pinned_in_place), and one from the
+# GPU is written into pinned memory by its producing kernel
+# (_Stager._write_into_pinned): no queue copy, allocation or host
+# wait of its own. A kernel reading or writing host memory over PCIe is
+# slower than the DMA for large values, not for small ones.
+SMALL_CROSSING_BYTES = 64 << 10
 
 @dataclasses.dataclass
 class Crossing:
@@ -150,6 +162,9 @@ class _Stager:
         self.pinned: dict[str, dict[int, str]] = {}
         self.caller_buffer: str | None = None  # of the last stage(), for its Crossing
         self._functions: dict[tuple, str] = {}  # helper key -> function name
+        # (value on the destination, size, destination, record_read function)
+        # of each site read in place, for finish().
+        self._reads_in_place: list[tuple] = []
         self._caches: dict[str, str] = {}
 
     def _insert(self, text: str, with_globals: bool = True) -> None:
@@ -211,6 +226,42 @@ class _Stager:
         self._insert(staging_template.site_view_function_text(name, cache, shared))
         return name
 
+    def _released_site_functions(self) -> tuple[str, str]:
+        """A new crossing site whose pinned buffer the destination reads
+        asynchronously: (``(%length, %owner) -> view``, which first waits
+        on the host for the site's last read, ``(%fence)``, which records
+        the fence of the read just issued); staging_template.
+        released_site_functions_text."""
+        shared = self._helper("pinned_view", staging_template.pinned_view_function_text)
+        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
+        release = unique_symbol(self.module, f"{cache}_read")
+        name = unique_symbol(self.module, f"{cache}_view")
+        release_name = unique_symbol(self.module, f"{cache}_record_read")
+        self._insert(staging_template.released_site_functions_text(name, release_name, cache, release, shared))
+        return name, release_name
+
+    def _early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
+        """A call of a site's view function ``(%length, %owner) -> view``,
+        placed as early in the current block as ``size`` allows: a call is
+        a fence for IREE's partitioning, so one left at the crossing would
+        split the producer's submission from what follows it (a GPU
+        producer writes a small value straight into the view it returns)."""
+        block = ir.InsertionPoint.current.block
+        defining = size.owner
+        at = ir.InsertionPoint.at_block_begin(block)
+        if not isinstance(defining, ir.Block) and defining.operation.block == block:
+            ops = list(block.operations)
+            if defining.operation.name in ("stream.tensor.sizeof", "arith.constant") and \
+                    len(defining.operation.operands) == 0:
+                # A static size (stream.tensor.sizeof of a static shape, a
+                # constant): computed at the block's start instead.
+                defining.operation.move_before(ops[0])
+                ops = list(block.operations)
+            at = ir.InsertionPoint(ops[ops.index(defining.operation) + 1])
+        with at:
+            return util.CallOp([ir.Type.parse("!hal.buffer_view")], function,
+                               [size, self._device(owner)]).results[0]
+
     def _copy_executable(self, device: str) -> str:
         """The byte-copy executable (staging_template.copy_executable_text),
         one per device, so no executable is shared by two targets."""
@@ -245,12 +296,21 @@ class _Stager:
             affinity=where).results[0]
 
     def _write_into_pinned(self, value, size, src, pinned_view):
-        """CPU ``src`` writes ``value`` into the pinned buffer ``pinned_view``
-        with a dispatch: its producer when the crossing is its one use (IREE
-        emplaces the producing dispatch there), else a copy dispatch. Other
+        """``src`` writes ``value`` into the pinned buffer ``pinned_view``
+        within its own submission (a ``stream.async.update`` there): its
+        producing dispatch when the crossing is its one use (IREE emplaces
+        the producer into the update's target). Otherwise a CPU writes it
+        with a copy dispatch (a local-task queue copy runs on one thread),
+        and a GPU with the copy IREE records for the update (a DMA). Other
         uses must not read the pinned buffer, which the next crossing
-        overwrites (random programs seed 4242, e.g. index 7). Returns the
-        exported view and a fence of ``src`` for when it is written."""
+        overwrites (random programs seed 4242, e.g. index 7). A GPU does
+        this only for a small value (_is_small): a queue copy after the
+        producer would be a second submission waiting on the first (20 us
+        or more on IREE 3.13's cuda; bench queue-latency), but IREE emplaces
+        a producing kernel whatever its size, and a large kernel writing
+        host memory over PCIe is slower than the DMA (256 MiB: 65.9 against
+        60.8 ms per call, run 44). Returns the exported view and a fence of
+        ``src`` for when it is written."""
         external = ir.Type.parse("!stream.resource<external>")
         star = ir.Type.parse("!stream.resource<*>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
@@ -258,7 +318,7 @@ class _Stager:
         pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
                                        affinity=where).result
         zero = arith.ConstantOp(ir.IndexType.get(), 0).result
-        if not self._is_only_use_of_dispatch(value):
+        if self.model.devices[src].is_local and not self._is_only_use_of_dispatch(value):
             value = self._copy_dispatch(value, size, src)
         elif value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
@@ -432,16 +492,91 @@ class _Stager:
         if pinned_view is None:
             pinned_view = util.CallOp([ir.Type.parse("!hal.buffer_view")], self._site_function(),
                                       [size, self._device(policy.owner)]).results[0]
-        if self.model.devices[src].is_local:
+        if self.model.devices[src].is_local or self._is_small(value, size):
             return self._write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self._export(value, size, src)
         util.CallOp([], self._helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
                     [src_view, src_ready, pinned_view, self._device(src)])
         return pinned_view, None  # the helper waited on the host
 
+    @staticmethod
+    def _is_small(value, size) -> bool:
+        """``value``'s size is known at compile time and at most SMALL_CROSSING_BYTES."""
+        _, nbytes = describe(value, size)
+        return nbytes.isdigit() and int(nbytes) <= SMALL_CROSSING_BYTES
+
+    def _read_pinned_in_place(self, value, size, src, dst, policy, result_type):
+        """A small ``value`` from CPU ``src``: the CPU writes it into the
+        site's pinned buffer and the host waits for that (no queue may wait
+        on another driver's fence); then ``dst`` reads it from there, in the
+        submission of its consumers: no queue copy, allocation or host wait
+        of its own. Nothing waits for those reads but the site's next write,
+        which first waits on the host for the fence the site records
+        (staging_template.released_site_functions_text); ``finish`` emits
+        the reads' fence once every crossing is rewritten."""
+        view_type = ir.Type.parse("!hal.buffer_view")
+        view_function, record_read = self._released_site_functions()
+        pinned_view = util.CallOp([view_type], view_function, [size, self._device(policy.owner)]).results[0]
+        view, ready = self._write_into_pinned(value, size, src, pinned_view)
+        util.CallOp([], self._helper("await", staging_template.await_function_text), [ready])
+        imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
+                                         ir.Type.parse("tensor<?xi8>"), [size], size,
+                                         affinity=affinity_attr(dst)).result
+        on_dst = stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
+        self._reads_in_place.append((on_dst, size, dst, record_read))
+        return on_dst
+
+    def finish(self) -> None:
+        """Gives every site read in place (``_read_pinned_in_place``) the
+        fence of its reads, emitted at the end of the block: a barrier right
+        after a read would end IREE's partition there, splitting the read
+        from what follows into two submissions, the second waiting on the
+        first. Readers that are dispatches on the destination, in the same
+        block, not writing into the value, read the pinned buffer itself,
+        and the fence is their results' (or, for a result whose one use is
+        an update, into which IREE emplaces it, the update's: the barrier
+        must not be a second use that stops that). Any other use gets a
+        copy first, a copy dispatch on the destination, and the fence is
+        the copy's."""
+        for on_dst, size, dst, record_read in self._reads_in_place:
+            block = on_dst.owner.operation.block
+            readers = [use.owner for use in on_dst.uses]
+            if not readers:
+                continue
+            if all(_reads_without_writing(reader, on_dst, block, dst) for reader in readers):
+                done = [_emplaced_result(reader.results[0]) for reader in readers]
+            else:
+                after = list(block.operations)
+                with ir.InsertionPoint(after[after.index(on_dst.owner.operation) + 1]):
+                    copied = self._copy_dispatch(on_dst, size, dst)
+                for reader in readers:
+                    for i, operand in enumerate(reader.operands):
+                        if operand == on_dst:
+                            reader.operands[i] = copied
+                done = [copied]
+            with ir.InsertionPoint(block.operations[len(block.operations) - 1]):
+                where = affinity_attr(dst)
+                timepoints = []
+                for value in done:
+                    timepoints.append(stream.TimepointBarrierOp(
+                        value, _size_of(value), affinity=where,
+                        results=[value.type, ir.Type.parse("!stream.timepoint")]).results[1])
+                joined = timepoints[0]
+                if len(timepoints) > 1:
+                    joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
+                read = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], joined, affinity=where).results[0]
+                util.CallOp([], record_read, [read])
+
     def _stage_direct(self, value, size, src, dst, policy, result_type, carried):
         view_type = ir.Type.parse("!hal.buffer_view")
-        pinned_view = util.CallOp([view_type], self._site_function(), [size, self._device(policy.owner)]).results[0]
+        if (self.model.devices[src].is_local and self._is_small(value, size)
+                and str(result_type) == "!stream.resource<*>"):
+            return self._read_pinned_in_place(value, size, src, dst, policy, result_type)
+        if not self.model.devices[src].is_local and self._is_small(value, size):
+            pinned_view = self._early_site_view(self._site_function(), size, policy.owner)
+        else:
+            pinned_view = util.CallOp([view_type], self._site_function(),
+                                      [size, self._device(policy.owner)]).results[0]
         if self.model.devices[src].is_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
             view = self._copy_in_pieces(value, size, src, dst, pinned_view)
             return self._import(view, size, dst, result_type, carried)
@@ -737,9 +872,44 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
         _rewrite_transfer(op, placement, model, stager, crossings)
     for op in [op for op in walk(module) if not _inside_executable(op)]:
         _rewrite_implicit_crossings(op, placement, model, stager, crossings)
+    stager.finish()
     if stager.pinned:
         module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(stager.pinned)
     return crossings
+
+
+def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:
+    """``op`` is a dispatch on ``device`` in ``block`` that only reads
+    ``value`` (no result of it is tied to it, i.e. written in place)."""
+    if op.name != "stream.tensor.dispatch" or op.operation.block != block:
+        return False
+    if single_device(get_attr(op.operation, "affinity")) != device:
+        return False
+    tied = get_attr(op.operation, "tied_operands")
+    ties = [] if tied is None else [ir.IntegerAttr(t).value for t in tied]
+    operands = list(op.opview.mixed_operands)  # what a tie's index counts
+    return not any(0 <= t < len(operands) and operands[t] == value for t in ties)
+
+
+def _emplaced_result(value: ir.Value) -> ir.Value:
+    """``value``, or the result of the update that is its one use (IREE
+    emplaces a dispatch into such an update's target, and the update's
+    result is then ready when the dispatch is done)."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+        return value
+    update = uses[0].owner
+    if update.opview.update != value or update.operation.block != value.owner.operation.block:
+        return value  # (an update in a nested region: the barrier must stay in this block)
+    return update.results[0]
+
+
+def _size_of(value: ir.Value) -> ir.Value:
+    """The resource size of a dispatch's result or an update's result."""
+    op = value.owner
+    if op.name == "stream.async.update":
+        return op.opview.target_size
+    return list(op.opview.result_sizes)[list(op.results).index(value)]
 
 
 _REGION_ARGUMENT_USERS = {"scf.yield", "scf.for", "scf.while", "scf.condition", "scf.if", "cf.br", "cf.cond_br"}

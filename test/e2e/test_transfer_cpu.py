@@ -154,6 +154,27 @@ def test_pieces_wait_for_a_loop_carried_value(devices, tmp_path):
             np.testing.assert_allclose(f(x, 20), want, rtol=1e-6, err_msg=f"call {call}")
 
 
+@pytest.mark.parametrize("devices", [["local-sync", "local-task"], ["local-task", "local-task"]])
+def test_small_crossing_site_waits_for_its_last_read(devices, tmp_path):
+    """A small value crosses to device_b in every iteration of a loop and
+    device_b only sums it: device_b's copy out of the site's pinned buffer
+    is waited for by nobody but the site's next write (the record_read
+    fence). Without that wait, 19 of 20 calls came back wrong on
+    local-sync + local-task and 5 of 20 on local-task + local-task."""
+    from runtime_shim import load
+
+    vmfb = tmp_path / "m.vmfb"
+    _run(["mdc-compile", os.path.join(PROGRAMS, "sum_on_b.mlir"), "--device=a=local[0]", "--device=b=local[1]",
+          "--link=a:b=staged", "-o", str(vmfb)])
+    n = 300
+    with load(str(vmfb), devices) as m:
+        f = m.function("sum_on_b")
+        for call in range(20):
+            x = np.arange(16, dtype=np.float32) * (call + 1)
+            want = (n * x + n * (n + 1) / 2).astype(np.float32)
+            np.testing.assert_array_equal(f(x, n), want, err_msg=f"call {call}")
+
+
 def test_emplace_writes_a_computed_value_in_place(tmp_path):
     """--staging=emplace: a value computed on device_a with no other use is
     written by its producer into device_b's pinned buffer (no copy on a's

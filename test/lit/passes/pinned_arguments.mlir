@@ -86,8 +86,13 @@
 // buffer; the storage is returned, not IREE's clone of it.
 // STAGED-LABEL: util.func public @into_output(
 // STAGED-NOT:   @__mdc_stage_copy_into_output
+// (This value is small, 4 KiB: the GPU writes it into the pinned site in its
+// own submission, a stream.async.update there, and the host waits for it.)
 // STAGED:       %[[STORAGE:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %arg1
-// STAGED:       util.call @__mdc_stage_copy_into_pinned(
+// STAGED:       %[[PV:.+]] = util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
+// STAGED-NEXT:  %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) consume %[[PV]]
+// STAGED:       stream.async.update on(#hal.device.affinity<@device_b>) %{{.+}}, %[[PIN]][
+// STAGED:       util.call @__mdc_stage_await(
 // STAGED:       %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a
 // STAGED-NEXT:  %[[WRITTEN:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[COPIED]], %[[STORAGE]]
 // STAGED-NEXT:  %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[WRITTEN]]

@@ -8,7 +8,9 @@
 // staging call only waits for it on the host and copies it on the GPU's
 // queue. Coming back, the GPU's queue copies into the pinned buffer and a
 // copy dispatch on the CPU copies it out. --staging=copy, and staging in
-// initializers, keep the copying lowering.
+// initializers, keep the copying lowering. The values here are 128 KiB
+// (32768 x f32), above SMALL_CROSSING_BYTES: small crossings are read and
+// written in place instead (small_crossings.mlir).
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=emplace | FileCheck %s
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging=copy | FileCheck %s --check-prefix=COPY
 // It is the default.
@@ -26,8 +28,8 @@
 // RUN: mdc-opt %S/Inputs/local_cuda_round_trip.mlir --pass=transfer-insertion --staging-pieces=4 | FileCheck %s --check-prefix=FOUR
 
 // CHECK-LABEL: util.func public @there_and_back(
-// CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32>
-// CHECK:      %[[SRC:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
+// CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<32768xf32>
+// CHECK:      %[[SRC:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_32768xf32
 // CHECK-NEXT: %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK-NEXT: %[[PV:.+]] = util.call @__mdc_stage_pinned_site_view(%[[SIZE]], %[[OWNER]]) : (index, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[PV]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
@@ -93,7 +95,7 @@
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
 // CHECK:      util.call @__mdc_stage_pieces_arrived(
 // CHECK-LABEL: util.func public @also_used_here(
-// CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_4xf32
+// CHECK:      %[[P:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_32768xf32
 // CHECK:      %[[PSETTLED:.+]], %{{.+}} = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[P]]
 // CHECK:      %[[PCOPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%{{.+}}](%[[PSETTLED]],
 // CHECK:      stream.async.update on(#hal.device.affinity<@device_a>) %[[PCOPY]],

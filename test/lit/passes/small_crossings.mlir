@@ -1,0 +1,107 @@
+// transfer-insertion (--staging=emplace, the default) on small crossings: a
+// value whose size is known at compile time and at most
+// SMALL_CROSSING_BYTES (64 KiB). On IREE 3.13's cuda every GPU submission
+// that waits on a fence not reached yet, and every host wait, costs tens of
+// microseconds, which is most of a small call's time.
+//
+// CPU -> GPU: the CPU writes the value into its site's pinned buffer and the
+// host waits for that (no queue may wait on another driver's fence); then
+// the GPU's dispatches read it there, in their own submission: no queue
+// copy, allocation or host wait of its own. Nothing waits for those reads
+// but the site's next write: its view function waits on the host for the
+// fence the site recorded, that of the readers' results (or of the update
+// a result goes into, into which IREE emplaces it), taken by barriers at
+// the end of the block (one right after a reader would cut IREE's
+// partition there). A use that is not a dispatch reading the value on the
+// GPU (here: it is returned) gets a copy dispatch on the GPU first, and the
+// fence is the copy's.
+//
+// GPU -> CPU: the GPU writes the value into a pinned site within the
+// submission that produces it (a stream.async.update, into which IREE
+// emplaces the producing kernel); the site's view is asked for at the start
+// of the block (a call cuts IREE's partition, and one at the crossing would
+// put the producer after it).
+// RUN: mdc-opt %S/Inputs/local_cuda_small.mlir --pass=transfer-insertion | FileCheck %s
+// RUN: mdc-opt %S/Inputs/local_cuda_small.mlir --pass=transfer-insertion --staging=emplace | FileCheck %s
+// --staging=copy keeps the copying lowering for every size.
+// RUN: mdc-opt %S/Inputs/local_cuda_small.mlir --pass=transfer-insertion --staging=copy | FileCheck %s --check-prefix=COPY
+
+// CHECK-LABEL: util.func public @there_and_back(
+// The way back's site, first: its size, computed at the block's start.
+// CHECK-NEXT: %[[BSIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<4xf32>
+// CHECK-NEXT: %[[OWNER0:.+]] = util.global.load immutable @device_b
+// CHECK-NEXT: %[[PV_BACK:.+]] = util.call @[[SITE_BACK:__mdc_stage_pinned_site_1_view]](%[[BSIZE]], %[[OWNER0]])
+// CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32>
+// CHECK:      %[[ON_A:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @scale::@scale_4xf32
+// CHECK:      %[[PV:.+]] = util.call @[[SITE:__mdc_stage_pinned_site_view]](%[[SIZE]],
+// CHECK-NEXT: %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[PV]]
+// CHECK:      %[[FILLED:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[ON_A]], %[[PIN]][
+// CHECK-NEXT: %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[FILLED]]
+// CHECK-NEXT: %[[READY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[TP]]
+// CHECK-NEXT: %[[VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_a>) %[[RES]]
+// CHECK-NEXT: util.call @__mdc_stage_await(%[[READY]])
+// CHECK-NEXT: %[[ON_B:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[VIEW]]
+// CHECK-NEXT: %[[ON_B_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[ON_B]]
+// The consumer reads the pinned buffer itself.
+// CHECK-NEXT: %[[SCALED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%[[ON_B_ANY]])
+// CHECK-NEXT: %[[PIN_BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) consume %[[PV_BACK]]
+// CHECK:      %[[WRITTEN:.+]] = stream.async.update on(#hal.device.affinity<@device_b>) %[[SCALED]], %[[PIN_BACK]][
+// CHECK-NEXT: %[[BRES:[^ ,]+]], %[[BTP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[WRITTEN]]
+// CHECK-NEXT: %[[BREADY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[BTP]]
+// CHECK-NEXT: %[[BVIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>) %[[BRES]]
+// CHECK-NEXT: util.call @__mdc_stage_await(%[[BREADY]])
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_a>) %[[BVIEW]]
+// CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes
+// CHECK:      util.call @__mdc_stage_await(
+// At the end of the block, the site records its reader's fence: that of the
+// update its result goes into (a barrier on the result itself would be a
+// second use, and IREE would no longer emplace the kernel there).
+// CHECK-NEXT: %{{.+}}, %[[CTP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[WRITTEN]]
+// CHECK-NEXT: %[[READ:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[CTP]]
+// CHECK-NEXT: util.call @__mdc_stage_pinned_site_record_read(%[[READ]])
+// CHECK-NEXT: util.return
+// No queue copy helper for either crossing, no copy dispatch on the GPU.
+// CHECK-NOT:  @__mdc_stage_from_pinned
+// CHECK-NOT:  @__mdc_stage_copy_into_pinned
+// CHECK-NOT:  @__mdc_copy_on_device_b
+// Returned on the GPU: a copy there first; the fence is the copy's.
+// CHECK-LABEL: util.func public @returned(
+// CHECK:      util.call @__mdc_stage_await(
+// CHECK-NEXT: %[[R_IMP:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>)
+// CHECK-NEXT: %[[R_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[R_IMP]]
+// CHECK:      %[[R_COPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @__mdc_copy_on_device_b::@__mdc_copy_on_device_b_bytes[%{{.+}}](%[[R_ANY]],
+// CHECK-NEXT: %{{.+}}, %[[R_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[R_COPY]]
+// CHECK-NEXT: %[[R_READ:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[R_TP]]
+// CHECK-NEXT: util.call @__mdc_stage_pinned_site_2_record_read(%[[R_READ]])
+// CHECK-NEXT: util.return %[[R_COPY]]
+// Two readers: the site's fence joins theirs.
+// CHECK-LABEL: util.func public @two_readers(
+// CHECK:      %[[T_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>)
+// CHECK-NEXT: %[[R1:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%[[T_ANY]])
+// CHECK-NEXT: %[[R2:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%[[T_ANY]])
+// CHECK-NEXT: %{{.+}}, %[[T1:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[R1]]
+// CHECK-NEXT: %{{.+}}, %[[T2:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[R2]]
+// CHECK-NEXT: %[[BOTH:.+]] = stream.timepoint.join max(%[[T1]], %[[T2]])
+// CHECK-NEXT: %[[T_READ:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[BOTH]]
+// CHECK-NEXT: util.call @__mdc_stage_pinned_site_3_record_read(%[[T_READ]])
+// CHECK-NEXT: util.return %[[R1]], %[[R2]]
+// A size known only at run time: the copying lowering (here in pieces).
+// CHECK-LABEL: util.func public @dynamic(
+// CHECK:      util.call @__mdc_stage_pieces_destination(
+// CHECK-NOT:  record_read
+// CHECK:      util.return
+// The site's view function first waits on the host for the last read
+// recorded (none before the first call).
+// CHECK:      util.func private @[[SITE]](
+// CHECK:      %[[LAST:.+]] = util.global.load @[[READ_GLOBAL:__mdc_stage_pinned_site_read]] : !hal.fence
+// CHECK:      util.cmp.eq %[[LAST]], %{{.+}} : !hal.fence
+// CHECK:      hal.fence.await until([%[[LAST]]])
+// CHECK:      util.global.load @__mdc_stage_pinned_site : !hal.buffer
+// CHECK:      util.func private @__mdc_stage_pinned_site_record_read(%[[F:.+]]: !hal.fence)
+// CHECK-NEXT: util.global.store %[[F]], @[[READ_GLOBAL]] : !hal.fence
+
+// COPY-LABEL: util.func public @there_and_back(
+// COPY-NOT:   pinned_site
+// COPY:       util.call @__mdc_stage_local_to_gpu_via_device_b(
+// COPY:       util.call @__mdc_stage_gpu_to_local_via_device_b(
+// COPY-NOT:   record_read
