@@ -23,10 +23,19 @@ def test_bench_smoke(tmp_path):
     out = ran.stdout
     assert "freed host memory retained: True" in out
     rows = re.findall(r"^\s+1 .*\s(True|False)$", out, re.M)
-    # The bandwidth row and the computed-value row, both checked against numpy.
-    assert rows == ["True", "True"], out
+    # The bandwidth row and the computed-value rows (CPU->GPU, GPU->CPU),
+    # all checked against numpy.
+    assert rows == ["True", "True", "True"], out
     for staging in ("copy", "emplace"):
         assert re.search(rf"mdc local\+cuda, {staging}\s+[\d.]+ ms", out), out
+    # The seed call by CPU driver in interleaved rounds, with a baseline kit
+    # (here the same one): every row a median, min, max and ratio.
+    timed = _bench("latency", str(tmp_path), "--smoke", "--rounds", "2", "--calls", "20",
+                   "--baseline", str(tmp_path))
+    assert timed.returncode == 0, timed.stdout + timed.stderr
+    for name in ("mdc local-task+local-sync, emplace", "mdc local-sync+local-sync, copy",
+                 "baseline mdc local-task+local-sync, emplace", "stock local-task+local-task"):
+        assert re.search(rf"^\s+{re.escape(name)}(\s+[\d.]+){{3}}\s+[\d.]+x$", timed.stdout, re.M), timed.stdout
     # The piece-count sweep: one row, every piece count's result right.
     swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
     assert swept.returncode == 0, swept.stdout + swept.stderr
@@ -49,3 +58,11 @@ def test_components_smoke():
                      ran.stdout, re.M), ran.stdout
     assert re.search(r"^\s+queue_copy pinned->device\s+alone\s+[\d.]+\s+with the host copying\s+[\d.]+ "
                      r"\([1-9]\d* copies\)$", ran.stdout, re.M), ran.stdout
+
+
+def test_queue_latency_smoke():
+    """bench queue-latency: a number for every chain on both CPU drivers."""
+    ran = _bench("queue-latency", "--smoke", "--calls", "20")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    for chain in ("1 copy", "8 copies", "1 copy after a signalled fence", "queue_alloca, then 2 copies"):
+        assert re.search(rf"^\s+{re.escape(chain)}\s+[\d.]+\s+[\d.]+$", ran.stdout, re.M), ran.stdout
