@@ -528,10 +528,11 @@ class _Stager:
 
     def finish(self) -> None:
         """Gives every site read in place (``_read_pinned_in_place``) the
-        fence of its reads, emitted at the end of the block: a barrier right
-        after a read would end IREE's partition there, splitting the read
-        from what follows into two submissions, the second waiting on the
-        first. Readers that are dispatches on the destination, in the same
+        fence of its reads, emitted at the end of the block: the call that
+        records it, right after a read, would cut IREE's partition there (a
+        call does), splitting the read from what follows into two
+        submissions, the second waiting on the first. Readers that are
+        dispatches on the destination, in the same
         block, not writing into the value, read the pinned buffer itself,
         and the fence is their results' (or, for a result whose one use is
         an update, into which IREE emplaces it, the update's: the barrier

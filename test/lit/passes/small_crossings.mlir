@@ -11,8 +11,9 @@
 // but the site's next write: its view function waits on the host for the
 // fence the site recorded, that of the readers' results (or of the update
 // a result goes into, into which IREE emplaces it), taken by barriers at
-// the end of the block (one right after a reader would cut IREE's
-// partition there). A use that is not a dispatch reading the value on the
+// the end of the block (the recording call, right after a reader, would
+// cut IREE's partition there: a call does). A use that is not a dispatch
+// reading the value on the
 // GPU (here: it is returned) gets a copy dispatch on the GPU first, and the
 // fence is the copy's.
 //
