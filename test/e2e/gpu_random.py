@@ -166,6 +166,8 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
         faulthandler.dump_traceback_later(call_timeout, exit=True)
         try:
             out = fn(*inputs)
+        except Exception as e:  # a call that fails is one failure, not the end of the run
+            return f"call failed: {type(e).__name__}: {str(e).splitlines()[-1][:200]}"
         finally:
             faulthandler.cancel_dump_traceback_later()
         outs = list(out) if isinstance(out, tuple) else [out]
