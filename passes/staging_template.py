@@ -206,50 +206,37 @@ util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !
 """
 
 
-def site_view_function_text(name: str, cache: str, shared: str) -> str:
+def site_view_function_text(name: str, cache: str, shared: str, reads: str | None = None,
+                            record: str | None = None) -> str:
     """``@name(%length, %owner) -> view``: one crossing site's pinned buffer,
     kept in global ``cache`` and handed out by ``shared``
     (pinned_view_function_text), with a declaration of ``shared`` so the
-    text verifies on its own."""
-    return cache_global_text(cache) + f"""
-util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
-util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %cached = util.global.load @{cache} : !hal.buffer
-  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
-  util.global.store %buffer, @{cache} : !hal.buffer
-  util.return %view : !hal.buffer_view
-}}
-"""
-
-
-def released_site_functions_text(name: str, release_name: str, cache: str, release: str, shared: str) -> str:
-    """A crossing site whose pinned buffer the destination reads
-    asynchronously (with its own copy dispatch, no host wait after it):
-    ``@name(%length, %owner) -> view`` as in site_view_function_text, but
-    first waits on the host for the fence in global ``release`` (null until
-    the first read), and ``@release_name(%fence)``, which stores the fence
-    of the read just issued there. So the source never writes the buffer
-    again before the destination has read it."""
-    return cache_global_text(cache) + f"""util.global private mutable @{release} : !hal.fence
-util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
-util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %forever = arith.constant -1 : i32
-  %fence = util.global.load @{release} : !hal.fence
-  %none = util.null : !hal.fence
-  %is_none = util.cmp.eq %fence, %none : !hal.fence
-  scf.if %is_none {{
-  }} else {{
-{_host_wait("    ", "status", "%fence", "mdc: an earlier read of staging memory failed")}  }}
-  %cached = util.global.load @{cache} : !hal.buffer
-  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
-  util.global.store %buffer, @{cache} : !hal.buffer
-  util.return %view : !hal.buffer_view
-}}
-util.func private @{release_name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  util.global.store %fence, @{release} : !hal.fence
+    text verifies on its own. ``reads``: the destination reads the buffer
+    asynchronously (no host wait after the reads); the function first waits
+    on the host for the fence in global ``reads`` (null until the first
+    read), and ``@record(%fence)`` stores there the fence of the reads just
+    issued. So the source never writes the buffer again before the
+    destination has read it."""
+    globals_, first, recorder = cache_global_text(cache), "", ""
+    if reads is not None:
+        globals_ += f"util.global private mutable @{reads} : !hal.fence\n"
+        first = f"""  %forever = arith.constant -1 : i32
+  %fence = util.global.load @{reads} : !hal.fence
+{_wait_unless_null("  ", "%fence", "mdc: an earlier read of staging memory failed")}"""
+        recorder = f"""util.func private @{record}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+  util.global.store %fence, @{reads} : !hal.fence
   util.return
 }}
 """
+    return globals_ + f"""
+util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
+util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+{first}  %cached = util.global.load @{cache} : !hal.buffer
+  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
+  util.global.store %buffer, @{cache} : !hal.buffer
+  util.return %view : !hal.buffer_view
+}}
+{recorder}"""
 
 
 def stage_from_pinned_function_text(name: str) -> str:
@@ -309,13 +296,18 @@ def await_function_text(name: str) -> str:
     return f"""
 util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %forever = arith.constant -1 : i32
-  %none = util.null : !hal.fence
-  %is_none = util.cmp.eq %fence, %none : !hal.fence
-  scf.if %is_none {{
-  }} else {{
-{_host_wait("    ", "status", "%fence", "mdc: a copy through staging memory failed")}  }}
-  util.return
+{_wait_unless_null("  ", "%fence", "mdc: a copy through staging memory failed")}  util.return
 }}
+"""
+
+
+def _wait_unless_null(indent: str, fence: str, what: str) -> str:
+    """The host waits until ``fence`` is reached, unless it is null."""
+    return f"""{indent}%none = util.null : !hal.fence
+{indent}%is_none = util.cmp.eq {fence}, %none : !hal.fence
+{indent}scf.if %is_none {{
+{indent}}} else {{
+{_host_wait(indent + "  ", "status", fence, what)}{indent}}}
 """
 
 

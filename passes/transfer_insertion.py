@@ -220,25 +220,24 @@ class _Stager:
         never-inlined function ``(%length, %owner) -> view`` that keeps it
         (only helpers touch the global; IREE's constant evaluation crashes on
         a !hal.buffer global used in the program's own functions)."""
-        shared = self._helper("pinned_view", staging_template.pinned_view_function_text)
-        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
-        name = unique_symbol(self.module, f"{cache}_view")
-        self._insert(staging_template.site_view_function_text(name, cache, shared))
-        return name
+        return self._new_site(read_in_place=False)[0]
 
     def _released_site_functions(self) -> tuple[str, str]:
         """A new crossing site whose pinned buffer the destination reads
         asynchronously: (``(%length, %owner) -> view``, which first waits
-        on the host for the site's last read, ``(%fence)``, which records
-        the fence of the read just issued); staging_template.
-        released_site_functions_text."""
+        on the host for the site's last reads, ``(%fence)``, which records
+        the fence of the reads just issued); staging_template.
+        site_view_function_text."""
+        return self._new_site(read_in_place=True)
+
+    def _new_site(self, read_in_place: bool) -> tuple[str, str | None]:
         shared = self._helper("pinned_view", staging_template.pinned_view_function_text)
         cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
-        release = unique_symbol(self.module, f"{cache}_read")
+        reads = unique_symbol(self.module, f"{cache}_read") if read_in_place else None
         name = unique_symbol(self.module, f"{cache}_view")
-        release_name = unique_symbol(self.module, f"{cache}_record_read")
-        self._insert(staging_template.released_site_functions_text(name, release_name, cache, release, shared))
-        return name, release_name
+        record = unique_symbol(self.module, f"{cache}_record_read") if read_in_place else None
+        self._insert(staging_template.site_view_function_text(name, cache, shared, reads, record))
+        return name, record
 
     def _early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
         """A call of a site's view function ``(%length, %owner) -> view``,
@@ -338,17 +337,17 @@ class _Stager:
     @staticmethod
     def _written(resource, size, device, lifetime: str = "external"):
         """``resource`` (of ``lifetime``) after a barrier, and the barrier's fence of ``device``."""
-        where = affinity_attr(device)
-        barrier = stream.TimepointBarrierOp(resource, size, affinity=where,
-                                            results=[ir.Type.parse(f"!stream.resource<{lifetime}>"),
-                                                     ir.Type.parse("!stream.timepoint")])
-        fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], barrier.results[1], affinity=where).results[0]
-        return barrier.results[0], fence
+        resource, timepoint = _barrier(resource, size, device, ir.Type.parse(f"!stream.resource<{lifetime}>"))
+        return resource, _export_fence(timepoint, device)
+
+    def _host_await(self, fence) -> None:
+        """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
+        util.CallOp([], self._helper("await", staging_template.await_function_text), [fence])
 
     def _waited(self, resource, size, device, lifetime: str = "external"):
         """``resource`` (of ``lifetime``) after a barrier whose fence the host waits for."""
         resource, done = self._written(resource, size, device, lifetime)
-        util.CallOp([], self._helper("await", staging_template.await_function_text), [done])
+        self._host_await(done)
         return resource
 
     def _in_pieces(self, dst: str) -> bool:
@@ -441,9 +440,8 @@ class _Stager:
         writes there instead (IREE emplaces it), and the storage is returned."""
         external = ir.Type.parse("!stream.resource<external>")
         where = affinity_attr(dst)
-        wait = self._helper("await", staging_template.await_function_text)
         if ready is not None:
-            util.CallOp([], wait, [ready])
+            self._host_await(ready)
         imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=where).result
         copied = self._copy_dispatch(imported, size, dst)
@@ -512,13 +510,13 @@ class _Stager:
         submission of its consumers: no queue copy, allocation or host wait
         of its own. Nothing waits for those reads but the site's next write,
         which first waits on the host for the fence the site records
-        (staging_template.released_site_functions_text); ``finish`` emits
+        (staging_template.site_view_function_text); ``finish`` emits
         the reads' fence once every crossing is rewritten."""
         view_type = ir.Type.parse("!hal.buffer_view")
         view_function, record_read = self._released_site_functions()
         pinned_view = util.CallOp([view_type], view_function, [size, self._device(policy.owner)]).results[0]
         view, ready = self._write_into_pinned(value, size, src, pinned_view)
-        util.CallOp([], self._helper("await", staging_template.await_function_text), [ready])
+        self._host_await(ready)
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
                                          ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=affinity_attr(dst)).result
@@ -550,35 +548,26 @@ class _Stager:
                 after = list(block.operations)
                 with ir.InsertionPoint(after[after.index(on_dst.owner.operation) + 1]):
                     copied = self._copy_dispatch(on_dst, size, dst)
-                for reader in readers:
-                    for i, operand in enumerate(reader.operands):
-                        if operand == on_dst:
-                            reader.operands[i] = copied
+                on_dst.replace_all_uses_except(copied, copied.owner.operation)
                 done = [copied]
             with ir.InsertionPoint(block.operations[len(block.operations) - 1]):
-                where = affinity_attr(dst)
-                timepoints = []
-                for value in done:
-                    timepoints.append(stream.TimepointBarrierOp(
-                        value, _size_of(value), affinity=where,
-                        results=[value.type, ir.Type.parse("!stream.timepoint")]).results[1])
+                timepoints = [_barrier(value, _size_of(value), dst, value.type)[1] for value in done]
                 joined = timepoints[0]
                 if len(timepoints) > 1:
                     joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
-                read = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], joined, affinity=where).results[0]
-                util.CallOp([], record_read, [read])
+                util.CallOp([], record_read, [_export_fence(joined, dst)])
 
     def _stage_direct(self, value, size, src, dst, policy, result_type, carried):
         view_type = ir.Type.parse("!hal.buffer_view")
-        if (self.model.devices[src].is_local and self._is_small(value, size)
-                and str(result_type) == "!stream.resource<*>"):
+        src_local, small = self.model.devices[src].is_local, self._is_small(value, size)
+        if src_local and small and str(result_type) == "!stream.resource<*>":
             return self._read_pinned_in_place(value, size, src, dst, policy, result_type)
-        if not self.model.devices[src].is_local and self._is_small(value, size):
+        if small and not src_local:
             pinned_view = self._early_site_view(self._site_function(), size, policy.owner)
         else:
             pinned_view = util.CallOp([view_type], self._site_function(),
                                       [size, self._device(policy.owner)]).results[0]
-        if self.model.devices[src].is_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
+        if src_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
             view = self._copy_in_pieces(value, size, src, dst, pinned_view)
             return self._import(view, size, dst, result_type, carried)
         view, ready = self._into_pinned(value, size, src, policy, pinned_view)
@@ -890,6 +879,19 @@ def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:
     ties = [] if tied is None else [ir.IntegerAttr(t).value for t in tied]
     operands = list(op.opview.mixed_operands)  # what a tie's index counts
     return not any(0 <= t < len(operands) and operands[t] == value for t in ties)
+
+
+def _barrier(resource: ir.Value, size: ir.Value, device: str, result_type: ir.Type):
+    """(``resource`` as ``result_type``, the timepoint at which it is ready)."""
+    barrier = stream.TimepointBarrierOp(resource, size, affinity=affinity_attr(device),
+                                        results=[result_type, ir.Type.parse("!stream.timepoint")])
+    return barrier.results[0], barrier.results[1]
+
+
+def _export_fence(timepoint: ir.Value, device: str) -> ir.Value:
+    """``timepoint`` as a ``!hal.fence`` of ``device``."""
+    return stream.TimepointExportOp([ir.Type.parse("!hal.fence")], timepoint,
+                                    affinity=affinity_attr(device)).results[0]
 
 
 def _emplaced_result(value: ir.Value) -> ir.Value:
