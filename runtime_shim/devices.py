@@ -75,10 +75,40 @@ def open_device(uri: str) -> rt.HalDevice:
         raise ShimError(f"cannot create device '{uri}': {_reason(e)}") from None
 
 
+class UnsupportedDeviceSet(RuntimeError):
+    """The stock runtime cannot open these devices together (not a user
+    mistake: mdc-run reports it with exit status 1)."""
+
+
+def create_hal_module(instance: rt.VmInstance, devices: Sequence[rt.HalDevice],
+                      uris: Sequence[str]) -> rt.VmModule:
+    """IREE's HAL module over `devices`, in the order given.
+
+    IREE 3.13's Python runtime gives each device it creates a device group
+    of its own, and a HAL module of several devices a new one, which a
+    Vulkan device refuses to join ("Vulkan queue frontier already
+    assigned"; local-task, local-sync and cuda accept it). Stock
+    iree-run-module creates its devices as one group and is not affected.
+    test/e2e/test_vulkan.py keeps a canary of this.
+    """
+    try:
+        return rt.create_hal_module(instance, devices=list(devices))
+    except (RuntimeError, ValueError) as e:
+        if "frontier already assigned" not in str(e):
+            raise
+        vulkan = [u for u in uris if driver_name(u) == "vulkan"]
+        raise UnsupportedDeviceSet(
+            f"IREE 3.13's Python runtime cannot open a Vulkan device ({', '.join(vulkan)}) beside "
+            f"another device ({', '.join(u for u in uris if u not in vulkan)}): {_reason(e)}; stock "
+            "iree-run-module can, for programs whose arguments all live on its first device and whose "
+            "results live in host-visible memory") from None
+
+
 def _reason(exc: BaseException) -> str:
     text = short(exc)
     # "Error creating driver: c/runtime/src/...c:66: UNAVAILABLE; msg" -> "UNAVAILABLE; msg"
-    for code in ("UNAVAILABLE;", "NOT_FOUND;", "INVALID_ARGUMENT;", "INTERNAL;", "UNKNOWN;"):
+    for code in ("UNAVAILABLE;", "NOT_FOUND;", "INVALID_ARGUMENT;", "INTERNAL;", "UNKNOWN;",
+                 "FAILED_PRECONDITION;"):
         if code in text:
             return text[text.index(code):]
     return text

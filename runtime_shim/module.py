@@ -166,7 +166,7 @@ class Module:
             for v in signature.args + signature.results:
                 self._device_index(v, signature)  # undeclared affinities fail now
 
-        self._hal_module = rt.create_hal_module(self._instance, devices=self._devices)
+        self._hal_module = dev.create_hal_module(self._instance, self._devices, self.uris)
         try:
             self._context = rt.VmContext(self._instance, [self._hal_module, self._vm_module])
         except Exception as e:  # IREE statuses: RuntimeError, ValueError, IndexError, ...
