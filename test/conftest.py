@@ -63,5 +63,6 @@ def pytest_terminal_summary(terminalreporter, config):
     skipped = sum(1 for r in terminalreporter.stats.get("skipped", []) if "vulkan" in getattr(r, "keywords", {}))
     terminalreporter.write_line(
         f"Vulkan: {count} tests on a Vulkan device (lavapipe on this machine): {count - skipped} ran, "
-        f"{skipped} skipped (compiled and verified, not run: IREE 3.13's runtime limits, each skip says which)",
+        f"{skipped} skipped (each skip says why: most were compiled and verified for Vulkan, and not run "
+        "because of IREE 3.13's runtime limits)",
         yellow=bool(skipped))

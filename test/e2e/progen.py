@@ -1324,6 +1324,15 @@ def tool(name: str) -> str:
 CPU_FLAGS = ["--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"]
 RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["local-task", "local-sync", "local-task"]}
 
+# Where mdc's side runs. "local": every device a CPU, staging forced
+# between every pair (--link), so both lowerings run on CPU pairs. "vulkan":
+# device_b is a Vulkan device (lavapipe on a CPU-only machine), a device
+# with memory of its own, under the default memory model (no --link):
+# device_a and device_c stay CPUs and share memory, and every crossing to or
+# from device_b is staged as it would be for a real GPU.
+TARGETS = ("local", "vulkan")
+NOT_RUN_ON_VULKAN = "compiled-not-run-on-vulkan (IREE 3.13 runtime)"
+
 
 # Both lowerings of mdc-compile are exercised: odd-indexed programs use
 # --staging=copy, the others the default --staging=emplace, every second one
@@ -1336,12 +1345,14 @@ PIECES = os.environ.get("MDC_PROGEN_PIECES")
 ROTATION_PIECES = 3
 
 
-def staging_of(prog: "Program") -> str:
+def staging_of(prog: "Program", target: str = "local") -> str:
     """mdc-compile's lowering flags for a program, as one string (a seed
     and index repeat it): "copy", "emplace", "emplace --staging-pieces=N",
     or either lowering with "--pinned-arguments" (index 3 mod 4 with copy,
     4 mod 8 with emplace: arguments given in, and output arguments written
-    into, the staging owner's memory; runners place them there)."""
+    into, the staging owner's memory; runners place them there). The
+    Vulkan target never pins: its runner, stock iree-run-module, cannot
+    place an argument in a GPU's pinned memory."""
     if ONLY_STAGING in ("copy", "emplace"):
         staging = ONLY_STAGING
     else:
@@ -1350,18 +1361,32 @@ def staging_of(prog: "Program") -> str:
         pieces = PIECES or (ROTATION_PIECES if prog.index % 4 == 2 and not ONLY_STAGING else None)
         if pieces:
             return f"emplace --staging-pieces={pieces}"
-    if not ONLY_STAGING and prog.index % (4 if staging == "copy" else 8) in (3, 4):
+    if target == "local" and not ONLY_STAGING and prog.index % (4 if staging == "copy" else 8) in (3, 4):
         return f"{staging} --pinned-arguments"
     return staging
 
 
-def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, staging: str = "copy") -> list[str]:
+def device_specs(devices: list[str], target: str = "local") -> list[str]:
+    """mdc-compile's --device flags: all local, or device_b on Vulkan."""
+    specs, local = [], 0
+    for d in devices:
+        if target == "vulkan" and d == "device_b":
+            specs.append(f"--device={d[-1]}=vulkan[0]")
+        else:
+            specs.append(f"--device={d[-1]}=local[{local}]")
+            local += 1
+    return specs
+
+
+def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, staging: str = "copy",
+                       target: str = "local") -> list[str]:
     """mdc-compile with staging forced between every pair of (local)
-    devices; ``staging`` as staging_of gives it."""
-    devs = [f"--device={d[-1]}=local[{i}]" for i, d in enumerate(devices)]
-    links = [f"--link={x[-1]}:{y[-1]}=staged" for i, x in enumerate(devices) for y in devices[i + 1:]]
-    mode, *pieces = staging.split()
-    return [tool("mdc-compile"), src, *devs, *links, f"--staging={mode}", *pieces,
+    devices, or for the Vulkan target under the default memory model;
+    ``staging`` as staging_of gives it."""
+    links = [] if target == "vulkan" else [
+        f"--link={x[-1]}:{y[-1]}=staged" for i, x in enumerate(devices) for y in devices[i + 1:]]
+    mode, *rest = staging.split()
+    return [tool("mdc-compile"), src, *device_specs(devices, target), *links, f"--staging={mode}", *rest,
             f"--iree-execution-model={model}", "-o", out]
 
 
@@ -1492,10 +1517,57 @@ def _inputs(prog: Program, work: str) -> list[str]:
     return flags
 
 
-def check_program_runs(prog: Program, staged: str, stock: str, work: str, ndev: int,
-                       runner: Optional[str] = None) -> Outcome:
+def mdc_runtime(prog: Program, ndev: int, target: str, runner: Optional[str] = None):
+    """(runner, runtime devices) for mdc's side, or (None, why) when the
+    program cannot run there.
+
+    With the Vulkan target mdc's module runs on stock iree-run-module: IREE
+    3.13's Python runtime cannot open a Vulkan device beside another one
+    (test_vulkan.py's canary), so mdc-run cannot either. iree-run-module
+    puts every argument on its first device, and binds declared devices by
+    kind and ordinal, not by position: so a program whose tensor arguments
+    all live on device_b gets the Vulkan device first, and one with
+    arguments on device_b and on a CPU device cannot run."""
+    if target == "local":
+        return runner or prog.runner, RUNTIME_DEVICES[ndev]
+    cpus = iter(["local-task", "local-sync"])
+    devices = ["vulkan" if d == "device_b" else next(cpus) for d in prog.devices()]
+    if any(d == "device_b" for _, d in prog.results):
+        return None, ("a result on device_b (vulkan): stock iree-run-module cannot read Vulkan memory, "
+                      "and IREE 3.13's Python runtime cannot open Vulkan beside another device "
+                      "(test_vulkan.py canary)")
+    places = {a.affinity or "device_a" for a in prog.args if isinstance(a.data, np.ndarray)}
+    if "device_b" in places and len(places) > 1:
+        return None, ("arguments on device_b (vulkan) and on a CPU device: stock iree-run-module places "
+                      "every argument on one device, and IREE 3.13's Python runtime cannot open Vulkan "
+                      "beside another device (test_vulkan.py canary)")
+    if places == {"device_b"}:  # its arguments go to the first device
+        devices.remove("vulkan")
+        devices.insert(0, "vulkan")
+    return "iree-run-module", devices
+
+
+def _compare_all(prog: Program, outs: list[str], compare) -> list[str]:
+    problems = []
+    for k, (v, _) in enumerate(prog.results):
+        bad = compare(k, v, np.load(outs[k]))
+        if bad:
+            problems.append(f"result {k} (%{v.name}, {v.type}): {bad}")
+    return problems
+
+
+def check_program_runs(prog: Program, staged: str, stock: Optional[str], work: str, ndev: int,
+                       runner: Optional[str] = None, target: str = "local",
+                       stock_failure: Optional["Outcome"] = None) -> Outcome:
     """Run one compiled program both ways and compare. `runner` forces
-    iree-run-module or mdc-run for the staged module."""
+    iree-run-module or mdc-run for the staged module (local target).
+
+    mdc's results are always compared with the numpy reference, and with
+    stock IREE when stock IREE ran: bit for bit on CPU pairs, and on Vulkan
+    (other codegen) within the reference's error bound. A failure of stock
+    IREE (``stock`` None with ``stock_failure``, or a failing run, or stock
+    numbers outside the bound) is reported as stock-side only when mdc's
+    own numbers do not show an mdc bug."""
     flags = _inputs(prog, work)
     n = len(prog.results)
     want_outs = [os.path.join(work, f"{prog.name}.stock{k}.npy") for k in range(n)]
@@ -1503,31 +1575,60 @@ def check_program_runs(prog: Program, staged: str, stock: str, work: str, ndev: 
     for p in want_outs + got_outs:
         if os.path.exists(p):
             os.unlink(p)
-    r = _sh(run_cmd("iree-run-module", stock, prog, flags, want_outs, ["local-task"] * ndev), timeout=120)
-    if r.returncode:
-        return Outcome(prog, "stock-run-failed (generator or IREE bug)", _failed("stock iree-run-module", r))
-    runner = runner or prog.runner
-    cmd = run_cmd(runner, staged, prog, flags, got_outs, RUNTIME_DEVICES[ndev])
+    runner, devices = mdc_runtime(prog, ndev, target, runner)
+    if runner is None:
+        return Outcome(prog, NOT_RUN_ON_VULKAN, "compiled and verified for vulkan; not run: " + devices)
+    if stock is not None and stock_failure is None:
+        r = _sh(run_cmd("iree-run-module", stock, prog, flags, want_outs, ["local-task"] * ndev), timeout=120)
+        if r.returncode:
+            stock_failure = Outcome(prog, "stock-run-failed (generator or IREE bug)", _failed("stock iree-run-module", r))
+    cmd = run_cmd(runner, staged, prog, flags, got_outs, devices)
     r = _sh(cmd, timeout=120)
     if r.returncode:
-        return Outcome(prog, f"mdc-staged-run-failed ({runner})", _failed(runner, r))
+        return Outcome(prog, f"mdc-staged-run-failed ({runner}{', vulkan' if target == 'vulkan' else ''})",
+                       _failed(runner, r))
     reference = prog.reference()
-    problems = []
-    for k, ((v, _), (ref, bound)) in enumerate(zip(prog.results, reference)):
-        want, got = np.load(want_outs[k]), np.load(got_outs[k])
-        bad = compare_reference(want, ref, bound, v.dtype)
-        if bad:
-            return Outcome(prog, "stock-vs-numpy-mismatch (generator or IREE bug)",
-                           f"result {k} (%{v.name}, {v.type}): {bad}\nstock: {_cmd_text(r.args)}")
-        bad = compare_bitwise(got, want)
-        if bad:
-            problems.append(f"result {k} (%{v.name}, {v.type}): {bad}")
-    if problems:
-        return Outcome(prog, f"mdc-vs-stock-mismatch ({runner})", "\n".join(problems) + f"\nrun: {_cmd_text(cmd)}")
+    run = f"\nrun: {_cmd_text(cmd)}"
+    vs_numpy = _compare_all(prog, got_outs, lambda k, v, got: compare_reference(got, *reference[k], v.dtype))
+    if stock_failure is not None:
+        if vs_numpy:
+            return Outcome(prog, "mdc-vs-numpy-mismatch (stock IREE failed too)",
+                           "\n".join(vs_numpy) + run + "\nstock side: " + stock_failure.status + "\n"
+                           + stock_failure.detail)
+        return stock_failure
+    stock_bad = _compare_all(prog, want_outs, lambda k, v, want: compare_reference(want, *reference[k], v.dtype))
+    if target == "local":
+        vs_stock = _compare_all(prog, got_outs, lambda k, v, got: compare_bitwise(got, np.load(want_outs[k])))
+    else:  # other codegen: stock's numbers within the error bound, integers exactly
+        vs_stock = _compare_all(prog, got_outs, lambda k, v, got: compare_bitwise(got, np.load(want_outs[k]))
+                                if v.dtype not in FLOATS else None)
+    if stock_bad:
+        if vs_stock or (target == "vulkan" and vs_numpy and not VULKAN_NARROW & prog.features):
+            return Outcome(prog, "mdc-vs-stock-mismatch (stock IREE is outside the reference too)",
+                           "\n".join(vs_stock + vs_numpy) + run + "\nstock vs numpy: " + "\n".join(stock_bad))
+        return Outcome(prog, "stock-vs-numpy-mismatch (generator or IREE bug)", "\n".join(stock_bad) + run)
+    where = f" ({runner}{', vulkan' if target == 'vulkan' else ''})"
+    if (vs_stock or vs_numpy) and target == "vulkan" and VULKAN_NARROW & prog.features:
+        return Outcome(prog, VULKAN_NARROW_STATUS, "\n".join(vs_stock + vs_numpy) + run)
+    if vs_stock:
+        return Outcome(prog, "mdc-vs-stock-mismatch" + where, "\n".join(vs_stock) + run)
+    if vs_numpy:
+        return Outcome(prog, "mdc-vs-numpy-mismatch" + where, "\n".join(vs_numpy) + run)
     return Outcome(prog, "ok")
 
 
-def compile_pair(src: str, work: str, devices: list[str], model: str, staging: str = "copy") -> tuple:
+# Stock IREE 3.13 computes narrow types wrongly on lavapipe, on one Vulkan
+# device alone (test_vulkan.py's two canaries): f16 arithmetic, and the
+# bytes after a tensor's last whole 32-bit word of 8- and 16-bit results.
+# A program with f16 or i8 values whose numbers on Vulkan are off is
+# reported under this status, a stock-side one; the same programs' crossings
+# are checked bit for bit on the CPU pairs (the local target).
+VULKAN_NARROW = {"f16", "i8"}
+VULKAN_NARROW_STATUS = "stock-vulkan-narrow-mismatch (IREE's f16/i8 on lavapipe)"
+
+
+def compile_pair(src: str, work: str, devices: list[str], model: str, staging: str = "copy",
+                 target: str = "local") -> tuple:
     """Compile `src` with stock iree-compile and with mdc-compile.
     -> (stock result, mdc result, notes).
 
@@ -1545,14 +1646,15 @@ def compile_pair(src: str, work: str, devices: list[str], model: str, staging: s
             break
         extra = ["--iree-opt-const-eval=false"]
         notes.append("stock iree-compile crashed in IREE's const-eval; both compiled with --iree-opt-const-eval=false")
-    rm = _sh(staged_compile_cmd(src, staged, devices, model, staging) + extra)
+    rm = _sh(staged_compile_cmd(src, staged, devices, model, staging, target) + extra)
     return rs, rm, notes
 
 
-def check_batch(programs: list[Program], work: str) -> list[Outcome]:
+def check_batch(programs: list[Program], work: str, target: str = "local") -> list[Outcome]:
     """Compile `programs` (same devices and model) as one module both ways
     and check every function. A failing batch compile is split to find the
-    programs responsible."""
+    programs responsible; a program stock IREE cannot compile is still run
+    through mdc and compared with numpy."""
     os.makedirs(work, exist_ok=True)
     model = programs[0].model
     devices = [d for d in DEVICES if any(d in p.devices() for p in programs)]
@@ -1560,40 +1662,48 @@ def check_batch(programs: list[Program], work: str) -> list[Outcome]:
     text = module_text(programs)
     with open(src, "w") as f:
         f.write(text)
-    rs, rm, notes = compile_pair(src, work, devices, model, staging_of(programs[0]))
+    rs, rm, notes = compile_pair(src, work, devices, model, staging_of(programs[0], target), target)
+    staged, stock = os.path.join(work, "staged.vmfb"), os.path.join(work, "stock.vmfb")
     if rs.returncode or rm.returncode:
         if len(programs) == 1:
             p = programs[0]
-            if rs.returncode:
-                return [Outcome(p, "stock-compile-failed (generator or IREE bug)", _failed("stock iree-compile", rs))]
-            return [Outcome(p, "mdc-compile-failed", _failed("mdc-compile", rm))]
+            if rm.returncode:
+                status = "mdc-compile-failed" + (" (vulkan)" if target == "vulkan" else "")
+                if rs.returncode:
+                    return [Outcome(p, "stock-compile-failed (generator or IREE bug)",
+                                    _failed("stock iree-compile", rs) + "\n" + _failed("mdc-compile", rm))]
+                return [Outcome(p, status, _failed("mdc-compile", rm))]
+            failure = Outcome(p, "stock-compile-failed (generator or IREE bug)", _failed("stock iree-compile", rs))
+            o = check_program_runs(p, staged, None, work, len(devices), target=target, stock_failure=failure)
+            o.notes = notes
+            return [o]
         outcomes = []
         for k, p in enumerate(programs):
-            outcomes += check_batch([p], os.path.join(work, f"alone{k}"))
+            outcomes += check_batch([p], os.path.join(work, f"alone{k}"), target)
         if rs.returncode == 0 and all(o.ok for o in outcomes):
             # Every program compiles alone: the batch itself trips mdc.
             return [Outcome(p, "mdc-compile-failed (only in a batch)", _failed("mdc-compile", rm), text)
                     for p in programs]
         return outcomes
-    outcomes = [check_program_runs(p, os.path.join(work, "staged.vmfb"), os.path.join(work, "stock.vmfb"), work,
-                                   len(devices)) for p in programs]
+    outcomes = [check_program_runs(p, staged, stock, work, len(devices), target=target) for p in programs]
     for o in outcomes:
         o.notes = notes
     return outcomes
 
 
 def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int = 12,
-              progress: Optional[Callable[[Outcome], None]] = None) -> list[Outcome]:
+              progress: Optional[Callable[[Outcome], None]] = None, target: str = "local") -> list[Outcome]:
     groups: dict = {}
     for p in programs:
-        groups.setdefault((tuple(p.devices()), p.model, staging_of(p)), []).append(p)
+        groups.setdefault((tuple(p.devices()), p.model, staging_of(p, target)), []).append(p)
     batches = []
     for key, ps in sorted(groups.items()):
         for i in range(0, len(ps), batch_size):
             batches.append(ps[i:i + batch_size])
     outcomes: list[Outcome] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futs = [pool.submit(check_batch, b, os.path.join(work, f"batch{i:03d}")) for i, b in enumerate(batches)]
+        futs = [pool.submit(check_batch, b, os.path.join(work, f"batch{i:03d}"), target)
+                for i, b in enumerate(batches)]
         for f in concurrent.futures.as_completed(futs):
             for o in f.result():
                 outcomes.append(o)
@@ -1776,6 +1886,8 @@ def main(argv=None) -> int:
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--batch", type=int, default=12)
     c.add_argument("--keep", help="work directory to keep (default: a temporary one)")
+    c.add_argument("--target", choices=TARGETS, default="local",
+                   help="local: forced staging between CPU devices; vulkan: device_b on Vulkan (lavapipe)")
     m = sub.add_parser("minimize", help="reduce a failing program")
     m.add_argument("--seed", type=int, required=True)
     m.add_argument("--index", type=int, required=True)
@@ -1818,7 +1930,7 @@ def main(argv=None) -> int:
         if not o.ok:
             print(o.report() + "\n", flush=True)
 
-    outcomes = check_all(programs, work, jobs=a.jobs, batch_size=a.batch, progress=progress)
+    outcomes = check_all(programs, work, jobs=a.jobs, batch_size=a.batch, progress=progress, target=a.target)
     bad = [o for o in outcomes if not o.ok]
     print(f"MDC_PROGEN_SEED={seed}: {len(outcomes) - len(bad)} passed, {len(bad)} failed "
           f"(generation {gen_time:.1f}s, total {time.time() - start:.1f}s)")
