@@ -42,7 +42,9 @@ binding at run time:
 
 memory model:
   local+local and two devices of one GPU driver share memory (left to IREE);
-  local+GPU pairs are staged, the GPU owning the staging memory.
+  local+GPU pairs are staged, the GPU owning the staging memory. GPUs of
+  different drivers are staged through a local device: one the program names,
+  or a --device=host=local[0] it need not name.
   --link=X:Y=staged forces staging both ways with Y owning staging memory;
   --link=X:Y=shared is refused where the runtime cannot share.
 """
@@ -274,8 +276,10 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                 location=format_location(loc),
                 notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
+    hops = options.staging_hops(devices, referenced)
     for w in warnings:
-        print(f"mdc-compile: warning: {w}", file=sys.stderr)
+        if not any(f"device '{h}'" in w for h in hops):
+            print(f"mdc-compile: warning: {w}", file=sys.stderr)
     link_overrides = options.resolve_link_names(links, devices)
     compiler = Compiler(options.iree_flags(devices, iree_passthrough))
 
@@ -284,7 +288,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments))
+        pinned_arguments=args.pinned_arguments), keep_devices=hops)
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
         from passes.transfer_insertion import pinned_arguments_of
