@@ -57,6 +57,9 @@ and the host copy and the GPU's DMA from pinned memory alone and at once
 (the DMA in a second process): together they share host memory bandwidth,
 which bounds any overlap of the two.
 
+With no cuda device, a measuring command says so and exits with status 2
+(``--allow-no-gpu``: it says so and exits 0).
+
 ``run``, ``pieces`` and ``components`` take ``--workers N`` (local-task worker threads)
 and ``--retain-host-memory`` (runtime_shim.host_memory: freed host memory is
 kept, so a new result's pages are not faulted in again), and print the host
@@ -161,13 +164,27 @@ def _repeats(nbytes: int) -> int:
 GPU = "cuda"  # run --smoke: "local-sync" plays the GPU
 
 
+NO_GPU_STATUS = 2  # the exit status of a measurement with no GPU to measure
+ALLOW_NO_GPU = False  # --allow-no-gpu: no GPU is a skip (exit 0), not a failure
+
+
 def _gpu_or_none() -> "_Iree | None":
-    """The GPU for the references, or None (said) where there is none."""
+    """The GPU for the references, or None (said) where there is none; the
+    caller then returns _no_gpu_status()."""
     try:
         return _Iree()
     except Exception as e:  # no cuda driver or device
-        print(f"bench: no {GPU} device here ({e}); skipping")
+        first = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
+        if ALLOW_NO_GPU:
+            print(f"bench: no {GPU} device here ({first}); skipping (--allow-no-gpu)")
+        else:
+            print(f"bench: error: no {GPU} device here ({first}); nothing was measured "
+                  "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
         return None
+
+
+def _no_gpu_status() -> int:
+    return 0 if ALLOW_NO_GPU else NO_GPU_STATUS
 
 
 class _Iree:
@@ -418,7 +435,7 @@ def latency(kit: str, rounds: int, calls: int, baseline: str | None = None) -> i
     measured in the same rounds (before/after a change, side by side)."""
     kit = os.path.abspath(kit)
     if _gpu_or_none() is None:
-        return 0
+        return _no_gpu_status()
     configs = {
         **{f"mdc {cpu}+{GPU}, {staging}": (kit, f"seed_mdc_{staging}.vmfb", [cpu, GPU])
            for cpu in ("local-task", "local-sync") for staging in STAGINGS},
@@ -449,7 +466,7 @@ def run(kit: str, sizes_mib) -> int:
     kit = os.path.abspath(kit)
     iree = _gpu_or_none()
     if iree is None:
-        return 0
+        return _no_gpu_status()
     gbps = lambda n, t: n / t / 1e9
     rows = []
     for mib in sizes_mib:
@@ -502,7 +519,7 @@ def pieces(kit: str, sizes_mib) -> int:
     kit = os.path.abspath(kit)
     iree = _gpu_or_none()
     if iree is None:
-        return 0
+        return _no_gpu_status()
     gbps = lambda n, t: n / t / 1e9
     print("argument CPU->GPU by --staging-pieces, GB/s (median; whole program calls)")
     print("(auto: the default, one piece per 16 MiB up to 16; pN: --staging-pieces=N)")
@@ -554,7 +571,7 @@ def components(mib: int) -> int:
     to show where a call's time goes."""
     iree = _gpu_or_none()
     if iree is None:
-        return 0
+        return _no_gpu_status()
     rt = iree.rt
     n = mib * MIB
     local = rt.get_driver("local-task").create_default_device()
@@ -648,7 +665,7 @@ def queue_latency(calls: int) -> int:
     per host wait."""
     iree = _gpu_or_none()
     if iree is None:
-        return 0
+        return _no_gpu_status()
     rt = iree.rt
     tiny = 64
     host_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
@@ -841,7 +858,7 @@ def pinned(kit: str, sizes_mib) -> int:
     kit = os.path.abspath(kit)
     iree = _gpu_or_none()
     if iree is None:
-        return 0
+        return _no_gpu_status()
     gbps = lambda n, t: n / t / 1e9
     print("argument CPU->GPU, GB/s (median; whole program calls, result left on the GPU)")
     print("  default: the argument in the CPU's memory (host copy into pinned, in pieces)")
@@ -897,7 +914,7 @@ def pinned(kit: str, sizes_mib) -> int:
 
 
 def main() -> int:
-    global GPU
+    global GPU, ALLOW_NO_GPU
     if len(sys.argv) == 5 and sys.argv[1] == "_dma_loop":  # _contention's other process
         GPU = sys.argv[4]
         return _dma_loop(int(sys.argv[2]), float(sys.argv[3]))
@@ -935,6 +952,9 @@ def main() -> int:
     c = sub.add_parser("compile-time")
     c.add_argument("--layers", type=int, default=12)
     c.add_argument("--repeat", type=int, default=3)
+    for sp in (r, pc, pn, lt, ql, k):
+        sp.add_argument("--allow-no-gpu", action="store_true",
+                        help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     for sp in (r, pc, pn, lt, k):
         sp.add_argument("--workers", type=int, default=0,
                         help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
@@ -942,6 +962,7 @@ def main() -> int:
                         help="keep freed host memory for reuse (runtime_shim.host_memory)")
     a = p.parse_args()
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
+    ALLOW_NO_GPU = getattr(a, "allow_no_gpu", False)
     if a.cmd in ("run", "pieces", "pinned", "latency", "components"):
         _configure_host(a.workers, a.retain_host_memory)
     if a.cmd == "build":

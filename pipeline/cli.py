@@ -42,7 +42,9 @@ binding at run time:
 
 memory model:
   local+local and two devices of one GPU driver share memory (left to IREE);
-  local+GPU pairs are staged, the GPU owning the staging memory.
+  local+GPU pairs are staged, the GPU owning the staging memory. GPUs of
+  different drivers are staged through a local device: one the program names,
+  or a --device=host=local[0] it need not name.
   --link=X:Y=staged forces staging both ways with Y owning staging memory;
   --link=X:Y=shared is refused where the runtime cannot share.
 """
@@ -128,6 +130,42 @@ def _referenced_devices(module) -> dict[str, object]:
             for name in pattern.findall(str(attrs[i].attr)):
                 found.setdefault(name, op.location)
     return found
+
+
+_DEFINED_DEVICE = re.compile(r'^#hal\.device\.(?:target|alias)<"([A-Za-z0-9_-]+)"(\[\d+\])?(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
+
+
+def _defined_devices(module) -> dict[str, tuple[str, int | None, object]]:
+    """The devices the program defines itself (a top-level ``util.global`` of
+    type ``!hal.device`` initialised to one ``#hal.device.target`` or
+    ``#hal.device.alias``): {symbol: (kind, ordinal or None, location)}."""
+    found = {}
+    for op in top_level_ops(module):
+        attrs = op.attributes
+        if op.name != "util.global" or "initial_value" not in attrs or str(attrs["type"]) != "!hal.device":
+            continue
+        m = _DEFINED_DEVICE.match(str(attrs["initial_value"]))
+        if m:
+            ordinal = m.group(2)[1:-1] if m.group(2) else m.group(3)
+            found[attrs["sym_name"].value] = (m.group(1), None if ordinal is None else int(ordinal), op.location)
+    return found
+
+
+def _check_defined_devices(devices, flags: list[str], defined: dict) -> None:
+    """A --device must agree with the program's own definition of that device:
+    IREE may keep either one, while the manifest always records the flag."""
+    for d, flag in zip(devices, flags):
+        if d.name not in defined:
+            continue
+        kind, ordinal, loc = defined[d.name]
+        if kind == d.kind and ordinal in (None, d.ordinal):
+            continue
+        program = kind if ordinal is None else f"{kind}[{ordinal}]"
+        raise MdcError(
+            f"the program defines device '@{d.name}' as {program}, but --device={flag} says {d.spec}: "
+            "make them agree, or drop the program's util.global",
+            location=format_location(loc),
+        )
 
 
 def _split_iree_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -264,8 +302,10 @@ def _compile(args, iree_passthrough: list[str]) -> int:
 
     # Device names resolve against the program, so read it first with a
     # flag-free session; the real session gets exactly --print-iree-flags.
-    referenced = _referenced_devices(Compiler([]).parse_file(args.input))
+    program = Compiler([]).parse_file(args.input)
+    referenced = _referenced_devices(program)
     devices, warnings = options.resolve_names(devices, referenced)
+    _check_defined_devices(devices, args.device, _defined_devices(program))
     given = {d.name for d in devices}
     for name, loc in referenced.items():
         if name not in given:
@@ -274,8 +314,10 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                 location=format_location(loc),
                 notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
+    hops = options.staging_hops(devices, referenced)
     for w in warnings:
-        print(f"mdc-compile: warning: {w}", file=sys.stderr)
+        if not any(f"device '{h}'" in w for h in hops):
+            print(f"mdc-compile: warning: {w}", file=sys.stderr)
     link_overrides = options.resolve_link_names(links, devices)
     compiler = Compiler(options.iree_flags(devices, iree_passthrough))
 
@@ -284,7 +326,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments))
+        pinned_arguments=args.pinned_arguments), keep_devices=hops)
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
         from passes.transfer_insertion import pinned_arguments_of

@@ -106,6 +106,19 @@ def resolve_names(
     return resolved, warnings
 
 
+def staging_hops(devices: list[DeviceOption], referenced: dict[str, object]) -> list[str]:
+    """The local devices the program never names that mdc keeps as the host
+    to stage through: when the devices it names are GPUs of two or more
+    drivers and none is local, the first unnamed local device (moves between
+    those GPUs pass through a local device's queue, which the program need
+    not use itself)."""
+    named = [d for d in devices if d.name in referenced]
+    if any(d.kind == "local" for d in named) or len({d.kind for d in named}) < 2:
+        return []
+    hosts = [d.name for d in devices if d.kind == "local" and d.name not in referenced]
+    return hosts[:1]
+
+
 def resolve_link_names(
     links: list[tuple[str, str, str]], devices: list[DeviceOption]
 ) -> dict[frozenset, tuple[str, str | None, str]]:

@@ -52,6 +52,8 @@ class Stage:
 def _python_passes(level: str):
     def run(compiler: Compiler, module, ctx):
         with compiler.context, module.location:
+            if level == "stream" and ctx.keep_devices:
+                remove_device_keeper(module)
             for pass_cls in registry.passes_at(level):
                 pass_cls().apply(module, ctx.pass_options)
             for hook in ctx.after_level.get(level, []):
@@ -100,6 +102,41 @@ class PipelineContext:
     # (e.g. the manifest writer after the stream level).
     after_level: dict = dataclasses.field(default_factory=dict)
     dump: Callable | None = None  # (stage_name, module) -> None
+    # Devices the program never names that must still reach mdc's passes
+    # (a local device to stage through between GPUs of different drivers).
+    keep_devices: list[str] = dataclasses.field(default_factory=list)
+
+
+# IREE drops a --iree-hal-target-device the program never names (its global
+# is unused, so symbol DCE takes it), and with it a local device mdc is to
+# stage through. A public function that takes and returns a value on each
+# such device keeps their globals alive through IREE's phases up to mdc's
+# stream-level passes, which delete it before they run; IREE's symbol-dce
+# after them then drops whichever device no staging code uses.
+DEVICE_KEEPER = "__mdc_keep_devices"
+
+
+def add_device_keeper(compiler: Compiler, module, names: list[str]) -> None:
+    # A transfer onto each device: IREE folds a value merely passed through
+    # (and with it the last use of the device), not a move between devices.
+    moves = "".join(
+        f"  %v{i} = flow.tensor.transfer %x : tensor<1xi8> to #hal.device.promise<@{n}>\n"
+        for i, n in enumerate(names)
+    )
+    values = ", ".join(f"%v{i}" for i in range(len(names)))
+    types = ", ".join("tensor<1xi8>" for _ in names)
+    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8>) -> ({types}) {{\n"
+            f"{moves}  return {values} : {types}\n}}")
+    with compiler.context, module.location:
+        keeper = ir.Operation.parse(text)
+        ir.InsertionPoint(module.regions[0].blocks[0]).insert(keeper)
+
+
+def remove_device_keeper(module) -> None:
+    for op in list(module.regions[0].blocks[0].operations):
+        op = op.operation
+        if "sym_name" in op.attributes and op.attributes["sym_name"].value in (DEVICE_KEEPER, f"_{DEVICE_KEEPER}"):
+            op.erase()
 
 
 def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: str | None):
@@ -108,6 +145,8 @@ def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: s
     module = compiler.parse_file(input_path)
     if ctx.dump:
         ctx.dump("input", module)
+    if ctx.keep_devices:
+        add_device_keeper(compiler, module, ctx.keep_devices)
     for stage in STAGES:
         if stop_after is None and stage.name == "vm":
             break

@@ -14,8 +14,8 @@ stores every input and progen's float64 reference with its error bound.
 reference (floats within progen's rounding bound, integers exactly). With
 ``--soak``, it then calls all functions round-robin for that many seconds,
 each call under a watchdog, checking every result, and reports host RSS and
-GPU memory at the start and the end. It exits 0 with a message when no cuda
-device is available.
+GPU memory at the start and the end. With no cuda device it says so and
+exits with status 2 (``--allow-no-gpu``: exit 0, a skip).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
 RUNTIME = {2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
+NO_GPU_STATUS = 2  # run's exit status with no cuda device (a run that checked nothing)
 
 
 def device_specs(devices: tuple) -> list[str]:
@@ -131,16 +132,37 @@ def _gpu_mib() -> str:
         return "n/a"
 
 
-def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-task") -> int:
-    import iree.runtime as rt
+def check_results(outs: list, expected: list) -> str | None:
+    """None if a call's results ``outs`` agree with ``expected``, one
+    (reference, bound, dtype) per result the program returns; else why not.
+    A call that returns fewer or more results than there are references
+    fails: zip alone would pass a dropped result."""
     from progen import compare_reference
+
+    if len(outs) != len(expected):
+        return f"{len(outs)} results, {len(expected)} references"
+    for k, (got, (ref, bound, dtype)) in enumerate(zip(outs, expected)):
+        why = compare_reference(np.asarray(got), ref, bound, dtype)
+        if why:
+            return f"result {k}: {why}"
+    return None
+
+
+def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-task",
+        allow_no_gpu: bool = False) -> int:
+    import iree.runtime as rt
     from runtime_shim import load
 
     try:
         rt.get_driver("cuda").create_default_device()
     except Exception as e:
-        print(f"gpu_random: no cuda device here ({str(e).splitlines()[0][:80]}); skipping")
-        return 0
+        why = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
+        if allow_no_gpu:
+            print(f"gpu_random: no cuda device here ({why}); skipping (--allow-no-gpu)")
+            return 0
+        print(f"gpu_random: error: no cuda device here ({why}); nothing was checked "
+              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
+        return NO_GPU_STATUS
     kit = os.path.abspath(kit)
     with open(os.path.join(kit, "random.json")) as f:
         spec = json.load(f)
@@ -170,12 +192,8 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
             return f"call failed: {type(e).__name__}: {str(e).splitlines()[-1][:200]}"
         finally:
             faulthandler.cancel_dump_traceback_later()
-        outs = list(out) if isinstance(out, tuple) else [out]
-        for k, (got, (ref, bound, dtype)) in enumerate(zip(outs, expected)):
-            why = compare_reference(np.asarray(got), ref, bound, dtype)
-            if why:
-                return f"result {k}: {why}"
-        return None
+        outs = list(out) if isinstance(out, tuple) else ([] if out is None else [out])
+        return check_results(outs, expected)
 
     mismatches = []
     for label, fn, inputs, expected in calls:
@@ -220,10 +238,12 @@ def main() -> int:
     r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
     r.add_argument("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
                    help="driver of the devices otherwise run on local-task")
+    r.add_argument("--allow-no-gpu", action="store_true",
+                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     a = p.parse_args()
     if a.cmd == "build":
         return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag)
-    return run(a.kit, a.soak, a.timeout, a.cpu_driver)
+    return run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu)
 
 
 if __name__ == "__main__":
