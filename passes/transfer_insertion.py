@@ -1054,6 +1054,8 @@ def _return_storage_uncloned(storage: ir.Value) -> None:
 def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None:
     if op.name == "scf.yield":
         targets = placement.yield_targets(op)
+    elif op.name in ("cf.br", "cf.cond_br"):
+        targets = placement.branch_targets(op)
     else:
         device = placement.exec_device(op)
         if device is None or op.name == "stream.async.transfer":
