@@ -26,7 +26,8 @@ Where a value lives (its *home*):
   target, the device of its consumers (its source if they disagree; each
   consumer elsewhere is then a crossing of its own);
 * ``scf.for``/``scf.while`` iteration values: their initial value's home
-  (the ``do`` region of ``scf.while``: what ``scf.condition`` forwards); a
+  (the ``do`` region's arguments and the results of ``scf.while``: the home
+  of what ``scf.condition`` forwards); a
   value yielded from another device is staged back on the back edge, and
   an ``scf.if`` else-branch value into the then-branch value's home;
   ``scf.if`` results: the home of what the then-branch yields;
@@ -189,8 +190,10 @@ class Placement:
         if not isinstance(value.owner, ir.Block):
             producer = value.owner.operation
             if producer.name in ("scf.for", "scf.while"):
-                # A loop's result lives where its initial value does
-                # (transfer-insertion stages the back edge there); IREE
+                # A loop's result lives where its home says (an scf.for's
+                # where its initial value does: transfer-insertion stages
+                # the back edge there; an scf.while's where the value its
+                # scf.condition forwards does); IREE
                 # labels a move of it with the loop body's device (random
                 # programs, seed 796058199 index 146).
                 made_on = self.home(value)
@@ -234,10 +237,17 @@ class Placement:
             return self.transfer_target(op)
         if name == "util.global.load":
             return self._global_homes.get(get_attr(op, "global").value)
-        if name in ("scf.for", "scf.while"):
+        if name == "scf.for":
             index = list(op.results).index(value)
-            inits = list(op.operands)[-len(op.results):] if name == "scf.for" else list(op.operands)
+            inits = list(op.operands)[-len(op.results):]
             return self.home(inits[index], _depth + 1) if index < len(inits) else None
+        if name == "scf.while":
+            # Its results are what `scf.condition` forwards, as for the `do`
+            # region's arguments (not its initial values: the before region
+            # may move them elsewhere first).
+            index = list(op.results).index(value)
+            forwarded = self._while_forwarded(op)
+            return self.home(forwarded[index], _depth + 1) if index < len(forwarded) else None
         if name == "scf.if":
             index = list(op.results).index(value)
             then_block = op.regions[0].blocks[0]
@@ -268,12 +278,16 @@ class Placement:
             return self._branch_arg_home(block, value.arg_number, depth)
         if parent.name == "scf.while" and block == parent.regions[1].blocks[0]:
             # The `do` region receives what `scf.condition` forwards.
-            before = parent.regions[0].blocks[0]
-            condition = list(before.operations)[-1].operation
-            forwarded = list(condition.operands)[1:]
+            forwarded = self._while_forwarded(parent)
             if value.arg_number < len(forwarded):
                 return self.home(forwarded[value.arg_number], depth + 1)
         return None
+
+    @staticmethod
+    def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
+        """What the ``scf.condition`` of scf.while ``op`` forwards."""
+        condition = list(op.regions[0].blocks[0].operations)[-1].operation
+        return list(condition.operands)[1:]
 
     def _branch_arg_home(self, block: ir.Block, index: int, depth: int) -> str | None:
         """The home of argument ``index`` of ``block``, which branches reach
