@@ -69,3 +69,43 @@ def unique_symbol(module, base: str) -> str:
         n += 1
         name = f"{base}_{n}"
     return name
+
+
+_DECLARED_AFFINITY = re.compile(r"iree\.abi\.affinity\s*=\s*#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)>")
+
+
+def declared_argument_devices(function) -> list[str | None] | None:
+    """The device each argument of public ``function`` is declared on
+    (``iree.abi.affinity``), None for an argument declared without one, in
+    the order of the source function's arguments; read off the
+    ``iree.abi.declaration`` IREE keeps in ``iree.reflection`` (the one place
+    the ABI's affinities survive past IREE's input conversion). None when
+    the function has no declaration."""
+    if "iree.reflection" not in function.attributes:
+        return None
+    reflection = ir.DictAttr(function.attributes["iree.reflection"])
+    if "iree.abi.declaration" not in reflection:
+        return None
+    text = ir.StringAttr(reflection["iree.abi.declaration"]).value
+    start = text.find("(")
+    if start < 0:
+        return None
+    depth, quoted, items, begin = 0, False, [], start + 1
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "<({[":
+            depth += 1
+        elif c in ">)}]" and text[i - 1:i + 1] != "->":
+            depth -= 1
+            if depth == 0:  # the argument list's closing parenthesis
+                items.append(text[begin:i])
+                break
+        elif c == "," and depth == 1:
+            items.append(text[begin:i])
+            begin = i + 1
+    items = [item for item in items if item.strip()]
+    return [m.group(1) if (m := _DECLARED_AFFINITY.search(item)) else None for item in items]

@@ -26,12 +26,18 @@ Where a value lives (its *home*):
   target, the device of its consumers (its source if they disagree; each
   consumer elsewhere is then a crossing of its own);
 * ``scf.for``/``scf.while`` iteration values: their initial value's home
-  (the ``do`` region of ``scf.while``: what ``scf.condition`` forwards); a
+  (the ``do`` region's arguments and the results of ``scf.while``: the home
+  of what ``scf.condition`` forwards); a
   value yielded from another device is staged back on the back edge, and
   an ``scf.if`` else-branch value into the then-branch value's home;
   ``scf.if`` results: the home of what the then-branch yields;
 * ``util.global.load``: the home of the first value the module stores to
   that global (a store from another device is staged into that home);
+* arguments of a block that ``cf.br``/``cf.cond_br`` branch to: the home of
+  the values its predecessors pass when they agree; when they disagree, the
+  module's default device if one of them lives there, else the first
+  predecessor's (in block order). A value passed from another device is
+  staged at its branch;
 * anything else (arguments of internal functions, call results): unknown.
   Unknown homes are left to IREE; the device-isolation check at the stream
   level catches any that IREE then shares across a staged pair.
@@ -105,6 +111,19 @@ def _operand_bytes(op: ir.Operation, index: int) -> int:
     return max(1, count * max(bits, 8) // 8)
 
 
+def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:
+    """(operand index, successor, argument index) of each operand that a
+    ``cf.br`` or ``cf.cond_br`` passes to a successor's block argument."""
+    if op.name == "cf.br":
+        return [(i, op.successors[0], i) for i in range(len(op.operands))]
+    if op.name == "cf.cond_br":
+        view = op.opview
+        n_true, n_false = len(view.trueDestOperands), len(view.falseDestOperands)
+        return ([(1 + i, op.successors[0], i) for i in range(n_true)]
+                + [(1 + n_true + i, op.successors[1], i) for i in range(n_false)])
+    return []
+
+
 class Placement:
     """Homes of resources and execution devices of ops in one module."""
 
@@ -114,6 +133,7 @@ class Placement:
         self._global_homes: dict[str, str] = {}
         self._transfer_targets: dict[ir.Operation, str] = {}
         self._finding_target: set[ir.Operation] = set()
+        self._finding_branch_arg: set[tuple] = set()
 
     # -- queries ----------------------------------------------------------
 
@@ -149,6 +169,15 @@ class Placement:
             return [self.home(v) for v in then_yield.operands]
         return []
 
+    def branch_targets(self, op: ir.Operation) -> list[str | None]:
+        """For a ``cf.br``/``cf.cond_br``: where each operand must live (the
+        home of the block argument it is passed to; None for operands that
+        are not passed on, such as the condition)."""
+        targets: list[str | None] = [None] * len(op.operands)
+        for index, block, arg in branch_edges(op):
+            targets[index] = self._branch_arg_home(block, arg, 0)
+        return targets
+
     def transfer_source(self, op: ir.Operation) -> str | None:
         """Where the moved value is: the device of the op that made it, when
         that op names one, over the transfer's own ``from``. IREE can get the
@@ -161,8 +190,10 @@ class Placement:
         if not isinstance(value.owner, ir.Block):
             producer = value.owner.operation
             if producer.name in ("scf.for", "scf.while"):
-                # A loop's result lives where its initial value does
-                # (transfer-insertion stages the back edge there); IREE
+                # A loop's result lives where its home says (an scf.for's
+                # where its initial value does: transfer-insertion stages
+                # the back edge there; an scf.while's where the value its
+                # scf.condition forwards does); IREE
                 # labels a move of it with the loop body's device (random
                 # programs, seed 796058199 index 146).
                 made_on = self.home(value)
@@ -206,10 +237,17 @@ class Placement:
             return self.transfer_target(op)
         if name == "util.global.load":
             return self._global_homes.get(get_attr(op, "global").value)
-        if name in ("scf.for", "scf.while"):
+        if name == "scf.for":
             index = list(op.results).index(value)
-            inits = list(op.operands)[-len(op.results):] if name == "scf.for" else list(op.operands)
+            inits = list(op.operands)[-len(op.results):]
             return self.home(inits[index], _depth + 1) if index < len(inits) else None
+        if name == "scf.while":
+            # Its results are what `scf.condition` forwards, as for the `do`
+            # region's arguments (not its initial values: the before region
+            # may move them elsewhere first).
+            index = list(op.results).index(value)
+            forwarded = self._while_forwarded(op)
+            return self.home(forwarded[index], _depth + 1) if index < len(forwarded) else None
         if name == "scf.if":
             index = list(op.results).index(value)
             then_block = op.regions[0].blocks[0]
@@ -236,14 +274,47 @@ class Placement:
             inits = list(parent.operands)
             if value.arg_number < len(inits):
                 return self.home(inits[value.arg_number], depth + 1)
+        if block != block.region.blocks[0]:
+            return self._branch_arg_home(block, value.arg_number, depth)
         if parent.name == "scf.while" and block == parent.regions[1].blocks[0]:
             # The `do` region receives what `scf.condition` forwards.
-            before = parent.regions[0].blocks[0]
-            condition = list(before.operations)[-1].operation
-            forwarded = list(condition.operands)[1:]
+            forwarded = self._while_forwarded(parent)
             if value.arg_number < len(forwarded):
                 return self.home(forwarded[value.arg_number], depth + 1)
         return None
+
+    @staticmethod
+    def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
+        """What the ``scf.condition`` of scf.while ``op`` forwards."""
+        condition = list(op.regions[0].blocks[0].operations)[-1].operation
+        return list(condition.operands)[1:]
+
+    def _branch_arg_home(self, block: ir.Block, index: int, depth: int) -> str | None:
+        """The home of argument ``index`` of ``block``, which branches reach
+        (this module's docstring)."""
+        key = (block, index)
+        if key in self._finding_branch_arg or depth > 64:
+            return None  # a cycle of branches: what the other edges pass decides
+        self._finding_branch_arg.add(key)
+        try:
+            homes = []
+            for pred in block.region.blocks:
+                ops = list(pred.operations)
+                if not ops:
+                    continue
+                terminator = ops[-1].operation
+                for operand, successor, arg in branch_edges(terminator):
+                    if successor == block and arg == index:
+                        home = self.home(terminator.operands[operand], depth + 1)
+                        if home is not None:
+                            homes.append(home)
+        finally:
+            self._finding_branch_arg.discard(key)
+        if not homes:
+            return None
+        if len(set(homes)) > 1 and self.default_device in homes:
+            return self.default_device
+        return homes[0]
 
     def _consumer_devices(self, value: ir.Value, depth: int = 0):
         """Devices of the ops using ``value``, looking through ops that only

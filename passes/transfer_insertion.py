@@ -69,7 +69,8 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
 
 from .diagnostics import MdcError, format_location
-from .ir_util import affinity_attr, affinity_devices, get_attr, is_resource, single_device, unique_symbol, walk
+from .ir_util import (affinity_attr, affinity_devices, declared_argument_devices, get_attr, is_resource,
+                      module_default_device, single_device, top_level_ops, unique_symbol, walk)
 from . import placement_graph, staging_template
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement
@@ -844,6 +845,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
         placement = Placement(module)
         placement.analyze()
         return [placement_graph.snapshot(module, placement, model, describe)]
+    _import_arguments_where_declared(module, model)
     placement = Placement(module)
     placement.analyze()
     placement.place_unplaced_ops()
@@ -866,6 +868,50 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
     if stager.pinned:
         module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(stager.pinned)
     return crossings
+
+
+def _import_arguments_where_declared(module, model: MemoryModel) -> None:
+    """Every import of a public function's argument runs on the device the
+    argument is declared on (its ``iree.abi.affinity``, else the module's
+    default device, where the caller places it), followed by a move to the
+    device IREE imported it on, which is then staged like any other.
+
+    IREE gives an argument declared without an affinity the affinity of its
+    consumers, and clones its import once per consumer device: a
+    ``flow.tensor.transfer`` of it to device_b becomes an import on
+    device_b and a clone there, and the move is gone (the caller's buffer,
+    in device_a's memory, is then read by device_b;
+    test/lit/regress/argument_moved_from_default_device.mlir)."""
+    default = module_default_device(module)
+    for function in top_level_ops(module):
+        if function.name != "util.func" or not function.regions[0].blocks:
+            continue
+        visibility = get_attr(function, "sym_visibility")
+        if visibility is not None and str(visibility) != '"public"':
+            continue
+        declared = declared_argument_devices(function)
+        if declared is None:
+            continue
+        entry = function.regions[0].blocks[0]
+        for op in walk(function):
+            if op.name != "stream.tensor.import" or not isinstance(op.operands[0].owner, ir.Block) \
+                    or op.operands[0].owner != entry:
+                continue
+            index = ir.BlockArgument(op.operands[0]).arg_number
+            home = (declared[index] if index < len(declared) else None) or default
+            imported_on = single_device(get_attr(op, "affinity"))
+            if home is None or imported_on is None or imported_on == home or home not in model.devices:
+                continue
+            if not _policy(model, home, imported_on, op).is_staged:
+                continue
+            op.attributes["affinity"] = affinity_attr(home)
+            result = op.results[0]
+            size = op.opview.result_size
+            with ir.InsertionPoint.after(op), op.location:
+                moved = stream.AsyncTransferOp(result.type, result, size, size,
+                                               source_affinity=affinity_attr(home),
+                                               target_affinity=affinity_attr(imported_on)).result
+            result.replace_all_uses_except(moved, moved.owner.operation)
 
 
 def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:
@@ -1008,6 +1054,8 @@ def _return_storage_uncloned(storage: ir.Value) -> None:
 def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None:
     if op.name == "scf.yield":
         targets = placement.yield_targets(op)
+    elif op.name in ("cf.br", "cf.cond_br"):
+        targets = placement.branch_targets(op)
     else:
         device = placement.exec_device(op)
         if device is None or op.name == "stream.async.transfer":

@@ -41,6 +41,13 @@ CASES = [
     ("arg_and_result_on_b", f"{PROGRAMS}/gpu_both.mlir", [np.linspace(-4, 4, 64, dtype=np.float32)], AB, []),
     ("call_no_inline", f"{PROGRAMS}/call_no_inline.mlir", ["--input=5xi64=1,-2,3,-4,5"], AB, []),
     ("initializer", f"{PROGRAMS}/initializer.mlir", ["--input=8xf32=1,2,3,4,5,6,7,8"], AB, ["--iree-opt-const-eval=false"]),
+    ("default_argument_moved", f"{PROGRAMS}/default_argument_moved.mlir",
+     ["--input=4xf32=1,2,3,4", "--input=4xf32=1,1,1,1"], AB, []),
+    ("cond_br_taken", f"{PROGRAMS}/cond_br_merge.mlir", ["--input=6xi32=1,2,3,4,5,-6", "--input=1"], AB, []),
+    ("cond_br_not_taken", f"{PROGRAMS}/cond_br_merge.mlir", ["--input=6xi32=1,2,3,4,5,-6", "--input=0"], AB, []),
+    ("while_condition_moved", f"{PROGRAMS}/while_condition_moved.mlir", ["--input=3xf32=100,2,3", "--input=5"], AB, []),
+    ("while_condition_moved_no_trip", f"{PROGRAMS}/while_condition_moved.mlir", ["--input=3xf32=4,2,3", "--input=5"],
+     AB, []),
     ("three_devices", f"{PROGRAMS}/three_devices.mlir", ["--input=4x4xi32=[1 2 3 4][5 6 7 8][9 10 11 12][-1 -2 -3 -4]"],
      ("a=local[0]", "b=local[1]", "c=local[2]"), []),
 ]
