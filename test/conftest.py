@@ -60,7 +60,11 @@ def pytest_terminal_summary(terminalreporter, config):
     if why:
         terminalreporter.write_line(f"WARNING: {count} Vulkan tests SKIPPED: {why}", red=True, bold=True)
         return
-    skipped = sum(1 for r in terminalreporter.stats.get("skipped", []) if "vulkan" in getattr(r, "keywords", {}))
+    def vulkan_reports(kind):
+        return {r.nodeid for r in terminalreporter.stats.get(kind, []) if "vulkan" in getattr(r, "keywords", {})}
+
+    skipped = len(vulkan_reports("skipped"))
+    count = skipped + len(set().union(*(vulkan_reports(k) for k in ("passed", "failed", "xfailed", "xpassed", "error"))))
     terminalreporter.write_line(
         f"Vulkan: {count} tests on a Vulkan device (lavapipe on this machine): {count - skipped} ran, "
         f"{skipped} skipped (each skip says why: most were compiled and verified for Vulkan, and not run "
