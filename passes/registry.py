@@ -1,6 +1,7 @@
 """The pass registry: every mdc pass, by name, in the order the pipeline runs them.
 
-A pass is a class with a ``name``, the IR ``level`` it works on (``stream``:
+A pass is a class with a ``name``, the IR ``level`` it works on (``input``:
+IR after IREE's input phase, before its ABI; ``stream``:
 stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
 ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
 rewrites the module in place or raises :class:`passes.diagnostics.MdcError`.
@@ -37,6 +38,10 @@ class PassOptions:
     staging: str = "emplace"
     staging_pieces: int | None = None
     pinned_arguments: bool = False
+    # host-entry-points: where twins go (None: add none), and the
+    # (function, twin) pairs it added, for the manifest.
+    host_entry_points: object = None
+    host_entry_point_names: list = dataclasses.field(default_factory=list)
 
 
 class ModulePass:
@@ -52,7 +57,7 @@ _REGISTRY: dict[str, type[ModulePass]] = {}
 
 
 def register(cls: type[ModulePass]) -> type[ModulePass]:
-    assert cls.level in ("stream", "hal"), cls
+    assert cls.level in ("input", "stream", "hal"), cls
     assert cls.name not in _REGISTRY, cls.name
     _REGISTRY[cls.name] = cls
     return cls
@@ -74,6 +79,7 @@ def lookup(name: str) -> type[ModulePass] | None:
 
 def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
+    from . import host_entry_points  # noqa: F401
     from . import executable_per_target  # noqa: F401
     from . import transfer_insertion  # noqa: F401
     from . import loop_init_isolation  # noqa: F401

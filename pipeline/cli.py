@@ -13,9 +13,10 @@ import re
 import sys
 import tempfile
 
-from passes import registry
+from passes import host_entry_points, registry
 from passes.diagnostics import MdcError, format_location
 from passes.ir_util import top_level_ops
+from passes.memory_model import Device
 
 from . import manifest, options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
@@ -199,6 +200,12 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
     parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
+    parser.add_argument(
+        "--no-host-entry-points", action="store_true",
+        help="do not add @F$host, the twin of each public function F with a value on a device "
+        "whose memory the CPU cannot use, that takes and returns every tensor on the first local "
+        "device (stock iree-run-module can call it with that device first; mdc-run uses it "
+        "where the runtime cannot place values on the GPU itself)")
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
     parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
@@ -324,17 +331,20 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if args.pinned_arguments and args.no_manifest:
         raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
+    twins = None if args.no_host_entry_points else host_entry_points.options_for(
+        [Device(d.name, d.kind, d.ordinal) for d in devices], link_overrides)
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments), keep_devices=hops)
+        pinned_arguments=args.pinned_arguments, host_entry_points=twins), keep_devices=hops)
     if not args.no_manifest:
         from passes.memory_model import MemoryModel
         from passes.transfer_insertion import pinned_arguments_of
 
         def add_manifest(module):
             pinned = pinned_arguments_of(module)
+            twin_of = dict(ctx.pass_options.host_entry_point_names)
             manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides),
-                                                           pinned))
+                                                           pinned, twin_of, twins.host if twins else None))
 
         ctx.after_level["stream"] = [add_manifest]
     if args.dump_stages:
@@ -407,6 +417,10 @@ def opt_main(argv: list[str] | None = None) -> int:
     parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument(
+        "--device", action="append", default=[], metavar="NAME=SPEC",
+        help="the program's devices where its IR does not declare them (input-level IR, before "
+        "IREE adds device globals), as mdc-compile takes them")
     _add_staging_arguments(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
@@ -448,7 +462,7 @@ def _opt(args) -> int:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
             outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
-                                    args.staging_pieces, args.pinned_arguments))
+                                    args.staging_pieces, args.pinned_arguments, args.device))
         except MdcError as e:
             if not args.split_input_file:
                 raise
@@ -480,7 +494,8 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 
 
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
-             staging_pieces: int | None = None, pinned_arguments: bool = False) -> str:
+             staging_pieces: int | None = None, pinned_arguments: bool = False,
+             device_flags: list[str] = ()) -> str:
     from passes.device_isolation_verifier import hal_devices
     from passes.memory_model import declared_devices
 
@@ -496,10 +511,17 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     # Stream-level IR declares devices by initial value; at the HAL level
     # their initializers say what they are.
     devices = declared_devices(module) or hal_devices(module)
+    if not devices:
+        given, _ = options.resolve_names([options.parse_device(d) for d in device_flags],
+                                         _referenced_devices(module))
+        devices = {d.name: Device(d.name, d.kind, d.ordinal) for d in given}
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging,
-                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments)
+    link_overrides = options.resolve_link_names(links, known)
+    pass_options = registry.PassOptions(links=link_overrides, staging=staging,
+                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
+                                        host_entry_points=host_entry_points.options_for(
+                                            list(devices.values()), link_overrides))
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

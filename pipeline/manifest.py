@@ -16,6 +16,11 @@ through a local device, ``via`` names it and ``owner`` is null).
 With ``--pinned-arguments``, ``"pinned_arguments": {"f": {"0": "device_b"}}``
 says that argument 0 of ``@f`` must be given in device_b's pinned memory
 (HostLocal|DeviceVisible, from its allocator); runtime_shim places it there.
+
+``"host_entry_points": {"f": "f$host"}`` names, for each public function
+that has one, its host twin (passes/host_entry_points.py): the same
+function with every tensor taken and returned on the local device
+``"host"``.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ KEY = "mdc.manifest"
 FORMAT = "mdc.manifest/1"
 
 
-def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None) -> str:
+def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
+                  host_entry_points: dict | None = None, host: str | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     transfer_insertion.pinned_arguments_of reads it off the module (JSON
-    writes the indices as strings)."""
+    writes the indices as strings). ``host_entry_points``: {function: twin},
+    each twin's values on device ``host``."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -50,6 +57,7 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
             ],
             "staging": staging,
             **({"pinned_arguments": pinned_arguments} if pinned_arguments else {}),
+            **({"host": host, "host_entry_points": host_entry_points} if host_entry_points else {}),
         },
         separators=(",", ":"),
         sort_keys=False,

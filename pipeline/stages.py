@@ -1,7 +1,8 @@
 """The mdc compilation pipeline as a sequence of named stages.
 
-    source --parse--> input
-           --IREE to the flow phase--> flow
+    source --parse-->
+           --IREE to the input phase, mdc's input-level passes--> input
+           --IREE from input to the flow phase--> flow
            --verify-initialization-order, stream tensor pipeline--> stream-tensor
            --mdc's stream-level passes (registry order)--> mdc
            --stream async, cmd, optimization, cleanup, symbol-dce--> stream
@@ -9,7 +10,9 @@
            --IREE from hal to the end--> vm / vmfb bytes
 
 Each stage takes the module the previous one produced; ``--compile-to``
-stops after any of them. Stage 3 and 5 together are exactly what IREE's
+stops after any of them. Running IREE to its input phase and on from there
+gives the same module as one run to flow. The stream-tensor and stream
+stages together are exactly what IREE's
 ``iree-stream-transformation-pipeline`` runs at the stream phase, so with
 no pass changing the IR the vmfb is byte-identical to ``iree-compile``'s.
 """
@@ -81,7 +84,8 @@ def _python_passes_checked(level: str):
 
 
 STAGES: list[Stage] = [
-    Stage("flow", lambda c, m, ctx: c.run_phases(m, "start", "flow")),
+    Stage("input", lambda c, m, ctx: _python_passes_checked("input")(c, c.run_phases(m, "start", "input"), ctx)),
+    Stage("flow", lambda c, m, ctx: c.run_phases(m, "input", "flow")),
     Stage("stream-tensor", lambda c, m, ctx: c.run_passes(m, STREAM_TENSOR_PIPELINE)),
     Stage("mdc", _python_passes_checked("stream")),
     Stage("stream", lambda c, m, ctx: c.run_passes(m, STREAM_REST_PIPELINE)),
@@ -144,7 +148,7 @@ def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: s
     or, with ``stop_after=None``, runs to the end and returns vmfb bytes."""
     module = compiler.parse_file(input_path)
     if ctx.dump:
-        ctx.dump("input", module)
+        ctx.dump("source", module)
     if ctx.keep_devices:
         add_device_keeper(compiler, module, ctx.keep_devices)
     for stage in STAGES:

@@ -5,7 +5,10 @@
 
 Same flags and output as iree-run-module (`EXEC @fn`, `result[0]:
 hal.buffer_view`, `4xf32=0 55 144 273`), plus placement of every argument and
-result on its declared device, i1 input literals, and --benchmark=N. Every
+result on its declared device, i1 input literals, and --benchmark=N. Devices
+IREE 3.13's Python runtime cannot open together (Vulkan beside another
+device) run in the wheel's own iree-run-module, through the function's host
+entry point (native.py). Every
 user error is one line, `mdc-run: error: ...`, with exit status 2; a failure
 inside the runtime is one line with exit status 1.
 """
@@ -123,6 +126,9 @@ def _run(module, args) -> int:
                             + ", ".join(module.function_names))
         args.function = module.function_names[0]
     function = module.function(args.function)
+    if args.benchmark and not hasattr(function, "place"):
+        raise ShimError(f"--benchmark: @{function.name} runs in stock iree-run-module here "
+                        f"({module.reason}), where each call is a process of its own; time it there")
     n_results = len(function.signature.results)
     if args.output is not None and len(args.output) != n_results:
         raise ShimError(f"{len(args.output)} --output given but @{function.name} "

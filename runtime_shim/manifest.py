@@ -13,6 +13,9 @@ Two sources, both read with no devices and no compiler:
   With mdc-compile --pinned-arguments, "pinned_arguments": {"f": {"0":
   "device_b"}} says argument 0 of @f must be given in device_b's pinned
   host memory.
+  "host_entry_points": {"f": "f$host"} names the twin of @f that takes and
+  returns every tensor on the local device "host" (mdc-compile adds one for
+  each public function with a value on a device the CPU cannot reach).
   An optional "default" key names the device of values without an affinity;
   otherwise it is the first device, as in IREE.
 
@@ -112,6 +115,12 @@ class Manifest:
     source: str = MANIFEST_KEY  # or "module" when scanned from the vmfb
     # (function, argument index, device whose pinned memory must hold it)
     pinned_arguments: tuple[tuple[str, int, str], ...] = ()
+    host: Optional[str] = None  # the local device host entry points use
+    host_entry_points: tuple[tuple[str, str], ...] = ()  # (function, its twin)
+
+    def host_entry_point(self, function: str) -> Optional[str]:
+        """The name of @function's host twin, or None."""
+        return next((t for f, t in self.host_entry_points if f == function), None)
 
     def pinned(self, function: str) -> dict[int, str]:
         """{argument index: device} of @function's arguments given in pinned memory."""
@@ -149,6 +158,8 @@ def parse_manifest(text: str) -> Manifest:
             raise ValueError("a staging entry has neither owner nor via")
         pinned = tuple((str(f), int(i), str(d)) for f, arguments in data.get("pinned_arguments", {}).items()
                        for i, d in arguments.items())
+        twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
+        host = _name(data.get("host"))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e!r}") from None
     if not devices:
@@ -162,7 +173,10 @@ def parse_manifest(text: str) -> Manifest:
     unknown = sorted({d for _, _, d in pinned} - set(names))
     if unknown:
         raise ShimError(f"{MANIFEST_KEY} pins arguments in device {unknown[0]!r}, which it does not declare")
-    return Manifest(tuple(devices), staging, default, pinned_arguments=pinned)
+    if twins and host not in names:
+        raise ShimError(f"{MANIFEST_KEY} host device {host!r} of its host entry points is not declared")
+    return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
+                    host_entry_points=twins)
 
 
 def _name(value) -> Optional[str]:

@@ -34,7 +34,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import values
+from . import native, values
 from .errors import ShimError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -98,8 +98,24 @@ def load(path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
     staged_transfers: move every argument and result through a pinned
       buffer and a queue copy, as for a GPU, even on CPU devices.
     """
-    return Module(path, devices, flags=flags, timeout_s=timeout_s,
-                  staged_transfers=staged_transfers)
+    try:
+        return Module(path, devices, flags=flags, timeout_s=timeout_s,
+                      staged_transfers=staged_transfers)
+    except dev.UnsupportedDeviceSet as e:
+        if staged_transfers:
+            raise
+        return _native_module(os.fspath(path), [str(u) for u in devices], str(e), flags, timeout_s)
+
+
+def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s) -> "native.NativeModule":
+    """The module run by stock iree-run-module (native.py): the devices
+    were checked against the manifest before the Python runtime refused
+    to open them together."""
+    signatures, manifest = read_signatures(rt.VmModule.mmap(rt.VmInstance(), path))
+    manifest = manifest or scan_declared_devices(path)
+    binding = dev.bind(manifest, uris) if manifest is not None else {}
+    return native.NativeModule(path, uris, manifest, signatures, binding, reason.split(":")[0],
+                               flags=flags, timeout_s=timeout_s)
 
 
 def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optional[Manifest]]:
@@ -180,7 +196,9 @@ class Module:
 
     @property
     def function_names(self) -> list[str]:
-        return list(self.signatures)
+        """The program's functions (not the host twins mdc-compile adds,
+        which ``function`` still finds by name)."""
+        return native.user_functions(self.signatures, self.manifest)
 
     def describe(self) -> str:
         lines = [f"module {self.path} on {', '.join(self.uris)}"]
@@ -188,7 +206,7 @@ class Module:
             lines.append("devices: " + ", ".join(
                 f"{d.name}={d.spec} -> {self.uris[self.binding[d.name]]}"
                 for d in self.manifest.devices))
-        lines += [f"  {s.text}" for s in self.signatures.values()]
+        lines += [f"  {self.signatures[n].text}" for n in self.function_names]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -197,7 +215,7 @@ class Module:
     def function(self, name: str) -> "Function":
         if name not in self.signatures:
             raise ShimError(f"unknown function '{name}' (module exports: "
-                            f"{', '.join(self.signatures) or 'nothing'})")
+                            f"{', '.join(self.function_names) or 'nothing'})")
         if name not in self._functions:
             self._functions[name] = Function(self, self.signatures[name])
         return self._functions[name]

@@ -172,10 +172,11 @@ def _convert(tokens: list[str], name: str, dtype: np.dtype) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# Scalars (VM i32/i64/f32/f64 values; `index` is i64)
+# Scalars (VM i32/i64/f32/f64 values; `index` is i64, i1/i8/i16 travel as i32)
 
-SCALAR_TYPES = {"i32": np.int32, "i64": np.int64, "index": np.int64,
-                "f32": np.float32, "f64": np.float64}
+SCALAR_TYPES = {"i1": np.int32, "i8": np.int32, "i16": np.int32, "i32": np.int32, "i64": np.int64,
+                "index": np.int64, "f32": np.float32, "f64": np.float64}
+_SCALAR_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32}
 
 
 def check_scalar(value, type_: str, where: str):
@@ -187,8 +188,9 @@ def check_scalar(value, type_: str, where: str):
     if type_.startswith("f"):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        bits = 32 if type_ == "i32" else 64
+    elif isinstance(value, int) and (type_ == "i1" or not isinstance(value, bool)):
+        value = int(value)
+        bits = _SCALAR_BITS.get(type_, 64)
         if -(1 << (bits - 1)) <= value < (1 << bits):
             return value
     raise ShimError(f"{where}: expected a {type_} scalar, got {value!r}")

@@ -66,7 +66,6 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     count = skipped + len(set().union(*(vulkan_reports(k) for k in ("passed", "failed", "xfailed", "xpassed", "error"))))
     terminalreporter.write_line(
-        f"Vulkan: {count} tests on a Vulkan device (lavapipe on this machine): {count - skipped} ran, "
-        f"{skipped} skipped (each skip says why: most were compiled and verified for Vulkan, and not run "
-        "because of IREE 3.13's runtime limits)",
+        f"Vulkan: {count} tests on a Vulkan device (lavapipe on a CPU-only machine): {count - skipped} ran, "
+        f"{skipped} skipped" + (" (each skip says why; -rs lists them)" if skipped else ""),
         yellow=bool(skipped))

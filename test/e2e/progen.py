@@ -2,7 +2,7 @@
 
     python test/e2e/progen.py show  --seed S --index I        # one program, its inputs, its reference
     python test/e2e/progen.py check --seed S [--count N | --index I] [--jobs 2] [--keep DIR]
-    python test/e2e/progen.py minimize --seed S --index I     # smallest program that still fails
+    python test/e2e/progen.py minimize --seed S --index I [--target T]  # smallest program that still fails
 
 A program is a ``func.func public`` whose arguments and results carry
 ``iree.abi.affinity = #hal.device.promise<@device_x>`` and whose body is a DAG
@@ -1331,7 +1331,6 @@ RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["loca
 # device_a and device_c stay CPUs and share memory, and every crossing to or
 # from device_b is staged as it would be for a real GPU.
 TARGETS = ("local", "vulkan")
-NOT_RUN_ON_VULKAN = "compiled-not-run-on-vulkan (IREE 3.13 runtime)"
 
 
 # Both lowerings of mdc-compile are exercised: odd-indexed programs use
@@ -1396,9 +1395,9 @@ def stock_compile_cmd(src: str, out: str, devices: list[str], model: str) -> lis
 
 
 def run_cmd(runner: str, vmfb: str, prog: Program, input_flags: list[str], outs: list[str],
-            devices: list[str]) -> list[str]:
+            devices: list[str], function: Optional[str] = None) -> list[str]:
     base = [tool("mdc-run")] if runner == "mdc-run" else [tool("iree-run-module")]
-    return [*base, f"--module={vmfb}", f"--function={prog.name}", *[f"--device={d}" for d in devices],
+    return [*base, f"--module={vmfb}", f"--function={function or prog.name}", *[f"--device={d}" for d in devices],
             *input_flags, *[f"--output=@{o}" for o in outs]]
 
 
@@ -1518,33 +1517,22 @@ def _inputs(prog: Program, work: str) -> list[str]:
 
 
 def mdc_runtime(prog: Program, ndev: int, target: str, runner: Optional[str] = None):
-    """(runner, runtime devices) for mdc's side, or (None, why) when the
-    program cannot run there.
+    """(runner, runtime devices, function) for mdc's side.
 
     With the Vulkan target mdc's module runs on stock iree-run-module: IREE
     3.13's Python runtime cannot open a Vulkan device beside another one
     (test_vulkan.py's canary), so mdc-run cannot either. iree-run-module
-    puts every argument on its first device, and binds declared devices by
-    kind and ordinal, not by position: so a program whose tensor arguments
-    all live on device_b gets the Vulkan device first, and one with
-    arguments on device_b and on a CPU device cannot run."""
+    allocates every argument on its first device and reads every result
+    back with that device's queue, so it calls the host twin ``@F$host``
+    (passes/host_entry_points.py) that mdc-compile adds to a function with a
+    value declared on device_b, with a CPU device first; it binds declared
+    devices by kind and ordinal, not by position."""
     if target == "local":
-        return runner or prog.runner, RUNTIME_DEVICES[ndev]
+        return runner or prog.runner, RUNTIME_DEVICES[ndev], prog.name
     cpus = iter(["local-task", "local-sync"])
-    devices = ["vulkan" if d == "device_b" else next(cpus) for d in prog.devices()]
-    if any(d == "device_b" for _, d in prog.results):
-        return None, ("a result on device_b (vulkan): stock iree-run-module cannot read Vulkan memory, "
-                      "and IREE 3.13's Python runtime cannot open Vulkan beside another device "
-                      "(test_vulkan.py canary)")
-    places = {a.affinity or "device_a" for a in prog.args if isinstance(a.data, np.ndarray)}
-    if "device_b" in places and len(places) > 1:
-        return None, ("arguments on device_b (vulkan) and on a CPU device: stock iree-run-module places "
-                      "every argument on one device, and IREE 3.13's Python runtime cannot open Vulkan "
-                      "beside another device (test_vulkan.py canary)")
-    if places == {"device_b"}:  # its arguments go to the first device
-        devices.remove("vulkan")
-        devices.insert(0, "vulkan")
-    return "iree-run-module", devices
+    devices = [next(cpus) for d in prog.devices() if d != "device_b"] + ["vulkan"]
+    declared = {a.affinity for a in prog.args if isinstance(a.data, np.ndarray)} | {d for _, d in prog.results}
+    return "iree-run-module", devices, prog.name + "$host" if "device_b" in declared else prog.name
 
 
 def _compare_all(prog: Program, outs: list[str], compare) -> list[str]:
@@ -1575,14 +1563,12 @@ def check_program_runs(prog: Program, staged: str, stock: Optional[str], work: s
     for p in want_outs + got_outs:
         if os.path.exists(p):
             os.unlink(p)
-    runner, devices = mdc_runtime(prog, ndev, target, runner)
-    if runner is None:
-        return Outcome(prog, NOT_RUN_ON_VULKAN, "compiled and verified for vulkan; not run: " + devices)
+    runner, devices, function = mdc_runtime(prog, ndev, target, runner)
     if stock is not None and stock_failure is None:
         r = _sh(run_cmd("iree-run-module", stock, prog, flags, want_outs, ["local-task"] * ndev), timeout=120)
         if r.returncode:
             stock_failure = Outcome(prog, "stock-run-failed (generator or IREE bug)", _failed("stock iree-run-module", r))
-    cmd = run_cmd(runner, staged, prog, flags, got_outs, devices)
+    cmd = run_cmd(runner, staged, prog, flags, got_outs, devices, function)
     r = _sh(cmd, timeout=120)
     if r.returncode:
         return Outcome(prog, f"mdc-staged-run-failed ({runner}{', vulkan' if target == 'vulkan' else ''})",
@@ -1753,7 +1739,7 @@ def failure_key(o: Outcome) -> str:
     return o.status.split(" ")[0] + ": " + text
 
 
-def _still_fails(prog: Program, key: str, work: str) -> bool:
+def _still_fails(prog: Program, key: str, work: str, target: str = "local") -> bool:
     shutil.rmtree(work, ignore_errors=True)
     if key.startswith("stock-compile-failed"):  # only stock matters: skip mdc
         os.makedirs(work)
@@ -1766,7 +1752,7 @@ def _still_fails(prog: Program, key: str, work: str) -> bool:
                     + ["--iree-opt-const-eval=false"])
         o = Outcome(prog, "stock-compile-failed" if r.returncode else "ok", _failed("stock iree-compile", r))
     else:
-        o = check_batch([prog], work)[0]
+        o = check_batch([prog], work, target=target)[0]
     return not o.ok and failure_key(o) == key
 
 
@@ -1781,7 +1767,7 @@ def _replace_uses(stmts: list[Stmt], old: Value, new: Value) -> None:
             _replace_uses(s.body, old, new)
 
 
-def minimize(prog: Program, key: str, work: str, log=print) -> Program:
+def minimize(prog: Program, key: str, work: str, log=print, target: str = "local") -> Program:
     """Greedy graph reduction while the failure stays the same
     (`failure_key`): drop results, bypass statements (use an operand of the
     same type instead), turn statements into arguments, simplify
@@ -1803,7 +1789,7 @@ def minimize(prog: Program, key: str, work: str, log=print) -> Program:
             candidate.reference()
         except Exception:
             return False
-        return _still_fails(candidate, key, work)
+        return _still_fails(candidate, key, work, target)
 
     def variants(p: Program):
         """Smaller candidates, roughly the biggest cuts first."""
@@ -1898,6 +1884,7 @@ def main(argv=None) -> int:
     m.add_argument("--seed", type=int, required=True)
     m.add_argument("--index", type=int, required=True)
     m.add_argument("--keep", help="work directory")
+    m.add_argument("--target", choices=TARGETS, default="local", help="as for check")
     a = p.parse_args(argv)
 
     if a.cmd == "show":
@@ -1914,16 +1901,16 @@ def main(argv=None) -> int:
     work = a.keep or tempfile.mkdtemp(prefix="progen-")
     if a.cmd == "minimize":
         prog = generate(a.seed, a.index)
-        o = check_batch([prog], os.path.join(work, "start"))[0]
+        o = check_batch([prog], os.path.join(work, "start"), target=a.target)[0]
         if o.ok:
             print("the program passes; nothing to minimise")
             return 0
         key = failure_key(o)
         print(f"minimising ({key}); the smallest so far goes to {work}/best.mlir", flush=True)
-        small = minimize(prog, key, os.path.join(work, "min"), log=lambda m: print(m, flush=True))
+        small = minimize(prog, key, os.path.join(work, "min"), log=lambda m: print(m, flush=True), target=a.target)
         print(small.text())
         print(small.describe())
-        print(check_batch([small], os.path.join(work, "final"))[0].report())
+        print(check_batch([small], os.path.join(work, "final"), target=a.target)[0].report())
         return 1
 
     indices = a.index if a.index else range(a.count)

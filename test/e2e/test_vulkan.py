@@ -10,15 +10,21 @@ on), in both execution models and both CPU-side lowerings, and run on stock
 iree-run-module with local-task + vulkan; its results are compared with
 stock IREE on all-local devices.
 
-Two limits of IREE 3.13, each with a canary below, bound what runs:
+Stock iree-run-module allocates every argument on its first device and
+reads every result back with that device's queue, so it cannot call a
+function with values declared on device_b and on a CPU device. It calls
+the host twin ``@F$host`` that mdc-compile adds to such a function
+(passes/host_entry_points.py), every tensor on device_a, with the CPU
+devices first; the twin's moves to and from device_b are crossings that
+mdc stages like any other.
+
+Two limits of IREE 3.13, each with a canary below:
 
 * IREE 3.13's Python runtime cannot open a Vulkan device beside another
-  device (``test_canary_python_runtime_cannot_open_vulkan_beside_another``),
-  so mdc-run and runtime_shim.load cannot run these modules yet, and stock
-  iree-run-module places every argument on its first device and cannot read
-  a result left in Vulkan memory. A program with a result on device_b, or
-  with arguments on device_b and on a CPU device, is compiled and verified
-  but not run; the test says so as a skip.
+  device (``test_canary_python_runtime_cannot_open_vulkan_beside_another``):
+  mdc-run and runtime_shim.load run such modules in the wheel's own
+  iree-run-module (runtime_shim/native.py), also through the host entry
+  point.
 * Stock IREE computes narrow types wrongly on lavapipe: f16 arithmetic
   (``test_canary_stock_vulkan_f16_arithmetic``), and a dispatch writing
   8- or 16-bit elements loses the bytes after the tensor's last whole
@@ -39,7 +45,11 @@ from test_transfer_cpu import CASES, _input_flags, _result_lines
 
 pytestmark = pytest.mark.vulkan
 
-MODELS = [("async-internal", "emplace"), ("async-external", "emplace"), ("async-internal", "copy")]
+# (execution model, CPU-side lowering, runner): stock iree-run-module calls
+# the host entry point itself; mdc-run is given the devices Vulkan first and
+# no --function, and must find the entry point and the device order.
+MODELS = [("async-internal", "emplace", "iree-run-module"), ("async-external", "emplace", "iree-run-module"),
+          ("async-internal", "copy", "iree-run-module"), ("async-external", "copy", "mdc-run")]
 
 
 def _vulkan_devices(devices: tuple) -> list[str]:
@@ -48,7 +58,9 @@ def _vulkan_devices(devices: tuple) -> list[str]:
 
 
 def _runtime_devices(n: int) -> list[str]:
-    return ["local-task", "vulkan", "local-sync"][:n]
+    """CPUs first (iree-run-module allocates inputs on its first device and
+    reads results back with its queue); declared devices bind by kind."""
+    return ["local-task", "local-sync", "vulkan"] if n == 3 else ["local-task", "vulkan"][:n]
 
 
 def _run(cmd, **kw):
@@ -57,24 +69,19 @@ def _run(cmd, **kw):
     return r.stdout
 
 
-def _signature(vmfb):
-    """The one public function's declared arguments and results."""
+def _entry_point(vmfb):
+    """The function to call and its declared arguments and results: the
+    host twin of the program's one public function where mdc-compile added
+    one (a value declared on device_b), else that function."""
     import iree.runtime as rt
     from runtime_shim.module import read_signatures
 
-    signatures, _ = read_signatures(rt.VmModule.mmap(rt.VmInstance(), str(vmfb)))
-    (signature,) = signatures.values()
-    return signature
-
-
-def why_not_runnable(signature) -> str:
-    """'' if stock iree-run-module can run it on local-task + vulkan."""
-    if any(v.affinity == "device_b" for v in signature.results):
-        return "a result lives on device_b (vulkan): stock iree-run-module cannot read Vulkan memory"
-    places = {v.affinity or "device_a" for v in signature.args if v.is_tensor}
-    if "device_b" in places and len(places) > 1:
-        return "arguments on device_b (vulkan) and on a CPU device: stock iree-run-module puts all on one"
-    return ""
+    signatures, manifest = read_signatures(rt.VmModule.mmap(rt.VmInstance(), str(vmfb)))
+    (name,) = [n for n in signatures if not n.endswith("$host")]
+    twin = manifest.host_entry_point(name) if manifest else None
+    assert (twin is not None) == any(v.affinity == "device_b" for v in
+                                     signatures[name].args + signatures[name].results), (name, twin)
+    return twin or name, signatures[twin or name]
 
 
 def stock_vulkan_narrow_bug(got: np.ndarray, want: np.ndarray) -> str:
@@ -96,18 +103,16 @@ def _outputs(tmp_path, prefix, n):
     return [tmp_path / f"{prefix}{k}.npy" for k in range(n)]
 
 
-@pytest.mark.parametrize("model,staging", MODELS, ids=[f"{m}-{s}" for m, s in MODELS])
+@pytest.mark.parametrize("model,staging,runner", MODELS, ids=[f"{m}-{s}-{r}" for m, s, r in MODELS])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_vulkan_matches_stock_all_local(case, model, staging, tmp_path):
+def test_vulkan_matches_stock_all_local(case, model, staging, runner, tmp_path):
     name, program, inputs, devices, extra = case
     devices = _vulkan_devices(devices)
     mdc = tmp_path / "vulkan.vmfb"
     _run(["mdc-compile", program, *[f"--device={d}" for d in devices], f"--staging={staging}",
           f"--iree-execution-model={model}", *extra, "-o", mdc])
-    signature = _signature(mdc)
-    why = why_not_runnable(signature)
-    if why:
-        pytest.skip(f"compiled and verified for vulkan; not run: {why}")
+    function, signature = _entry_point(mdc)
+    assert all(v.affinity in (None, "device_a") for v in signature.args + signature.results if v.is_tensor)
     reference = tmp_path / "reference.vmfb"
     _run(["iree-compile", program,
           *[f"--iree-hal-target-device=device_{d.split('=')[0]}=local[{i}]" for i, d in enumerate(devices)],
@@ -116,16 +121,19 @@ def test_vulkan_matches_stock_all_local(case, model, staging, tmp_path):
     flags = _input_flags(inputs, tmp_path, name)
     n = len(signature.results)
     got, want = _outputs(tmp_path, "mdc", n), _outputs(tmp_path, "stock", n)
-    runtime = _runtime_devices(len(devices))
-    if {v.affinity for v in signature.args if v.is_tensor} == {"device_b"}:
-        runtime.insert(0, runtime.pop(1))  # inputs go to the first device; binding is by kind
+    runtime = [f"--function={function}", *[f"--device={d}" for d in _runtime_devices(len(devices))]]
+    tool = ["iree-run-module"]
+    if runner == "mdc-run":
+        tool, runtime = [sys.executable, "-m", "runtime_shim"], [
+            f"--device={d}" for d in reversed(_runtime_devices(len(devices)))]
     if any("bf16" in str(v.type) for v in signature.results):  # iree-run-module writes no bf16 .npy
-        printed = _run(["iree-run-module", f"--module={mdc}", *[f"--device={d}" for d in runtime], *flags])
+        if runner == "mdc-run":
+            pytest.skip("bf16 results: mdc-run runs this module in iree-run-module, which writes no bf16 .npy")
+        printed = _run([*tool, f"--module={mdc}", *runtime, *flags])
         stock = _run(["iree-run-module", f"--module={reference}", *["--device=local-task"] * len(devices), *flags])
         assert _result_lines(printed) and _result_lines(printed) == _result_lines(stock)
         return
-    _run(["iree-run-module", f"--module={mdc}", *[f"--device={d}" for d in runtime], *flags,
-          *[f"--output=@{p}" for p in got]])
+    _run([*tool, f"--module={mdc}", *runtime, *flags, *[f"--output=@{p}" for p in got]])
     _run(["iree-run-module", f"--module={reference}", *["--device=local-task"] * len(devices), *flags,
           *[f"--output=@{p}" for p in want]])
     for k, (g, w) in enumerate(zip(got, want)):
@@ -169,15 +177,60 @@ def test_canary_python_runtime_cannot_open_vulkan_beside_another():
         out.stdout + out.stderr)
 
 
-def test_shim_says_why_it_cannot_open_vulkan_beside_another(tmp_path, mdc_run):
-    """Until then mdc-run and runtime_shim.load say so in one line."""
+def test_mdc_run_runs_vulkan_beside_a_cpu_through_iree_run_module(tmp_path, mdc_run):
+    """mdc-run runs such a module in the wheel's iree-run-module, through
+    the host entry point, with the devices in either order."""
     vmfb = tmp_path / "seed.vmfb"
     _run(["mdc-compile", CASES[0][1], "--device=a=local[0]", "--device=b=vulkan[0]", "-o", vmfb])
-    r = mdc_run(f"--module={vmfb}", "--device=local-task", "--device=vulkan", "--input=4xf32=10,11,12,13")
-    assert r.returncode == 1, r.stdout + r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert lines[0].startswith("mdc-run: error:") and "Vulkan" in lines[0], r.stderr
-    assert "iree-run-module" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    for order in (["local-task", "vulkan"], ["vulkan", "local-task"]):
+        r = mdc_run(f"--module={vmfb}", *[f"--device={d}" for d in order], "--input=4xf32=10,11,12,13")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.splitlines()[0] == "EXEC @multi_device_mul", r.stdout
+        assert "4xf32=0 55 144 273" in r.stdout, r.stdout
+    r = mdc_run(f"--module={vmfb}", "--device=vulkan", "--device=local-task", "--input=4xf32=1,2,3,4",
+                "--benchmark=2")
+    assert r.returncode == 2 and "EXEC" not in r.stdout, r.stdout + r.stderr
+    assert r.stderr.startswith("mdc-run: error: --benchmark:") and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+PLACED_BOTH_WAYS = """
+func.func public @both(%x: tensor<?xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
+                       %y: tensor<3xi32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+    -> (tensor<?xf32> {iree.abi.affinity = #hal.device.promise<@device_a>},
+        tensor<3xi32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %x2 = arith.mulf %x, %x : tensor<?xf32>
+  %on_a = flow.tensor.transfer %x2 : tensor<?xf32>{%n} to #hal.device.promise<@device_a>
+  %y_b = flow.tensor.transfer %y : tensor<3xi32> to #hal.device.promise<@device_b>
+  %y2 = arith.addi %y_b, %y_b : tensor<3xi32>
+  return %on_a, %y2 : tensor<?xf32>, tensor<3xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("model", ["async-internal", "async-external"])
+def test_load_runs_vulkan_beside_a_cpu(tmp_path, model):
+    """runtime_shim.load gives a module whose functions run in
+    iree-run-module: arguments and results on both devices, numpy in and
+    out, checked against numpy; twins are not among its functions."""
+    from runtime_shim import ShimError, load
+
+    src = tmp_path / "both.mlir"
+    src.write_text(PLACED_BOTH_WAYS)
+    vmfb = tmp_path / "both.vmfb"
+    _run(["mdc-compile", src, "--device=a=local[0]", "--device=b=vulkan[0]",
+          f"--iree-execution-model={model}", "-o", vmfb])
+    x = np.linspace(-2, 2, 5, dtype=np.float32)
+    y = np.array([1, -7, 40], dtype=np.int32)
+    with load(vmfb, ["vulkan", "local-task"]) as m:
+        assert m.function_names == ["both"], m.function_names
+        assert "iree-run-module" in m.describe()
+        got_x, got_y = m.both(x, y)
+        np.testing.assert_allclose(got_x, x * x, rtol=1e-6)
+        np.testing.assert_array_equal(got_y, y + y)
+        with pytest.raises(ShimError, match="dtype mismatch"):
+            m.both(x.astype(np.float64), y)
 
 
 F16_ADD = """

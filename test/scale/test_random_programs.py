@@ -98,7 +98,7 @@ def _check(request, tmp_path_factory, target: str) -> dict:
     summary.lines += [f"note ({n} programs): {text}" for text, n in notes.items()]
     summary.lines += [f"not ok: index {o.program.index}: {o.status}"
                       + (f" [known: {progen.known_issue(o)}]" if progen.known_issue(o) else "")
-                      for o in results if not o.ok and o.status != progen.NOT_RUN_ON_VULKAN]
+                      for o in results if not o.ok]
     return {o.program.index: o for o in results}
 
 
@@ -140,8 +140,6 @@ def test_generator_covers_the_features():
 def _judge(o) -> None:
     if o.ok:
         return
-    if o.status == progen.NOT_RUN_ON_VULKAN:
-        pytest.skip(o.detail)
     if o.status.startswith(STOCK_SIDE) and not STRICT:
         pytest.xfail(o.report())
     known = progen.known_issue(o)

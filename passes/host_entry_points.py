@@ -1,0 +1,257 @@
+"""host-entry-points: a twin of each public function with its values in host memory.
+
+A public function may declare an argument or a result on a device whose
+memory the host's CPU device cannot use (``iree.abi.affinity`` naming a
+GPU). Its caller must then allocate that argument, and read that result,
+through the GPU's own allocator and queue. Stock runners do not: IREE's
+``iree-run-module`` allocates every input on the first ``--device`` and
+copies every result back with that device's queue, so a module with
+arguments on a GPU and results on the CPU (or the other way) fails there
+("copy source buffer reference is not backed by the Vulkan HAL"). And the
+3.13 Python runtime cannot open a Vulkan device beside another one at all
+(docs/ARCHITECTURE.md, "Running on the stock runtime").
+
+This pass gives each such function ``@F`` a twin ``@F$host`` (IREE names
+its own variants ``@F$async`` the same way) that takes and returns every
+tensor on the host device, a CPU device of the program, and calls ``@F``
+with ``flow.tensor.transfer``s to and from the declared devices. Those
+transfers are crossings like any other: mdc's stream-level passes stage
+them. Any runner that puts the host device first can call the twin, and
+``mdc-run`` does where it cannot place values on the devices itself.
+
+It runs on the IR after IREE's input phase (``util.func`` with tensor
+types, before IREE wraps public functions in its ABI), so IREE builds the
+twin's ABI, its ``$async`` variant in the async-external model and its
+reflection like any other function's. A function with a non-tensor,
+non-scalar argument or result (one that already speaks the buffer-view ABI)
+gets no twin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from .diagnostics import MdcError
+from .ir_util import single_device, top_level_ops
+from .memory_model import Device, MemoryModel
+from .registry import ModulePass, PassOptions, register
+
+TWIN_SUFFIX = "$host"
+AFFINITY = "iree.abi.affinity"
+FUNCTION_OPS = ("util.func", "func.func")
+
+
+@dataclasses.dataclass(frozen=True)
+class HostEntryPointOptions:
+    """``host``: the CPU device twins take and return values on.
+    ``staged_from_host``: devices whose memory the host cannot use; a
+    function gets a twin when it declares a value on one of them."""
+
+    host: str
+    staged_from_host: frozenset[str]
+
+
+def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPointOptions | None:
+    """Twins for these devices (in --device order): the host is the first
+    local device; None when there is none, or no device it must stage to."""
+    host = next((d.name for d in devices if d.is_local), None)
+    if host is None:
+        return None
+    model = MemoryModel({d.name: d for d in devices}, links)
+    staged = frozenset(d.name for d in devices if d.name != host and model.is_staged(host, d.name))
+    return HostEntryPointOptions(host, staged) if staged else None
+
+
+def twin_name(function: str) -> str:
+    return function + TWIN_SUFFIX
+
+
+@dataclasses.dataclass
+class Signature:
+    """A public function's signature: types and per-value attribute entries
+    (``name = value`` texts), with each value's declared device."""
+
+    name: str
+    arg_types: list[ir.Type]
+    result_types: list[ir.Type]
+    arg_attrs: list[list[tuple[str, str]]]
+    result_attrs: list[list[tuple[str, str]]]
+    func_attrs: list[tuple[str, str]]
+
+    def arg_devices(self) -> list[str | None]:
+        return [_declared(entries) for entries in self.arg_attrs]
+
+    def result_devices(self) -> list[str | None]:
+        return [_declared(entries) for entries in self.result_attrs]
+
+
+def _declared(entries: list[tuple[str, str]]) -> str | None:
+    for name, value in entries:
+        if name == AFFINITY:
+            return single_device(value)
+    return None
+
+
+_SIGNATURE_ATTRS = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_visibility", "tied_operands")
+
+
+def signature_of(op: ir.Operation) -> Signature:
+    ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+
+    def entries(key: str, count: int) -> list[list[tuple[str, str]]]:
+        if key not in op.attributes:
+            return [[] for _ in range(count)]
+        out = []
+        for item in ir.ArrayAttr(op.attributes[key]):
+            d = ir.DictAttr(item)
+            out.append([(d[i].name, str(d[i].attr)) for i in range(len(d))])
+        return out
+
+    attrs = op.attributes
+    func_attrs = [(attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
+                  if attrs[i].name not in _SIGNATURE_ATTRS]
+    return Signature(
+        name=ir.StringAttr(attrs["sym_name"]).value,
+        arg_types=list(ftype.inputs),
+        result_types=list(ftype.results),
+        arg_attrs=entries("arg_attrs", len(ftype.inputs)),
+        result_attrs=entries("res_attrs", len(ftype.results)),
+        func_attrs=func_attrs,
+    )
+
+
+def _is_scalar(t: ir.Type) -> bool:
+    return isinstance(t, (ir.IntegerType, ir.IndexType, ir.FloatType))
+
+
+def needs_twin(sig: Signature, staged_from_host: frozenset[str]) -> bool:
+    """A twin helps when a value is declared on a device the host cannot
+    reach, and can be built when every value is a ranked tensor or a scalar."""
+    types = sig.arg_types + sig.result_types
+    if not all(isinstance(t, ir.RankedTensorType) or _is_scalar(t) for t in types):
+        return False
+    declared = sig.arg_devices() + sig.result_devices()
+    return any(d in staged_from_host for d in declared)
+
+
+def _with_host_affinity(entries: list[tuple[str, str]], t: ir.Type, host: str) -> str:
+    kept = [f"{n} = {v}" for n, v in entries if n != AFFINITY]
+    if isinstance(t, ir.RankedTensorType):
+        kept.insert(0, f"{AFFINITY} = #hal.device.promise<@{host}>")
+    return "{" + ", ".join(kept) + "}" if kept else ""
+
+
+def _move(value: str, t: ir.Type, device: str, tag: str) -> tuple[list[str], str]:
+    """Lines moving tensor ``value`` to ``device``, and the moved value."""
+    shape = ir.RankedTensorType(t)
+    lines, dims = [], []
+    for i in range(shape.rank):
+        if shape.is_dynamic_dim(i):
+            lines.append(f"%{tag}_i{i} = arith.constant {i} : index")
+            lines.append(f"%{tag}_d{i} = tensor.dim {value}, %{tag}_i{i} : {t}")
+            dims.append(f"%{tag}_d{i}")
+    dims_text = "{" + ", ".join(dims) + "}" if dims else ""
+    lines.append(f"%{tag} = flow.tensor.transfer {value} : {t}{dims_text} to #hal.device.promise<@{device}>")
+    return lines, f"%{tag}"
+
+
+def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
+    """The twin of ``sig`` as MLIR text: values on ``host`` in its
+    signature, moved to and from their declared devices around a call."""
+    body: list[str] = []
+    params, call_args = [], []
+    for i, (t, entries, device) in enumerate(zip(sig.arg_types, sig.arg_attrs, sig.arg_devices())):
+        params.append(f"%arg{i}: {t} {_with_host_affinity(entries, t, host)}".rstrip())
+        value = f"%arg{i}"
+        if device is not None and device != host and isinstance(t, ir.RankedTensorType):
+            lines, value = _move(value, t, device, f"in{i}")
+            body += lines
+        call_args.append(value)
+    results = ", ".join(f"{t} {_with_host_affinity(e, t, host)}".rstrip()
+                        for t, e in zip(sig.result_types, sig.result_attrs))
+    n = len(sig.result_types)
+    arg_types = ", ".join(str(t) for t in sig.arg_types)
+    result_types = ", ".join(str(t) for t in sig.result_types)
+    call = "util.call" if op_name == "util.func" else "func.call"
+    ret = "util.return" if op_name == "util.func" else "return"
+    callee = _symbol(sig.name)
+    lhs = "" if n == 0 else ("%r = " if n == 1 else f"%r:{n} = ")
+    body.append(f"{lhs}{call} {callee}({', '.join(call_args)}) : ({arg_types}) -> ({result_types})")
+    returned = []
+    for i, (t, device) in enumerate(zip(sig.result_types, sig.result_devices())):
+        value = "%r" if n == 1 else f"%r#{i}"
+        if device is not None and device != host and isinstance(t, ir.RankedTensorType):
+            lines, value = _move(value, t, host, f"out{i}")
+            body += lines
+        returned.append(value)
+    body.append(f"{ret} {', '.join(returned)} : {result_types}" if returned else ret)
+    attrs = "".join(f", {n} = {v}" for n, v in sig.func_attrs)
+    attr_text = f" attributes {{{attrs[2:]}}}" if attrs else ""
+    indented = "\n".join("  " + line for line in body)
+    return (f"{op_name} public {_symbol(twin_name(sig.name))}({', '.join(params)}) -> ({results}){attr_text} {{\n"
+            f"{indented}\n}}")
+
+
+def _symbol(name: str) -> str:
+    plain = name.replace("_", "a").replace("$", "a").replace(".", "a").replace("-", "a")
+    return f"@{name}" if plain.isalnum() and not name[0].isdigit() else f'@"{name}"'
+
+
+def _parse_beside(text: str, sig: Signature, op_name: str) -> ir.Operation:
+    """Parses the twin next to a declaration of the function it calls (the
+    parser verifies the call), and takes it out of that scratch module."""
+    arg_types = ", ".join(str(t) for t in sig.arg_types)
+    result_types = ", ".join(str(t) for t in sig.result_types)
+    scratch = ir.Module.parse(f"{op_name} private {_symbol(sig.name)}({arg_types}) -> ({result_types})\n{text}")
+    twin = list(scratch.body.operations)[1].operation
+    twin.detach_from_parent()
+    return twin
+
+
+def public_functions(module) -> list[ir.Operation]:
+    out = []
+    for op in top_level_ops(module):
+        if op.name not in FUNCTION_OPS or "function_type" not in op.attributes:
+            continue
+        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        if visibility is None or ir.StringAttr(visibility).value == "public":
+            if len(op.regions) and len(op.regions[0].blocks):  # a definition, not an import
+                out.append(op)
+    return out
+
+
+def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:
+    """Adds the twins; returns (function, twin) pairs in program order."""
+    taken = {ir.StringAttr(op.attributes["sym_name"]).value
+             for op in top_level_ops(module) if "sym_name" in op.attributes}
+    added = []
+    for op in public_functions(module):
+        sig = signature_of(op)
+        if sig.name.endswith(TWIN_SUFFIX) or not needs_twin(sig, options.staged_from_host):
+            continue
+        name = twin_name(sig.name)
+        if name in taken:
+            raise MdcError(
+                f"the program defines '@{name}', the name of the host entry point mdc adds for '@{sig.name}'",
+                location=op.location,
+                notes=["rename the function, or compile with --no-host-entry-points"],
+            )
+        twin = _parse_beside(twin_text(sig, options.host, op.name), sig, op.name)
+        ir.InsertionPoint(module.regions[0].blocks[0]).insert(twin)
+        taken.add(name)
+        added.append((sig.name, name))
+    return added
+
+
+@register
+class HostEntryPoints(ModulePass):
+    name = "host-entry-points"
+    level = "input"
+    summary = "adds @F$host, a twin of each public function with every tensor in host memory"
+
+    def apply(self, module, options: PassOptions) -> None:
+        if options.host_entry_points is None:
+            return
+        options.host_entry_point_names.extend(add_host_twins(module, options.host_entry_points))
