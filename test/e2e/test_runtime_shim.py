@@ -28,9 +28,16 @@ def manifest(devices, staging=()):
 SEED_MANIFEST = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
                          [("device_a", "device_b", "device_b"),
                           ("device_b", "device_a", "device_b")])
+# What mdc-compile is told for the seed program: the manifest above.
+TWO_LOCAL = ("a=local[0]", "b=local[1]")
+STAGED_LINK = ("a:b=staged",)  # staging between the two CPU devices, device_b owning it
+# The same two devices for stock iree-compile (--iree-hal-target-device=NAME=SPEC).
+STOCK_TWO_LOCAL = {"device_a": "local[0]", "device_b": "local[1]"}
 
 
 def reflection_attr(m: dict) -> str:
+    """`m` spliced into a function's reflection, where mdc-compile puts it
+    (for a stock iree-compile module)."""
     text = json.dumps(m).replace("\\", "\\\\").replace('"', '\\"')
     return f'attributes {{iree.reflection = {{mdc.manifest = "{text}"}}}}'
 
@@ -51,19 +58,19 @@ func.func public @multi_device_mul(%input: tensor<4xf32> {{iree.abi.affinity = #
 
 
 PLACEMENT = f"""
-func.func public @on_b(%x: tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @on_b(%x: tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.addf %x, %x : tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }}
-func.func public @a_to_b(%x: tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @a_to_b(%x: tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.muli %x, %x : tensor<8xi32>
   return %0 : tensor<8xi32>
 }}
-func.func public @across(%x: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, %y: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @across(%x: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, %y: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {{
   %0 = arith.subf %x, %y : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }}
-func.func public @split(%x: tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @split(%x: tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>
   %0 = arith.addf %x, %x : tensor<?xf32>
@@ -101,19 +108,20 @@ func.func public @big(%a: tensor<2000xf32>) -> tensor<2000xf32> { %0 = arith.add
 func.func public @big2(%a: tensor<40x40xf32>) -> tensor<40x40xf32> { %0 = arith.addf %a, %a : tensor<40x40xf32> return %0 : tensor<40x40xf32> }
 func.func public @scalars(%a: i32, %b: f32, %c: index, %d: i64, %e: f64) -> (i32, f32, index, i64, f64) { return %a, %b, %c, %d, %e : i32, f32, index, i64, f64 }
 """
-ONE_LOCAL = {"device_a": "local[0]"}
-TYPES_FLAGS = ("--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
-               "--iree-input-demote-f64-to-f32=false")
+# No affinities in TYPES: the full symbol, since `a` resolves to @device_a
+# only in a program that names @device_a.
+ONE_LOCAL = ("device_a=local[0]",)
+TYPES_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
 
 # device_a is local[1] and device_b local[0]: binding by kind and ordinal,
 # not by declaration order.
-SWAPPED_MANIFEST = manifest([("device_a", "local[1]"), ("device_b", "local[0]")])
+SWAPPED_DEVICES = ("a=local[1]", "b=local[0]")
 SWAPPED = f"""
-func.func public @twice_on_b(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SWAPPED_MANIFEST)} {{
+func.func public @twice_on_b(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.addf %x, %x : tensor<4096xf32>
   return %0 : tensor<4096xf32>
 }}
-func.func public @twice_on_a(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {reflection_attr(SWAPPED_MANIFEST)} {{
+func.func public @twice_on_a(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {{
   %0 = arith.addf %x, %x : tensor<4096xf32>
   return %0 : tensor<4096xf32>
 }}
@@ -125,12 +133,13 @@ MODEL_IDS = ["async-internal", "async-external"]
 
 @pytest.fixture(scope="module")
 def seed(build_vmfb):
-    return lambda ext=False: build_vmfb("seed", seed_program(SEED_MANIFEST), async_external=ext)
+    return lambda ext=False: build_vmfb("seed", seed_program(), TWO_LOCAL, links=STAGED_LINK,
+                                        async_external=ext)
 
 
 @pytest.fixture(scope="module")
 def placement(build_vmfb):
-    return lambda ext=False: build_vmfb("placement", PLACEMENT, async_external=ext)
+    return lambda ext=False: build_vmfb("placement", PLACEMENT, TWO_LOCAL, async_external=ext)
 
 
 @pytest.fixture(scope="module")
@@ -190,10 +199,10 @@ def test_cli_seed(seed, mdc_run, ext):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, SEED_OUTPUT, "")
 
 
-def test_plain_module_without_manifest(build_vmfb, mdc_run):
-    """Plain iree-compile output: the devices come from the module's own text."""
+def test_plain_module_without_manifest(build_stock_vmfb, mdc_run):
+    """Stock iree-compile output: the devices come from the module's own text."""
     for ext in MODELS:
-        path = build_vmfb("seed_plain", seed_program(), async_external=ext)
+        path = build_stock_vmfb("seed_plain", seed_program(), STOCK_TWO_LOCAL, async_external=ext)
         with load(path, ["local-sync", "local-task"]) as m:
             assert m.manifest.source == "module"
             assert [(d.name, d.spec) for d in m.manifest.devices] == [
@@ -274,7 +283,7 @@ def test_binding_agrees_with_iree(build_vmfb, devices):
     """IREE allocates device_b's values on the runtime device the shim bound
     device_b to. Allocator statistics are per driver, so the two devices use
     different drivers and only the bound one may see new allocations."""
-    path = build_vmfb("swapped", SWAPPED, {"device_a": "local[1]", "device_b": "local[0]"})
+    path = build_vmfb("swapped", SWAPPED, SWAPPED_DEVICES)
     x = np.arange(4096, dtype=np.float32)
     with load(path, devices, staged_transfers=True) as m:
         assert m.binding == {"device_a": 1, "device_b": 0}
@@ -328,10 +337,12 @@ func.func public @f32(%a: tensor<2x3xf32>) -> tensor<2x3xf32> { %0 = arith.addf 
 """
 
 
+CUDA_DEVICES = ("device_a=cuda",)  # no ordinal: cuda[0]; no affinities, so the full symbol
+
+
 def test_missing_driver(build_vmfb, mdc_run):
     """A module for cuda, on a machine with no CUDA driver library."""
-    path = build_vmfb("cuda_only", CUDA_ONLY, {"device_a": "cuda"},
-                      flags=("--iree-cuda-target=sm_80",))
+    path = build_vmfb("cuda_only", CUDA_ONLY, CUDA_DEVICES, flags=())  # mdc-compile's default sm_80
     assert_user_error(mdc_run(f"--module={path}", "--device=cuda", "--input=2x3xf32=1"),
                       "device 'cuda': the 'cuda' driver is not available here")
     assert_user_error(mdc_run(f"--module={path}", "--device=hip", "--input=2x3xf32=1"),
@@ -342,16 +353,20 @@ def test_missing_driver(build_vmfb, mdc_run):
         load(path, ["cuda://1"])
 
 
-def test_staging_owner_must_be_given(build_vmfb, mdc_run):
+def test_staging_owner_must_be_given(build_stock_vmfb, mdc_run):
+    # The reader on manifests mdc-compile never writes (it refuses a --link
+    # to an undeclared device): hand-written, spliced into stock iree-compile
+    # modules, which carry no seal to break.
     bad_owner = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
                          [("device_a", "device_b", "device_c")])
-    path = build_vmfb("bad_owner", seed_program(bad_owner))
+    path = build_stock_vmfb("bad_owner", seed_program(bad_owner), STOCK_TWO_LOCAL)
     assert_user_error(mdc_run(f"--module={path}", "--device=local-task", "--device=local-sync"),
                       "staging owner 'device_c'", "not among the given devices")
     bad_link = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
                         [("device_a", "device_x", "device_b")])
     with pytest.raises(ShimError, match="'to' device 'device_x' is not declared"):
-        load(build_vmfb("bad_link", seed_program(bad_link)), ["local-task", "local-sync"])
+        load(build_stock_vmfb("bad_link", seed_program(bad_link), STOCK_TWO_LOCAL),
+             ["local-task", "local-sync"])
 
 
 def test_manifest_parsing():
