@@ -222,7 +222,9 @@ def seed(build_vmfb):
 
 @pytest.fixture(scope="module")
 def placement(build_vmfb):
-    return lambda ext=False: build_vmfb("placement", PLACEMENT, TWO_LOCAL, async_external=ext)
+    """placement(ext, links): without links the two CPU devices share memory."""
+    return lambda ext=False, links=(): build_vmfb("placement", PLACEMENT, TWO_LOCAL, links=links,
+                                                  async_external=ext)
 
 
 @pytest.fixture(scope="module")
@@ -311,14 +313,17 @@ PLACEMENT_CASES = {
 }
 
 
+@pytest.mark.parametrize("links", [(), STAGED_LINK], ids=["shared-link", "staged-link"])
 @pytest.mark.parametrize("staged", [False, True], ids=["direct", "staged"])
 @pytest.mark.parametrize("ext", MODELS, ids=MODEL_IDS)
-def test_api_placement(placement, ext, staged):
+def test_api_placement(placement, ext, staged, links):
     """Arguments and results declared on device_b. `staged` moves every value
-    the way the shim moves it for a GPU (pinned buffer + queue copy)."""
+    the way the shim moves it for a GPU (pinned buffer + queue copy); `links`
+    are the module's: the CPUs share memory, or mdc-compile stages between
+    them."""
     rng = np.random.default_rng(1)
-    with load(placement(ext), ["local-task", "local-sync"], staged_transfers=staged) as m:
-        assert_loaded_as_flags_say(m, TWO_LOCAL)
+    with load(placement(ext, links), ["local-task", "local-sync"], staged_transfers=staged) as m:
+        assert_loaded_as_flags_say(m, TWO_LOCAL, links)
         for name, make in PLACEMENT_CASES.items():
             args = make(rng)
             got = m.function(name)(*args)
