@@ -447,6 +447,35 @@ def test_missing_driver(build_vmfb, mdc_run):
         load(path, ["cuda://1"])
 
 
+# Two GPUs of different drivers and a local device the program never names
+# (so its full name): mdc-compile stages between the GPUs through it.
+RELAY_DEVICES = ("a=cuda[0]", "b=hip[0]", "device_host=local[0]")
+RELAY = """
+func.func public @cuda_to_hip(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %0 = arith.addf %x, %x : tensor<4xf32>
+  %1 = flow.tensor.transfer %0 : tensor<4xf32> to #hal.device.promise<@device_b>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_relayed_pairs_reach_the_reader(build_vmfb):
+    """The relayed pairs (owner null, via the local device) that mdc-compile
+    writes are read as written. Read without opening devices: this machine
+    runs neither GPU."""
+    from runtime_shim.manifest import check_seal
+    from runtime_shim.module import read_signatures
+
+    path = build_vmfb("relay", RELAY, RELAY_DEVICES, flags=())  # mdc-compile's default targets
+    assert_manifest_follows_flags(path, RELAY_DEVICES)
+    assert check_seal(str(path))
+    instance = rt.VmInstance()
+    _, read = read_signatures(rt.VmModule.mmap(instance, str(path)))
+    assert_read_as_flags_say(read, RELAY_DEVICES)
+    assert sorted((s.src, s.dst) for s in read.staging if s.via) == [("device_a", "device_b"),
+                                                                  ("device_b", "device_a")]
+
+
 def test_staging_owner_must_be_given(build_stock_vmfb, mdc_run):
     # The reader on manifests mdc-compile never writes (it refuses a --link
     # to an undeclared device): hand-written, spliced into stock iree-compile
