@@ -18,6 +18,99 @@ SEED_INPUT = "4xf32=10,11,12,13"
 SEED_OUTPUT = "EXEC @multi_device_mul\nresult[0]: hal.buffer_view\n4xf32=0 55 144 273\n"
 
 
+# The modules under test are built by mdc-compile (conftest.compile_mlir)
+# from these flags, and their manifests are checked against the flags.
+TWO_LOCAL = ("a=local[0]", "b=local[1]")
+STAGED_LINK = ("a:b=staged",)  # staging between the two CPU devices, device_b owning it
+# The same two devices for stock iree-compile (--iree-hal-target-device=NAME=SPEC).
+STOCK_TWO_LOCAL = {"device_a": "local[0]", "device_b": "local[1]"}
+
+
+def manifest_from_flags(devices, links=()) -> dict:
+    """The mdc.manifest that `--device` and `--link` flags call for, as
+    mdc-compile --help documents them: `a` names the program's @device_a
+    (these programs name no bare @a), SPEC is KIND[ORDINAL] (ordinal 0 if
+    left out); CPU devices share memory, and so do two devices of one GPU
+    driver; a local+GPU pair is staged with the GPU owning the staging
+    memory, two GPUs of different drivers through the (first) local device;
+    --link=X:Y=staged stages both ways with Y owning the staging memory."""
+    def symbol(name):
+        return name if name.startswith("device_") else f"device_{name}"
+
+    listed = []
+    for flag in devices:
+        name, spec = flag.split("=", 1)
+        kind, _, ordinal = spec.rstrip("]").partition("[")
+        listed.append({"name": symbol(name), "spec": spec, "kind": kind, "ordinal": int(ordinal or 0)})
+    kinds = {d["name"]: d["kind"] for d in listed}
+    hosts = [name for name, kind in kinds.items() if kind == "local"]
+    linked = {}
+    for link in links:
+        pair, mode = link.split("=")
+        x, y = map(symbol, pair.split(":"))
+        assert mode == "staged", link
+        linked[frozenset((x, y))] = y
+    staging = []
+    for x in kinds:
+        for y in kinds:
+            if x == y:
+                continue
+            if frozenset((x, y)) in linked:
+                staging.append({"from": x, "to": y, "owner": linked[frozenset((x, y))]})
+            elif kinds[x] == kinds[y]:
+                continue
+            elif "local" in (kinds[x], kinds[y]):
+                staging.append({"from": x, "to": y, "owner": x if kinds[x] != "local" else y})
+            else:
+                staging.append({"from": x, "to": y, "owner": None, "via": hosts[0]})
+    return {"format": "mdc.manifest/1", "devices": listed,
+            "staging": sorted(staging, key=lambda e: (e["from"], e["to"]))}
+
+
+def written_manifests(path) -> dict[str, dict]:
+    """{public function: the mdc.manifest in its reflection, parsed}, read
+    from the .vmfb with the runtime alone (no runtime_shim)."""
+    instance = rt.VmInstance()
+    vm_module = rt.VmModule.mmap(instance, str(path))  # VmFunction does not retain it
+    out = {}
+    for name in vm_module.function_names:
+        if not name.startswith("__"):
+            out[name] = json.loads(vm_module.lookup_function(name).reflection["mdc.manifest"])
+    return out
+
+
+def assert_manifest_follows_flags(path, devices, links=()):
+    """Every public function carries the one manifest the flags call for."""
+    want = manifest_from_flags(devices, links)
+    written = written_manifests(path)
+    assert written
+    for function, got in written.items():
+        got = dict(got, staging=sorted(got["staging"], key=lambda e: (e["from"], e["to"])))
+        assert got == want, function
+
+
+def assert_read_as_flags_say(read, devices, links=()):
+    """What runtime_shim read (`read`, a runtime_shim.manifest.Manifest) is
+    the manifest the flags call for, taken from the module, not scanned."""
+    want = manifest_from_flags(devices, links)
+    assert read.source == "mdc.manifest"
+    assert [(d.name, d.spec, d.kind, d.ordinal) for d in read.devices] == [
+        (d["name"], f"{d['kind']}[{d['ordinal']}]", d["kind"], d["ordinal"]) for d in want["devices"]]
+    assert sorted((s.src, s.dst, s.owner, s.via) for s in read.staging) == [
+        (e["from"], e["to"], e["owner"], e.get("via")) for e in want["staging"]]
+    assert read.pinned_arguments == ()
+
+
+def assert_loaded_as_flags_say(m, devices, links=()):
+    """A loaded module (`m`) passed its mdc seal check and runs on the
+    manifest the flags call for."""
+    assert m.sealed
+    assert_read_as_flags_say(m.manifest, devices, links)
+
+
+# Hand-written manifests, only for the tests of the reader alone (runtime_shim's
+# parser and device binding): malformed manifests, which mdc-compile does not
+# write, and devices these tests cannot open.
 def manifest(devices, staging=()):
     return {"format": "mdc.manifest/1",
             "devices": [{"name": n, "spec": s, "kind": s.split("[")[0],
@@ -25,12 +118,9 @@ def manifest(devices, staging=()):
             "staging": [{"from": a, "to": b, "owner": o} for a, b, o in staging]}
 
 
-SEED_MANIFEST = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
-                         [("device_a", "device_b", "device_b"),
-                          ("device_b", "device_a", "device_b")])
-
-
 def reflection_attr(m: dict) -> str:
+    """`m` spliced into a function's reflection, where mdc-compile puts it
+    (for a stock iree-compile module: the reader-only tests)."""
     text = json.dumps(m).replace("\\", "\\\\").replace('"', '\\"')
     return f'attributes {{iree.reflection = {{mdc.manifest = "{text}"}}}}'
 
@@ -51,19 +141,19 @@ func.func public @multi_device_mul(%input: tensor<4xf32> {{iree.abi.affinity = #
 
 
 PLACEMENT = f"""
-func.func public @on_b(%x: tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @on_b(%x: tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<3x5xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.addf %x, %x : tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }}
-func.func public @a_to_b(%x: tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @a_to_b(%x: tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<8xi32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.muli %x, %x : tensor<8xi32>
   return %0 : tensor<8xi32>
 }}
-func.func public @across(%x: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, %y: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @across(%x: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, %y: tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<2x3xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {{
   %0 = arith.subf %x, %y : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }}
-func.func public @split(%x: tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SEED_MANIFEST)} {{
+func.func public @split(%x: tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}, tensor<?xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>
   %0 = arith.addf %x, %x : tensor<?xf32>
@@ -101,19 +191,20 @@ func.func public @big(%a: tensor<2000xf32>) -> tensor<2000xf32> { %0 = arith.add
 func.func public @big2(%a: tensor<40x40xf32>) -> tensor<40x40xf32> { %0 = arith.addf %a, %a : tensor<40x40xf32> return %0 : tensor<40x40xf32> }
 func.func public @scalars(%a: i32, %b: f32, %c: index, %d: i64, %e: f64) -> (i32, f32, index, i64, f64) { return %a, %b, %c, %d, %e : i32, f32, index, i64, f64 }
 """
-ONE_LOCAL = {"device_a": "local[0]"}
-TYPES_FLAGS = ("--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
-               "--iree-input-demote-f64-to-f32=false")
+# No affinities in TYPES: the full symbol, since `a` resolves to @device_a
+# only in a program that names @device_a.
+ONE_LOCAL = ("device_a=local[0]",)
+TYPES_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
 
 # device_a is local[1] and device_b local[0]: binding by kind and ordinal,
 # not by declaration order.
-SWAPPED_MANIFEST = manifest([("device_a", "local[1]"), ("device_b", "local[0]")])
+SWAPPED_DEVICES = ("a=local[1]", "b=local[0]")
 SWAPPED = f"""
-func.func public @twice_on_b(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {reflection_attr(SWAPPED_MANIFEST)} {{
+func.func public @twice_on_b(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_b>}}) {{
   %0 = arith.addf %x, %x : tensor<4096xf32>
   return %0 : tensor<4096xf32>
 }}
-func.func public @twice_on_a(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {reflection_attr(SWAPPED_MANIFEST)} {{
+func.func public @twice_on_a(%x: tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) -> (tensor<4096xf32> {{iree.abi.affinity = #hal.device.promise<@device_a>}}) {{
   %0 = arith.addf %x, %x : tensor<4096xf32>
   return %0 : tensor<4096xf32>
 }}
@@ -125,12 +216,15 @@ MODEL_IDS = ["async-internal", "async-external"]
 
 @pytest.fixture(scope="module")
 def seed(build_vmfb):
-    return lambda ext=False: build_vmfb("seed", seed_program(SEED_MANIFEST), async_external=ext)
+    return lambda ext=False: build_vmfb("seed", seed_program(), TWO_LOCAL, links=STAGED_LINK,
+                                        async_external=ext)
 
 
 @pytest.fixture(scope="module")
 def placement(build_vmfb):
-    return lambda ext=False: build_vmfb("placement", PLACEMENT, async_external=ext)
+    """placement(ext, links): without links the two CPU devices share memory."""
+    return lambda ext=False, links=(): build_vmfb("placement", PLACEMENT, TWO_LOCAL, links=links,
+                                                  async_external=ext)
 
 
 @pytest.fixture(scope="module")
@@ -154,10 +248,10 @@ def assert_user_error(proc, *needles):
 
 def test_manifest_survives_to_reflection(seed):
     for ext in MODELS:
+        assert_manifest_follows_flags(seed(ext), TWO_LOCAL, STAGED_LINK)
         instance = rt.VmInstance()
         vm_module = rt.VmModule.mmap(instance, str(seed(ext)))  # VmFunction does not retain it
         reflection = vm_module.lookup_function("multi_device_mul").reflection
-        assert json.loads(reflection["mdc.manifest"]) == SEED_MANIFEST
         sig = parse_declaration(reflection["iree.abi.declaration"])
         assert sig.is_async == ext
         assert [v.affinity for v in sig.args + sig.results] == ["device_a", "device_a"]
@@ -172,8 +266,8 @@ def test_manifest_survives_to_reflection(seed):
                                      ["local-task", "local-task"]])
 def test_api_seed(seed, ext, devices):
     with load(seed(ext), devices) as m:
+        assert_loaded_as_flags_say(m, TWO_LOCAL, STAGED_LINK)
         assert m.binding == {"device_a": 0, "device_b": 1}
-        assert m.manifest.staging[0].owner == "device_b"
         np.testing.assert_array_equal(m.multi_device_mul(np.array([10, 11, 12, 13], np.float32)),
                                       [0, 55, 144, 273])
         x = np.random.default_rng(0).standard_normal(4).astype(np.float32)
@@ -190,12 +284,12 @@ def test_cli_seed(seed, mdc_run, ext):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, SEED_OUTPUT, "")
 
 
-def test_plain_module_without_manifest(build_vmfb, mdc_run):
-    """Plain iree-compile output: the devices come from the module's own text."""
+def test_plain_module_without_manifest(build_stock_vmfb, mdc_run):
+    """Stock iree-compile output: the devices come from the module's own text."""
     for ext in MODELS:
-        path = build_vmfb("seed_plain", seed_program(), async_external=ext)
+        path = build_stock_vmfb("seed_plain", seed_program(), STOCK_TWO_LOCAL, async_external=ext)
         with load(path, ["local-sync", "local-task"]) as m:
-            assert m.manifest.source == "module"
+            assert m.manifest.source == "module" and not m.sealed
             assert [(d.name, d.spec) for d in m.manifest.devices] == [
                 ("device_a", "local[0]"), ("device_b", "local[1]")]
             np.testing.assert_array_equal(
@@ -219,13 +313,17 @@ PLACEMENT_CASES = {
 }
 
 
+@pytest.mark.parametrize("links", [(), STAGED_LINK], ids=["shared-link", "staged-link"])
 @pytest.mark.parametrize("staged", [False, True], ids=["direct", "staged"])
 @pytest.mark.parametrize("ext", MODELS, ids=MODEL_IDS)
-def test_api_placement(placement, ext, staged):
+def test_api_placement(placement, ext, staged, links):
     """Arguments and results declared on device_b. `staged` moves every value
-    the way the shim moves it for a GPU (pinned buffer + queue copy)."""
+    the way the shim moves it for a GPU (pinned buffer + queue copy); `links`
+    are the module's: the CPUs share memory, or mdc-compile stages between
+    them."""
     rng = np.random.default_rng(1)
-    with load(placement(ext), ["local-task", "local-sync"], staged_transfers=staged) as m:
+    with load(placement(ext, links), ["local-task", "local-sync"], staged_transfers=staged) as m:
+        assert_loaded_as_flags_say(m, TWO_LOCAL, links)
         for name, make in PLACEMENT_CASES.items():
             args = make(rng)
             got = m.function(name)(*args)
@@ -255,6 +353,8 @@ def test_cli_placement(placement, mdc_run, ext):
 
 
 def test_bind_by_kind_and_ordinal():
+    # The binder alone, on hand-written manifests: CUDA and HIP devices that
+    # a module built here could not run on.
     from runtime_shim.devices import bind
     from runtime_shim.manifest import parse_manifest
 
@@ -274,9 +374,11 @@ def test_binding_agrees_with_iree(build_vmfb, devices):
     """IREE allocates device_b's values on the runtime device the shim bound
     device_b to. Allocator statistics are per driver, so the two devices use
     different drivers and only the bound one may see new allocations."""
-    path = build_vmfb("swapped", SWAPPED, {"device_a": "local[1]", "device_b": "local[0]"})
+    path = build_vmfb("swapped", SWAPPED, SWAPPED_DEVICES)
+    assert_manifest_follows_flags(path, SWAPPED_DEVICES)
     x = np.arange(4096, dtype=np.float32)
     with load(path, devices, staged_transfers=True) as m:
+        assert_loaded_as_flags_say(m, SWAPPED_DEVICES)
         assert m.binding == {"device_a": 1, "device_b": 0}
         for name, bound in (("twice_on_b", 0), ("twice_on_a", 1)):
             before = [d.allocator.statistics["device_bytes_allocated"] for d in m._devices]
@@ -328,10 +430,13 @@ func.func public @f32(%a: tensor<2x3xf32>) -> tensor<2x3xf32> { %0 = arith.addf 
 """
 
 
+CUDA_DEVICES = ("device_a=cuda",)  # no ordinal: cuda[0]; no affinities, so the full symbol
+
+
 def test_missing_driver(build_vmfb, mdc_run):
     """A module for cuda, on a machine with no CUDA driver library."""
-    path = build_vmfb("cuda_only", CUDA_ONLY, {"device_a": "cuda"},
-                      flags=("--iree-cuda-target=sm_80",))
+    path = build_vmfb("cuda_only", CUDA_ONLY, CUDA_DEVICES, flags=())  # mdc-compile's default sm_80
+    assert_manifest_follows_flags(path, CUDA_DEVICES)
     assert_user_error(mdc_run(f"--module={path}", "--device=cuda", "--input=2x3xf32=1"),
                       "device 'cuda': the 'cuda' driver is not available here")
     assert_user_error(mdc_run(f"--module={path}", "--device=hip", "--input=2x3xf32=1"),
@@ -342,19 +447,55 @@ def test_missing_driver(build_vmfb, mdc_run):
         load(path, ["cuda://1"])
 
 
-def test_staging_owner_must_be_given(build_vmfb, mdc_run):
+# Two GPUs of different drivers and a local device the program never names
+# (so its full name): mdc-compile stages between the GPUs through it.
+RELAY_DEVICES = ("a=cuda[0]", "b=hip[0]", "device_host=local[0]")
+RELAY = """
+func.func public @cuda_to_hip(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %0 = arith.addf %x, %x : tensor<4xf32>
+  %1 = flow.tensor.transfer %0 : tensor<4xf32> to #hal.device.promise<@device_b>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_relayed_pairs_reach_the_reader(build_vmfb):
+    """The relayed pairs (owner null, via the local device) that mdc-compile
+    writes are read as written. Read without opening devices: this machine
+    runs neither GPU."""
+    from runtime_shim.manifest import check_seal
+    from runtime_shim.module import read_signatures
+
+    path = build_vmfb("relay", RELAY, RELAY_DEVICES, flags=())  # mdc-compile's default targets
+    assert_manifest_follows_flags(path, RELAY_DEVICES)
+    assert check_seal(str(path))
+    instance = rt.VmInstance()
+    _, read = read_signatures(rt.VmModule.mmap(instance, str(path)))
+    assert_read_as_flags_say(read, RELAY_DEVICES)
+    assert sorted((s.src, s.dst) for s in read.staging if s.via) == [("device_a", "device_b"),
+                                                                  ("device_b", "device_a")]
+
+
+def test_staging_owner_must_be_given(build_stock_vmfb, mdc_run):
+    # The reader on manifests mdc-compile never writes (it refuses a --link
+    # to an undeclared device): hand-written, spliced into stock iree-compile
+    # modules, which carry no seal to break.
     bad_owner = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
                          [("device_a", "device_b", "device_c")])
-    path = build_vmfb("bad_owner", seed_program(bad_owner))
+    path = build_stock_vmfb("bad_owner", seed_program(bad_owner), STOCK_TWO_LOCAL)
     assert_user_error(mdc_run(f"--module={path}", "--device=local-task", "--device=local-sync"),
                       "staging owner 'device_c'", "not among the given devices")
     bad_link = manifest([("device_a", "local[0]"), ("device_b", "local[1]")],
                         [("device_a", "device_x", "device_b")])
     with pytest.raises(ShimError, match="'to' device 'device_x' is not declared"):
-        load(build_vmfb("bad_link", seed_program(bad_link)), ["local-task", "local-sync"])
+        load(build_stock_vmfb("bad_link", seed_program(bad_link), STOCK_TWO_LOCAL),
+             ["local-task", "local-sync"])
 
 
 def test_manifest_parsing():
+    # The parser alone, on hand-written manifests: malformed ones, which
+    # mdc-compile does not write, and a pair relayed through a local device
+    # (via), which only modules for GPUs of two drivers carry.
     from runtime_shim.manifest import parse_manifest
 
     relayed = dict(manifest([("a", "cuda[0]"), ("b", "hip[0]"), ("c", "local[0]")]),
@@ -454,6 +595,7 @@ def test_known_spellings(types, mdc_run):
 
 def test_types_api(types):
     with load(types, ["local-task"]) as m:
+        assert_loaded_as_flags_say(m, ONE_LOCAL)
         x = np.float16([0.5, -1, 2, 65504 / 4])
         np.testing.assert_array_equal(m.f16(x), x + x)
         b = np.array([True, False, False, True])
