@@ -26,14 +26,16 @@ STAGED_LINK = ("a:b=staged",)  # staging between the two CPU devices, device_b o
 STOCK_TWO_LOCAL = {"device_a": "local[0]", "device_b": "local[1]"}
 
 
-def manifest_from_flags(devices, links=()) -> dict:
+def manifest_from_flags(devices, links=(), twins=None) -> dict:
     """The mdc.manifest that `--device` and `--link` flags call for, as
     mdc-compile --help documents them: `a` names the program's @device_a
     (these programs name no bare @a), SPEC is KIND[ORDINAL] (ordinal 0 if
     left out); CPU devices share memory, and so do two devices of one GPU
     driver; a local+GPU pair is staged with the GPU owning the staging
     memory, two GPUs of different drivers through the (first) local device;
-    --link=X:Y=staged stages both ways with Y owning the staging memory."""
+    --link=X:Y=staged stages both ways with Y owning the staging memory.
+    ``twins``: {function: its host entry point}, which the program's
+    affinities decide, on the first local device."""
     def symbol(name):
         return name if name.startswith("device_") else f"device_{name}"
 
@@ -63,8 +65,9 @@ def manifest_from_flags(devices, links=()) -> dict:
                 staging.append({"from": x, "to": y, "owner": x if kinds[x] != "local" else y})
             else:
                 staging.append({"from": x, "to": y, "owner": None, "via": hosts[0]})
+    twins = {"host": hosts[0], "host_entry_points": twins} if twins else {}
     return {"format": "mdc.manifest/1", "devices": listed,
-            "staging": sorted(staging, key=lambda e: (e["from"], e["to"]))}
+            "staging": sorted(staging, key=lambda e: (e["from"], e["to"])), **twins}
 
 
 def written_manifests(path) -> dict[str, dict]:
@@ -79,9 +82,9 @@ def written_manifests(path) -> dict[str, dict]:
     return out
 
 
-def assert_manifest_follows_flags(path, devices, links=()):
+def assert_manifest_follows_flags(path, devices, links=(), twins=None):
     """Every public function carries the one manifest the flags call for."""
-    want = manifest_from_flags(devices, links)
+    want = manifest_from_flags(devices, links, twins)
     written = written_manifests(path)
     assert written
     for function, got in written.items():
@@ -467,7 +470,8 @@ def test_relayed_pairs_reach_the_reader(build_vmfb):
     from runtime_shim.module import read_signatures
 
     path = build_vmfb("relay", RELAY, RELAY_DEVICES, flags=())  # mdc-compile's default targets
-    assert_manifest_follows_flags(path, RELAY_DEVICES)
+    # The program takes a value on cuda and returns one on hip: both GPUs.
+    assert_manifest_follows_flags(path, RELAY_DEVICES, twins={"cuda_to_hip": "cuda_to_hip$host"})
     assert check_seal(str(path))
     instance = rt.VmInstance()
     _, read = read_signatures(rt.VmModule.mmap(instance, str(path)))
