@@ -40,20 +40,21 @@ RUNTIME = {2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
 NO_GPU_STATUS = 2  # run's exit status with no cuda device (a run that checked nothing)
 
 
-def device_specs(devices: tuple) -> list[str]:
-    """device_b (else the second device) is the GPU; the others are CPUs."""
+def device_specs(devices: tuple, kind: str = "cuda") -> list[str]:
+    """device_b (else the second device) is the GPU (a ``kind`` device);
+    the others are CPUs."""
     gpu = "device_b" if "device_b" in devices else devices[1]
     specs, local = [], 0
     for d in devices:
         if d == gpu:
-            specs.append(f"--device={d}=cuda[0]")
+            specs.append(f"--device={d}={kind}[0]")
         else:
             specs.append(f"--device={d}=local[{local}]")
             local += 1
     return specs
 
 
-def build(kit: str, seed: int, count: int, batch: int, mdc_flags=()) -> int:
+def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = "cuda") -> int:
     import progen
 
     kit = os.path.abspath(kit)
@@ -73,7 +74,7 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=()) -> int:
             src = os.path.join(kit, f"{name}.mlir")
             with open(src, "w") as f:
                 f.write(progen.module_text(chunk))
-            devices = device_specs(names)
+            devices = device_specs(names, gpu)
             # const-eval off: IREE 3.13.0's constant evaluator crashes or
             # loses device globals on several local+cuda programs (stock
             # iree-compile too).
@@ -107,7 +108,7 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=()) -> int:
                               "inputs": inputs, "results": results})
             modules.append({"module": f"{name}.vmfb", "devices": ndev, "model": model, "cases": cases})
     with open(os.path.join(kit, "random.json"), "w") as f:
-        json.dump({"seed": seed, "modules": modules}, f, indent=1)
+        json.dump({"seed": seed, "gpu": gpu, "modules": modules}, f, indent=1)
     n = sum(len(m["cases"]) for m in modules)
     print(f"seed {seed}: {n} programs in {len(modules)} modules; {len(failed)} programs failed to compile (alone)")
     for name, why in failed:
@@ -153,25 +154,27 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
     import iree.runtime as rt
     from runtime_shim import load
 
-    try:
-        rt.get_driver("cuda").create_default_device()
-    except Exception as e:
-        why = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
-        if allow_no_gpu:
-            print(f"gpu_random: no cuda device here ({why}); skipping (--allow-no-gpu)")
-            return 0
-        print(f"gpu_random: error: no cuda device here ({why}); nothing was checked "
-              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
-        return NO_GPU_STATUS
     kit = os.path.abspath(kit)
     with open(os.path.join(kit, "random.json")) as f:
         spec = json.load(f)
+    gpu = spec.get("gpu", "cuda")
+    try:
+        rt.get_driver(gpu).create_default_device()
+    except Exception as e:
+        why = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
+        if allow_no_gpu:
+            print(f"gpu_random: no {gpu} device here ({why}); skipping (--allow-no-gpu)")
+            return 0
+        print(f"gpu_random: error: no {gpu} device here ({why}); nothing was checked "
+              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
+        return NO_GPU_STATUS
     calls = []  # (label, function, inputs, expected)
     loaded = []
     load_failures = []
     for m in spec["modules"]:
         try:
-            devices = [cpu_driver if d == "local-task" else d for d in RUNTIME[m["devices"]]]
+            devices = [cpu_driver if d == "local-task" else gpu if d == "cuda" else d
+                       for d in RUNTIME[m["devices"]]]
             module = load(os.path.join(kit, m["module"]), devices, timeout_s=call_timeout)
         except Exception as e:  # a module that does not load fails all its programs
             load_failures.append((m["module"], len(m["cases"]), str(e).splitlines()[0][:200]))
@@ -202,7 +205,7 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
             mismatches.append((label, why))
     for name, n, why in load_failures:
         mismatches.append((f"{name} ({n} programs)", f"does not load: {why}"))
-    print(f"seed {spec['seed']}: {len(calls)} programs run on {cpu_driver} + cuda, {len(mismatches)} failures "
+    print(f"seed {spec['seed']}: {len(calls)} programs run on {cpu_driver} + {gpu}, {len(mismatches)} failures "
           f"({len(load_failures)} modules, {sum(n for _, n, _ in load_failures)} programs, did not load)")
     for label, why in mismatches[:20]:
         print(f"  FAIL {label}: {why}")
@@ -232,6 +235,9 @@ def main() -> int:
     b.add_argument("--count", type=int, default=120)
     b.add_argument("--batch", type=int, default=4)
     b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
+    b.add_argument("--gpu", default="cuda", choices=["cuda", "vulkan"],
+                   help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
+                   "points, as runtime_shim.load does for Vulkan beside a CPU)")
     r = sub.add_parser("run")
     r.add_argument("kit")
     r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")
@@ -242,7 +248,7 @@ def main() -> int:
                    help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     a = p.parse_args()
     if a.cmd == "build":
-        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag)
+        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu)
     return run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu)
 
 
