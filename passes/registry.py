@@ -1,8 +1,8 @@
 """The pass registry: every mdc pass, by name, in the order the pipeline runs them.
 
-A pass is a class with a ``name``, the IR ``level`` it works on (``stream``:
-stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
-``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
+A pass is a class with a ``name``, the IR ``level`` it works on (``input``:
+the program as parsed, before any of IREE's phases; ``stream``: stream-tensor
+IR right after IREE's tensor pipeline; ``hal``: IR at IREE's ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
 rewrites the module in place or raises :class:`passes.diagnostics.MdcError`.
 """
 
@@ -30,6 +30,10 @@ class PassOptions:
     ``pinned_arguments``: the caller gives each public-function argument a
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
     no host copy (transfer_insertion.py).
+    ``devices``: the devices the command line declares
+    (memory_model.Device by symbol, in order; the first is the default),
+    for input-level passes: before IREE's phases a program names its
+    devices only in affinities. Empty: read the module's device globals.
     """
 
     links: dict = dataclasses.field(default_factory=dict)
@@ -37,6 +41,7 @@ class PassOptions:
     staging: str = "emplace"
     staging_pieces: int | None = None
     pinned_arguments: bool = False
+    devices: dict = dataclasses.field(default_factory=dict)
 
 
 class ModulePass:
@@ -52,7 +57,7 @@ _REGISTRY: dict[str, type[ModulePass]] = {}
 
 
 def register(cls: type[ModulePass]) -> type[ModulePass]:
-    assert cls.level in ("stream", "hal"), cls
+    assert cls.level in ("input", "stream", "hal"), cls
     assert cls.name not in _REGISTRY, cls.name
     _REGISTRY[cls.name] = cls
     return cls
@@ -74,6 +79,7 @@ def lookup(name: str) -> type[ModulePass] | None:
 
 def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
+    from . import returned_arguments  # noqa: F401
     from . import executable_per_target  # noqa: F401
     from . import transfer_insertion  # noqa: F401
     from . import loop_init_isolation  # noqa: F401

@@ -324,11 +324,13 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if args.pinned_arguments and args.no_manifest:
         raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
+    from passes.memory_model import Device, MemoryModel
+
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments), keep_devices=hops)
+        pinned_arguments=args.pinned_arguments,
+        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops)
     if not args.no_manifest:
-        from passes.memory_model import MemoryModel
         from passes.transfer_insertion import pinned_arguments_of
 
         def add_manifest(module):
@@ -402,11 +404,17 @@ def opt_main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _ArgumentParser(
         prog="mdc-opt",
-        description="Runs mdc's registered Python passes on stream- or HAL-level IR and prints the result.",
+        description="Runs mdc's registered Python passes on input-, stream- or HAL-level IR and prints the result.",
     )
     parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
+    parser.add_argument(
+        "--device", action="append", default=[], metavar="NAME=SPEC",
+        help="a device the module names but does not declare, as mdc-compile's --device: the program "
+        "before IREE's phases, or IR from which IREE dropped the global of a device nothing runs on "
+        "(a function's declaration may still name it)",
+    )
     _add_staging_arguments(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
@@ -448,7 +456,7 @@ def _opt(args) -> int:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
             outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
-                                    args.staging_pieces, args.pinned_arguments))
+                                    args.staging_pieces, args.pinned_arguments, args.device))
         except MdcError as e:
             if not args.split_input_file:
                 raise
@@ -480,9 +488,10 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 
 
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
-             staging_pieces: int | None = None, pinned_arguments: bool = False) -> str:
+             staging_pieces: int | None = None, pinned_arguments: bool = False,
+             device_flags: list[str] = ()) -> str:
     from passes.device_isolation_verifier import hal_devices
-    from passes.memory_model import declared_devices
+    from passes.memory_model import Device, declared_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
@@ -495,11 +504,16 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
         )
     # Stream-level IR declares devices by initial value; at the HAL level
     # their initializers say what they are.
-    devices = declared_devices(module) or hal_devices(module)
+    devices = dict(declared_devices(module) or hal_devices(module))
+    # What the module declares stands; --device adds the devices it does not.
+    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], _referenced_devices(module))
+    for d in given:
+        devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     pass_options = registry.PassOptions(links=options.resolve_link_names(links, known), staging=staging,
-                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments)
+                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
+                                        devices=devices)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

@@ -1,7 +1,7 @@
 """The mdc compilation pipeline as a sequence of named stages.
 
     source --parse--> input
-           --IREE to the flow phase--> flow
+           --mdc's input-level passes, IREE to the flow phase--> flow
            --verify-initialization-order, stream tensor pipeline--> stream-tensor
            --mdc's stream-level passes (registry order)--> mdc
            --stream async, cmd, optimization, cleanup, symbol-dce--> stream
@@ -81,7 +81,7 @@ def _python_passes_checked(level: str):
 
 
 STAGES: list[Stage] = [
-    Stage("flow", lambda c, m, ctx: c.run_phases(m, "start", "flow")),
+    Stage("flow", lambda c, m, ctx: c.run_phases(_python_passes_checked("input")(c, m, ctx), "start", "flow")),
     Stage("stream-tensor", lambda c, m, ctx: c.run_passes(m, STREAM_TENSOR_PIPELINE)),
     Stage("mdc", _python_passes_checked("stream")),
     Stage("stream", lambda c, m, ctx: c.run_passes(m, STREAM_REST_PIPELINE)),
