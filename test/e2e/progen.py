@@ -1524,10 +1524,11 @@ def mdc_runtime(prog: Program, ndev: int, target: str, runner: Optional[str] = N
     With the Vulkan target mdc's module runs on stock iree-run-module: IREE
     3.13's Python runtime cannot open a Vulkan device beside another one
     (test_vulkan.py's canary), so mdc-run cannot either. iree-run-module
-    puts every argument on its first device, and binds declared devices by
-    kind and ordinal, not by position: so a program whose tensor arguments
-    all live on device_b gets the Vulkan device first, and one with
-    arguments on device_b and on a CPU device cannot run."""
+    puts every argument on its first device, and reads results through it:
+    a program with an argument on device_b would need the Vulkan device
+    first, which cannot read a CPU device's result (another canary there),
+    and one with arguments on device_b and on a CPU device cannot run at
+    all."""
     if target == "local":
         return runner or prog.runner, RUNTIME_DEVICES[ndev]
     cpus = iter(["local-task", "local-sync"])
@@ -1541,9 +1542,10 @@ def mdc_runtime(prog: Program, ndev: int, target: str, runner: Optional[str] = N
         return None, ("arguments on device_b (vulkan) and on a CPU device: stock iree-run-module places "
                       "every argument on one device, and IREE 3.13's Python runtime cannot open Vulkan "
                       "beside another device (test_vulkan.py canary)")
-    if places == {"device_b"}:  # its arguments go to the first device
-        devices.remove("vulkan")
-        devices.insert(0, "vulkan")
+    if "device_b" in places:
+        return None, ("arguments on device_b (vulkan): stock iree-run-module places them on its first device, "
+                      "which must then be Vulkan, and cannot read a CPU device's result through it "
+                      "(test_vulkan.py canary)")
     return "iree-run-module", devices
 
 

@@ -15,10 +15,12 @@ Two limits of IREE 3.13, each with a canary below, bound what runs:
 * IREE 3.13's Python runtime cannot open a Vulkan device beside another
   device (``test_canary_python_runtime_cannot_open_vulkan_beside_another``),
   so mdc-run and runtime_shim.load cannot run these modules yet, and stock
-  iree-run-module places every argument on its first device and cannot read
-  a result left in Vulkan memory. A program with a result on device_b, or
-  with arguments on device_b and on a CPU device, is compiled and verified
-  but not run; the test says so as a skip.
+  iree-run-module places every argument on its first device, cannot read a
+  result left in Vulkan memory, and with Vulkan first cannot read a CPU
+  device's result either
+  (``test_canary_stock_run_module_reads_results_through_its_first_device``).
+  A program with a result or an argument on device_b is compiled and
+  verified but not run; the test says so as a skip.
 * Stock IREE computes narrow types wrongly on lavapipe: f16 arithmetic
   (``test_canary_stock_vulkan_f16_arithmetic``), and a dispatch writing
   8- or 16-bit elements loses the bytes after the tensor's last whole
@@ -74,6 +76,9 @@ def why_not_runnable(signature) -> str:
     places = {v.affinity or "device_a" for v in signature.args if v.is_tensor}
     if "device_b" in places and len(places) > 1:
         return "arguments on device_b (vulkan) and on a CPU device: stock iree-run-module puts all on one"
+    if "device_b" in places:
+        return ("arguments on device_b (vulkan): stock iree-run-module puts them on its first device, which "
+                "must then be Vulkan, and cannot read a CPU device's result through it")
     return ""
 
 
@@ -117,8 +122,6 @@ def test_vulkan_matches_stock_all_local(case, model, staging, tmp_path):
     n = len(signature.results)
     got, want = _outputs(tmp_path, "mdc", n), _outputs(tmp_path, "stock", n)
     runtime = _runtime_devices(len(devices))
-    if {v.affinity for v in signature.args if v.is_tensor} == {"device_b"}:
-        runtime.insert(0, runtime.pop(1))  # inputs go to the first device; binding is by kind
     if any("bf16" in str(v.type) for v in signature.results):  # iree-run-module writes no bf16 .npy
         printed = _run(["iree-run-module", f"--module={mdc}", *[f"--device={d}" for d in runtime], *flags])
         stock = _run(["iree-run-module", f"--module={reference}", *["--device=local-task"] * len(devices), *flags])
@@ -233,3 +236,36 @@ def test_canary_stock_vulkan_narrow_tail(tmp_path):
     assert np.array_equal(got[:4], x[:4] + x[:4]), got
     assert not np.array_equal(got, x + x), "stock IREE now writes the tail on lavapipe: lift the restriction"
     assert stock_vulkan_narrow_bug(got, x + x)
+
+
+RESULT_ON_CPU = """
+func.func public @fill(%s: f32) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+"""
+
+
+def test_canary_stock_run_module_reads_results_through_its_first_device(tmp_path):
+    """Stock IREE 3.13, no mdc: a module for a CPU and a Vulkan device whose
+    one result is computed on the CPU. Stock iree-run-module prints it with
+    local-task as its first device, and fails with Vulkan first ("Vulkan
+    command buffer copy source buffer reference is not backed by the Vulkan
+    HAL"): it reads results through its first device. Arguments go to that
+    device too, so a program with its arguments on device_b (Vulkan first)
+    and a result on a CPU device cannot run there (why_not_runnable,
+    progen.mdc_runtime). When this canary fails, run such programs with
+    Vulkan first."""
+    src = tmp_path / "fill.mlir"
+    src.write_text(RESULT_ON_CPU)
+    vmfb = tmp_path / "fill.vmfb"
+    _run(["iree-compile", src, "--iree-hal-target-device=device_a=local[0]",
+          "--iree-hal-target-device=device_b=vulkan[0]", "--iree-hal-local-target-device-backends=llvm-cpu",
+          "--iree-llvmcpu-target-cpu=host", "-o", vmfb])
+    out = _run(["iree-run-module", f"--module={vmfb}", "--device=local-task", "--device=vulkan", "--input=2.5"])
+    assert "4xf32=2.5 2.5 2.5 2.5" in out, out
+    r = subprocess.run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", "--device=local-task",
+                        "--input=2.5"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0, "stock iree-run-module now reads a CPU result with Vulkan first: lift the restriction"
+    assert "not backed by the Vulkan HAL" in r.stderr, r.stdout + r.stderr
