@@ -2,8 +2,9 @@
 
 A pass is a class with a ``name``, the IR ``level`` it works on (``input``:
 the program as parsed, before any of IREE's phases; ``stream``: stream-tensor
-IR right after IREE's tensor pipeline; ``hal``: IR at IREE's ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
-rewrites the module in place or raises :class:`passes.diagnostics.MdcError`.
+IR right after IREE's tensor pipeline; ``hal``: IR at IREE's ``hal`` phase),
+a one-line ``summary``, and ``apply(module, options)`` that rewrites the
+module in place or raises :class:`passes.diagnostics.MdcError`.
 """
 
 from __future__ import annotations
