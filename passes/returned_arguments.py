@@ -2,8 +2,9 @@
 
 A public function that returns one of its arguments unchanged (or through
 ops that only change its shape: ``tensor.collapse_shape``, ``expand_shape``,
-``reshape``, ``cast``) as a result declared on another device has a crossing
-in its signature and none in its body. IREE 3.13's ABI conversion wraps the
+``reshape``, ``cast``; or through a call of a function that returns its own
+argument so, which IREE inlines) as a result declared on another device has
+a crossing in its signature and none in its body. IREE 3.13's ABI conversion wraps the
 function in ``hal.tensor.import`` / ``hal.tensor.export`` and folds
 ``export(import(%arg))`` to ``%arg`` whatever the two affinities say (a
 chain of reshapes that cancels out folds away first): the function returns
@@ -40,6 +41,7 @@ METADATA_ONLY = ("tensor.cast", "tensor.collapse_shape", "tensor.expand_shape", 
                  "flow.tensor.reshape", "flow.tensor.bitcast")
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
+_CALLS = ("func.call", "util.call")
 
 
 def _declared(function: ir.Operation, attr_name: str) -> list:
@@ -55,17 +57,40 @@ def _declared(function: ir.Operation, attr_name: str) -> list:
     return out
 
 
-def returned_argument(value: ir.Value, entry: ir.Block) -> int | None:
+def returned_argument(value: ir.Value, entry: ir.Block, functions: dict | None = None,
+                      seen: frozenset = frozenset()) -> int | None:
     """The index of the entry-block argument whose bytes ``value`` is,
-    through metadata-only ops; None if it is anything else."""
+    through metadata-only ops and calls of ``functions`` (name -> function
+    op) that return one of their own arguments so (IREE inlines them
+    first); None if it is anything else."""
     while True:
         owner = value.owner
         if isinstance(owner, ir.Block):
             return ir.BlockArgument(value).arg_number if owner == entry else None
         op = owner.operation
-        if op.name not in METADATA_ONLY:
+        if op.name in _CALLS and functions:
+            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            inner = _forwarded(functions.get(callee), list(op.results).index(value), functions, seen | {callee}) \
+                if callee not in seen else None
+            if inner is None or inner >= len(op.operands):
+                return None
+            value = op.operands[inner]
+        elif op.name in METADATA_ONLY:
+            value = op.operands[0]
+        else:
             return None
-        value = op.operands[0]
+
+
+def _forwarded(function, result: int, functions: dict, seen: frozenset) -> int | None:
+    """The argument of ``function`` (a one-block function) that its result
+    ``result`` is, as returned_argument says; None if none."""
+    if function is None or len(function.regions[0].blocks) != 1:
+        return None
+    block = function.regions[0].blocks[0]
+    terminator = block.operations[len(block.operations) - 1].operation
+    if terminator.name not in _RETURNS or result >= len(terminator.operands):
+        return None
+    return returned_argument(terminator.operands[result], block, functions, seen)
 
 
 def _staged(model: MemoryModel, src: str, dst: str) -> bool:
@@ -97,6 +122,8 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
     the returned value is moved to the result's device first. Returns
     (function, result index, from, to) for each move made."""
     moves = []
+    functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                 for op in top_level_ops(module) if op.name in _FUNCTIONS}
     for function in top_level_ops(module):
         if function.name not in _FUNCTIONS or not function.regions[0].blocks:
             continue
@@ -115,7 +142,7 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
             for index, value in enumerate(list(terminator.operands)):
                 target = results[index] if index < len(results) else None
                 dst = single_device(target)
-                argument = returned_argument(value, entry) if dst is not None else None
+                argument = returned_argument(value, entry, functions) if dst is not None else None
                 if argument is None or not isinstance(value.type, ir.RankedTensorType):
                     continue
                 src = single_device(arguments[argument]) if argument < len(arguments) else None

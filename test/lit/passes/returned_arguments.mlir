@@ -87,6 +87,33 @@ func.func public @only_the_crossing(%x: tensor<4xf32> {iree.abi.affinity = #hal.
 
 // -----
 
+// Through a call of a function that returns its argument (IREE inlines it,
+// and the crossing folds away as above): the call's result moves. A
+// recursive one is followed no further than itself.
+// CHECK-LABEL: func.func public @through_a_call(
+// CHECK-NEXT: %[[R:.+]] = call @identity(
+// CHECK-NEXT: %[[S:.+]] = call @forever(
+// CHECK-NEXT: %[[M:.+]] = flow.tensor.transfer %[[R]] : tensor<8xf32> to #hal.device.promise<@device_a>
+// CHECK-NEXT: return %[[M]], %[[S]] :
+func.func private @identity(%x: tensor<2x4xf32>) -> tensor<8xf32> {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+func.func private @forever(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = call @forever(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func public @through_a_call(%x: tensor<2x4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
+                                 %y: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
+    -> (tensor<8xf32> {iree.abi.affinity = #hal.device.promise<@device_a>},
+        tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %r = call @identity(%x) : (tensor<2x4xf32>) -> tensor<8xf32>
+  %s = call @forever(%y) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r, %s : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+
 // A private function is no ABI: left alone.
 // CHECK-LABEL: func.func private @not_public(
 // CHECK-NEXT: return
