@@ -17,7 +17,13 @@ memory model (memory_model.py, with the ``--link`` overrides) it checks:
    created on a device of another driver, or on the caller's fence (a
    ``!hal.fence`` argument of a public function, async-external);
 4. in any module of several devices, no device creates an executable from
-   a variant of a format it cannot run.
+   a variant of a format it cannot run;
+5. every result of a public function that declares a device for it
+   (``iree.abi.affinity``, read off the ``iree.abi.declaration``) is memory
+   that device can use, as rule 2 says: the caller reads it as that
+   device's. An argument returned as it is belongs to the device it is
+   declared on (IREE folds an import on device_b exported on device_a to
+   the argument itself, with no move).
 
 How: device globals are recognised by their initializer (IREE's device
 query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
@@ -45,7 +51,7 @@ from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
 from iree.compiler.dialects import hal as _hal  # noqa: F401
 
 from .diagnostics import MdcError, format_location
-from .ir_util import top_level_ops, walk
+from .ir_util import declared_argument_devices, declared_result_devices, top_level_ops, walk
 from .memory_model import LOCAL, Device, MemoryModel, declared_devices
 from .registry import ModulePass, PassOptions, register
 from .transfer_insertion import pinned_arguments_of
@@ -402,6 +408,8 @@ class _Verifier:
                 callee = self.functions.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
                 if callee is not None and callee.ops:
                     self._check_context(callee, self._call_context(op, state), checked)
+            elif name == "util.return" and fn.public and op.parent is not None and op.parent.name == "util.func":
+                self._check_results(index, op, state, fn)
 
     def _driver(self, name: str) -> str | None:
         d = self.devices.get(name)
@@ -494,6 +502,45 @@ class _Verifier:
                         f"{self._describe(owner)}, memory {user} cannot access",
                         notes,
                     )
+
+    def _check_results(self, index, op, state, fn: _Function) -> None:
+        """5. each declared result is memory its device can use."""
+        results = declared_result_devices(fn.op)
+        if not results:
+            return
+        arguments = declared_argument_devices(fn.op) or []
+        entry = fn.op.regions[0].blocks[0]
+        for i, value in enumerate(op.operands):
+            user = results[i] if i < len(results) else None
+            if user is None or user not in self.devices:
+                continue
+            facts = [f for f in state.get(value, _EMPTY) if f[0] == "buf"]
+            argument = ir.BlockArgument(value).arg_number \
+                if isinstance(value.owner, ir.Block) and value.owner == entry else None
+            if not facts and argument is not None and argument < len(arguments) and arguments[argument]:
+                # The caller's own buffer, in the memory of the device it is declared on.
+                facts = [("buf", arguments[argument], False, None, -1)]
+            for _, owner, hv, origin_loc, origin_index in facts:
+                if self._can_use(user, owner, hv):
+                    continue
+                notes = [f"{user} and {owner} are a staged pair: {self._reason(user, owner)}"]
+                if origin_index < 0 and argument is not None:
+                    what = f"argument {argument}, declared on {self._describe(owner)}, returned as it is"
+                    notes.append("nothing moves it: the caller gets its own buffer back as "
+                                 f"{user}'s result (IREE folds an import exported on another device)")
+                else:
+                    what = f"a buffer allocated by {self._describe(owner)}"
+                    if self.op_names.get(origin_index) == "hal.buffer.assert":
+                        notes.append(f"the buffer is an argument imported on {owner}"
+                                     + (f" at {origin_loc}" if origin_loc else ""))
+                    elif origin_loc:
+                        notes.append(f"the buffer is allocated at {origin_loc}")
+                self._report(
+                    index, op, "result", (i, user, owner),
+                    f"result {i} of @{fn.name}, declared on {self._describe(user)}, is {what}: "
+                    f"memory {user} cannot access",
+                    notes,
+                )
 
     def _check_queue(self, index, op, state) -> None:
         view = op.opview
@@ -682,9 +729,15 @@ def verify_executable_targets(module) -> list[Violation]:
     return out
 
 
-def verify(module, links: dict | None = None) -> list[Violation]:
-    """Every isolation violation in ``module``, in program order."""
-    devices = hal_devices(module)
+def verify(module, links: dict | None = None, given: dict | None = None) -> list[Violation]:
+    """Every isolation violation in ``module``, in program order.
+    ``given``: the devices the command line declares (memory_model.Device
+    by symbol); those the module no longer declares are added. IREE drops
+    the global of a device nothing runs on any more, while a function's
+    declaration still names it (rule 5)."""
+    devices = dict(hal_devices(module))
+    for name, device in (given or {}).items():
+        devices.setdefault(name, device)
     if len(devices) < 2:
         return []
     wrong_code = verify_executable_targets(module)
@@ -716,7 +769,7 @@ class DeviceIsolationVerifier(ModulePass):
     summary = "reject buffers, shared allocations and fences that cross incompatible devices"
 
     def apply(self, module, options: PassOptions) -> None:
-        violations = verify(module, options.links)
+        violations = verify(module, options.links, options.devices)
         if not violations:
             return
         first, rest = violations[0], violations[1:]

@@ -74,22 +74,21 @@ def unique_symbol(module, base: str) -> str:
 _DECLARED_AFFINITY = re.compile(r"iree\.abi\.affinity\s*=\s*#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)>")
 
 
-def declared_argument_devices(function) -> list[str | None] | None:
-    """The device each argument of public ``function`` is declared on
-    (``iree.abi.affinity``), None for an argument declared without one, in
-    the order of the source function's arguments; read off the
-    ``iree.abi.declaration`` IREE keeps in ``iree.reflection`` (the one place
-    the ABI's affinities survive past IREE's input conversion). None when
-    the function has no declaration."""
+def _declaration(function) -> str | None:
+    """The ``iree.abi.declaration`` IREE keeps in a public function's
+    ``iree.reflection`` (the one place the ABI's affinities survive past
+    IREE's input conversion), or None."""
     if "iree.reflection" not in function.attributes:
         return None
     reflection = ir.DictAttr(function.attributes["iree.reflection"])
     if "iree.abi.declaration" not in reflection:
         return None
-    text = ir.StringAttr(reflection["iree.abi.declaration"]).value
-    start = text.find("(")
-    if start < 0:
-        return None
+    return ir.StringAttr(reflection["iree.abi.declaration"]).value
+
+
+def _declared_list(text: str, start: int) -> tuple[list[str], int]:
+    """The items of the parenthesized list opening at ``text[start]``, split
+    at its top-level commas, and the index just past its closing parenthesis."""
     depth, quoted, items, begin = 0, False, [], start + 1
     for i in range(start, len(text)):
         c = text[i]
@@ -101,11 +100,43 @@ def declared_argument_devices(function) -> list[str | None] | None:
             depth += 1
         elif c in ">)}]" and text[i - 1:i + 1] != "->":
             depth -= 1
-            if depth == 0:  # the argument list's closing parenthesis
+            if depth == 0:  # the list's closing parenthesis
                 items.append(text[begin:i])
-                break
+                return [item for item in items if item.strip()], i + 1
         elif c == "," and depth == 1:
             items.append(text[begin:i])
             begin = i + 1
-    items = [item for item in items if item.strip()]
+    return [item for item in items if item.strip()], len(text)
+
+
+def _devices_of(items: list[str]) -> list[str | None]:
     return [m.group(1) if (m := _DECLARED_AFFINITY.search(item)) else None for item in items]
+
+
+def declared_argument_devices(function) -> list[str | None] | None:
+    """The device each argument of public ``function`` is declared on
+    (``iree.abi.affinity``), None for an argument declared without one, in
+    the order of the source function's arguments; read off its
+    ``iree.abi.declaration``. None when the function has no declaration."""
+    text = _declaration(function)
+    start = text.find("(") if text is not None else -1
+    if start < 0:
+        return None
+    return _devices_of(_declared_list(text, start)[0])
+
+
+def declared_result_devices(function) -> list[str | None] | None:
+    """Like declared_argument_devices, for the function's results (the
+    list after ``->``; a single result may stand without parentheses)."""
+    text = _declaration(function)
+    start = text.find("(") if text is not None else -1
+    if start < 0:
+        return None
+    _, end = _declared_list(text, start)
+    rest = text[end:].lstrip()
+    if not rest.startswith("->"):
+        return []
+    rest = rest[2:].lstrip()
+    if rest.startswith("("):
+        return _devices_of(_declared_list(rest, 0)[0])
+    return _devices_of([rest]) if rest else []

@@ -31,6 +31,10 @@ class PassOptions:
     ``pinned_arguments``: the caller gives each public-function argument a
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
     no host copy (transfer_insertion.py).
+    ``devices``: the devices the command line declares
+    (memory_model.Device by symbol, in order; the first is the default),
+    for input-level passes: before IREE's phases a program names its
+    devices only in affinities. Empty: read the module's device globals.
     """
 
     links: dict = dataclasses.field(default_factory=dict)
@@ -38,6 +42,7 @@ class PassOptions:
     staging: str = "emplace"
     staging_pieces: int | None = None
     pinned_arguments: bool = False
+    devices: dict = dataclasses.field(default_factory=dict)
     # host-entry-points: where twins go (None: add none), and the
     # (function, twin) pairs it added, for the manifest.
     host_entry_points: object = None
@@ -79,6 +84,7 @@ def lookup(name: str) -> type[ModulePass] | None:
 
 def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
+    from . import returned_arguments  # noqa: F401
     from . import host_entry_points  # noqa: F401
     from . import executable_per_target  # noqa: F401
     from . import transfer_insertion  # noqa: F401

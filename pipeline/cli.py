@@ -16,7 +16,7 @@ import tempfile
 from passes import host_entry_points, registry
 from passes.diagnostics import MdcError, format_location
 from passes.ir_util import top_level_ops
-from passes.memory_model import Device
+from passes.memory_model import Device, MemoryModel
 
 from . import manifest, options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
@@ -335,9 +335,9 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         [Device(d.name, d.kind, d.ordinal) for d in devices], link_overrides)
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, host_entry_points=twins), keep_devices=hops)
+        pinned_arguments=args.pinned_arguments, host_entry_points=twins,
+        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops)
     if not args.no_manifest:
-        from passes.memory_model import MemoryModel
         from passes.transfer_insertion import pinned_arguments_of
 
         def add_manifest(module):
@@ -412,15 +412,17 @@ def opt_main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _ArgumentParser(
         prog="mdc-opt",
-        description="Runs mdc's registered Python passes on stream- or HAL-level IR and prints the result.",
+        description="Runs mdc's registered Python passes on input-, stream- or HAL-level IR and prints the result.",
     )
     parser.add_argument("input", nargs="?", help="input MLIR file ('-' for stdin)")
     parser.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME[,NAME...]")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
     parser.add_argument(
         "--device", action="append", default=[], metavar="NAME=SPEC",
-        help="the program's devices where its IR does not declare them (input-level IR, before "
-        "IREE adds device globals), as mdc-compile takes them")
+        help="a device the module names but does not declare, as mdc-compile's --device: the program "
+        "before IREE's phases, or IR from which IREE dropped the global of a device nothing runs on "
+        "(a function's declaration may still name it)",
+    )
     _add_staging_arguments(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
@@ -497,7 +499,7 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
     from passes.device_isolation_verifier import hal_devices
-    from passes.memory_model import declared_devices
+    from passes.memory_model import Device, declared_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
@@ -510,17 +512,17 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
         )
     # Stream-level IR declares devices by initial value; at the HAL level
     # their initializers say what they are.
-    devices = declared_devices(module) or hal_devices(module)
-    if not devices:
-        given, _ = options.resolve_names([options.parse_device(d) for d in device_flags],
-                                         _referenced_devices(module))
-        devices = {d.name: Device(d.name, d.kind, d.ordinal) for d in given}
+    devices = dict(declared_devices(module) or hal_devices(module))
+    # What the module declares stands; --device adds the devices it does not.
+    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], _referenced_devices(module))
+    for d in given:
+        devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     link_overrides = options.resolve_link_names(links, known)
     pass_options = registry.PassOptions(links=link_overrides, staging=staging,
                                         staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
-                                        host_entry_points=host_entry_points.options_for(
+                                        devices=devices, host_entry_points=host_entry_points.options_for(
                                             list(devices.values()), link_overrides))
     with compiler.context, module.location:
         for cls in passes:

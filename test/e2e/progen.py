@@ -1704,13 +1704,7 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 # Entries: (pending test, failure category, regex on the failure detail,
 # program feature that must be present). Remove an entry when its test moves
 # to test/lit/regress/.
-KNOWN: list = [
-    # An argument on device_b returned unchanged on device_a is not staged;
-    # on Vulkan the caller then gets device_b's buffer, which the host
-    # cannot map.
-    ("test/lit/pending/argument_returned_on_other_device.mlir", "mdc-staged-run-failed",
-     r"PERMISSION_DENIED.*requires HOST_VISIBLE", "arg_on_b"),
-]
+KNOWN: list = []
 
 
 def known_issue(o: Outcome) -> Optional[str]:

@@ -16,7 +16,8 @@ function with values declared on device_b and on a CPU device. It calls
 the host twin ``@F$host`` that mdc-compile adds to such a function
 (passes/host_entry_points.py), every tensor on device_a, with the CPU
 devices first; the twin's moves to and from device_b are crossings that
-mdc stages like any other.
+mdc stages like any other
+(``test_canary_stock_run_module_reads_results_through_its_first_device``).
 
 Two limits of IREE 3.13, each with a canary below:
 
@@ -286,3 +287,36 @@ def test_canary_stock_vulkan_narrow_tail(tmp_path):
     assert np.array_equal(got[:4], x[:4] + x[:4]), got
     assert not np.array_equal(got, x + x), "stock IREE now writes the tail on lavapipe: lift the restriction"
     assert stock_vulkan_narrow_bug(got, x + x)
+
+
+RESULT_ON_CPU = """
+func.func public @fill(%s: f32) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+"""
+
+
+def test_canary_stock_run_module_reads_results_through_its_first_device(tmp_path):
+    """Stock IREE 3.13, no mdc: a module for a CPU and a Vulkan device whose
+    one result is computed on the CPU. Stock iree-run-module prints it with
+    local-task as its first device, and fails with Vulkan first ("Vulkan
+    command buffer copy source buffer reference is not backed by the Vulkan
+    HAL"): it reads results through its first device. Arguments go to that
+    device too, so a function with arguments on device_b (Vulkan first) and
+    a result on a CPU device cannot run there: it is why mdc-compile adds
+    host entry points, which take and return everything on the CPU, and why
+    the runners here put a CPU device first."""
+    src = tmp_path / "fill.mlir"
+    src.write_text(RESULT_ON_CPU)
+    vmfb = tmp_path / "fill.vmfb"
+    _run(["iree-compile", src, "--iree-hal-target-device=device_a=local[0]",
+          "--iree-hal-target-device=device_b=vulkan[0]", "--iree-hal-local-target-device-backends=llvm-cpu",
+          "--iree-llvmcpu-target-cpu=host", "-o", vmfb])
+    out = _run(["iree-run-module", f"--module={vmfb}", "--device=local-task", "--device=vulkan", "--input=2.5"])
+    assert "4xf32=2.5 2.5 2.5 2.5" in out, out
+    r = subprocess.run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", "--device=local-task",
+                        "--input=2.5"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0, "stock iree-run-module now reads a CPU result with Vulkan first: lift the restriction"
+    assert "not backed by the Vulkan HAL" in r.stderr, r.stdout + r.stderr

@@ -17,8 +17,8 @@ The same programs are then checked on a device with memory of its own
 (progen's "vulkan" target, marked ``vulkan``): device_b on Vulkan (lavapipe
 on a CPU-only machine) under the default memory model, every module
 compiled and passed by mdc's verifier, and run on stock iree-run-module
-with local-task + vulkan where IREE 3.13 lets it run (no result on
-device_b, arguments on one device: progen.mdc_runtime says why not); the
+with local-task + vulkan where IREE 3.13 lets it run (no result and no
+argument on device_b: progen.mdc_runtime says why not); the
 others are reported as skipped, with the reason and a count in the summary.
 mdc's numbers are compared with numpy's and with stock IREE's on all-local
 devices (within the rounding bound: other codegen). MDC_PROGEN_TARGETS
