@@ -4,14 +4,15 @@ the local device. Build here, run there.
     python test/e2e/gpu_vulkan_pair.py build KIT   # here: mdc-compile + numpy references
     python test/e2e/gpu_vulkan_pair.py run KIT     # there: runtime only, cuda and NVIDIA's Vulkan
 
-The program moves a value local -> cuda -> vulkan -> local and vulkan ->
-cuda, computing on each device, in both execution models. ``run`` runs each
-module on stock iree-run-module (the runtime wheel's own binary) with
-local-task + cuda + vulkan, compares every result with numpy, and then tries
-runtime_shim.load on the same devices, which IREE 3.13's Python runtime
-refuses for Vulkan beside another device (test_vulkan.py's canary): the
-table says whether that still holds on NVIDIA's driver. A run with no cuda
-or no Vulkan device exits 2.
+The programs move values between local, cuda and vulkan devices in each
+direction, computing on each device, in both execution models, one with
+its argument and results declared on the GPUs. ``run`` runs each module on
+stock iree-run-module (the runtime wheel's own binary, through the host
+entry point where there is one) with local-task + cuda + vulkan, and with
+runtime_shim.load (which runs such device sets in that same tool, as
+mdc-run does) in both device orders, each call under a timeout, and
+compares every result with numpy. A run with no cuda or no Vulkan device
+exits 2.
 """
 
 from __future__ import annotations
@@ -27,8 +28,34 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-PROGRAM = """
-func.func public @chain(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+# Each program: (name, text, inputs, numpy reference of each result).
+PROGRAMS = [
+    # local -> cuda -> vulkan -> local: the chain the issue measured working.
+    ("cuda_then_vulkan", """
+func.func public @cuda_then_vulkan(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %on_cuda = flow.tensor.transfer %x : tensor<64xf32> to #hal.device.promise<@device_b>
+  %sq = arith.mulf %on_cuda, %on_cuda : tensor<64xf32>
+  %on_vk = flow.tensor.transfer %sq : tensor<64xf32> to #hal.device.promise<@device_c>
+  %plus = arith.addf %on_vk, %on_vk : tensor<64xf32>
+  %r = flow.tensor.transfer %plus : tensor<64xf32> to #hal.device.promise<@device_a>
+  return %r : tensor<64xf32>
+}
+""", lambda x: [2 * x * x]),
+    # local -> vulkan -> cuda -> local: the other direction between the GPUs.
+    ("vulkan_then_cuda", """
+func.func public @vulkan_then_cuda(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %on_vk = flow.tensor.transfer %x : tensor<64xf32> to #hal.device.promise<@device_c>
+  %sq = arith.mulf %on_vk, %on_vk : tensor<64xf32>
+  %on_cuda = flow.tensor.transfer %sq : tensor<64xf32> to #hal.device.promise<@device_b>
+  %plus = arith.addf %on_cuda, %on_cuda : tensor<64xf32>
+  %r = flow.tensor.transfer %plus : tensor<64xf32> to #hal.device.promise<@device_a>
+  return %r : tensor<64xf32>
+}
+""", lambda x: [2 * x * x]),
+    # cuda -> vulkan -> cuda and two results: hung on stock iree-run-module
+    # in the last H200 run.
+    ("round_trip", """
+func.func public @round_trip(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %on_cuda = flow.tensor.transfer %x : tensor<64xf32> to #hal.device.promise<@device_b>
   %sq = arith.mulf %on_cuda, %on_cuda : tensor<64xf32>
   %on_vk = flow.tensor.transfer %sq : tensor<64xf32> to #hal.device.promise<@device_c>
@@ -39,7 +66,22 @@ func.func public @chain(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) 
   %r1 = flow.tensor.transfer %diff : tensor<64xf32> to #hal.device.promise<@device_a>
   return %r0, %r1 : tensor<64xf32>, tensor<64xf32>
 }
-"""
+""", lambda x: [2 * x * x, x * x]),
+    # Argument on cuda, results on vulkan and on the CPU: only the host
+    # entry point can be called by a runner.
+    ("declared_on_gpus", """
+func.func public @declared_on_gpus(%x: tensor<64xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
+    -> (tensor<64xf32> {iree.abi.affinity = #hal.device.promise<@device_c>},
+        tensor<64xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %sq = arith.mulf %x, %x : tensor<64xf32>
+  %on_vk = flow.tensor.transfer %sq : tensor<64xf32> to #hal.device.promise<@device_c>
+  %plus = arith.addf %on_vk, %on_vk : tensor<64xf32>
+  %on_a = flow.tensor.transfer %x : tensor<64xf32> to #hal.device.promise<@device_a>
+  %neg = arith.negf %on_a : tensor<64xf32>
+  return %plus, %neg : tensor<64xf32>, tensor<64xf32>
+}
+""", lambda x: [2 * x * x, -x]),
+]
 DEVICES = ["--device=a=local[0]", "--device=b=cuda[0]", "--device=c=vulkan[0]"]
 RUNTIME = ["local-task", "cuda", "vulkan"]
 MODELS = ("async-internal", "async-external")
@@ -47,24 +89,25 @@ MODELS = ("async-internal", "async-external")
 
 def build(kit: str) -> int:
     os.makedirs(kit, exist_ok=True)
-    src = os.path.join(kit, "chain.mlir")
-    with open(src, "w") as f:
-        f.write(PROGRAM)
     x = np.linspace(-3, 3, 64, dtype=np.float32)
     np.save(os.path.join(kit, "x.npy"), x)
-    sq = x * x
-    np.save(os.path.join(kit, "ref0.npy"), sq + sq)
-    np.save(os.path.join(kit, "ref1.npy"), (sq + sq) - sq)
-    for model in MODELS:
-        r = subprocess.run(["mdc-compile", src, *DEVICES, "--iree-llvmcpu-target-cpu=generic",
-                            f"--iree-execution-model={model}", "-o", os.path.join(kit, f"chain-{model}.vmfb")],
-                           capture_output=True, text=True)
-        if r.returncode:
-            print(f"mdc-compile failed ({model}): {r.stderr.strip()}")
-            return 1
+    for name, text, _ in PROGRAMS:
+        src = os.path.join(kit, f"{name}.mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        for model in MODELS:
+            r = subprocess.run(["mdc-compile", src, *DEVICES, "--iree-llvmcpu-target-cpu=generic",
+                                f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}-{model}.vmfb")],
+                               capture_output=True, text=True)
+            if r.returncode:
+                print(f"mdc-compile failed ({name}, {model}): {r.stderr.strip()}")
+                return 1
+    for name, _, reference in PROGRAMS:
+        for k, ref in enumerate(reference(x.astype(np.float64))):
+            np.save(os.path.join(kit, f"{name}.ref{k}.npy"), ref.astype(np.float32))
     with open(os.path.join(kit, "pair.json"), "w") as f:
-        json.dump({"models": list(MODELS)}, f)
-    print(f"built {len(MODELS)} modules in {kit}")
+        json.dump({"models": list(MODELS), "programs": [n for n, _, _ in PROGRAMS]}, f)
+    print(f"built {len(PROGRAMS) * len(MODELS)} modules in {kit}")
     return 0
 
 
@@ -72,6 +115,42 @@ def _stock_runner() -> str:
     import iree._runtime_libs as libs
 
     return os.path.join(os.path.dirname(libs.__file__), "iree-run-module")
+
+
+def _stock(vmfb: str, name: str, kit: str, refs: list) -> str:
+    """Stock iree-run-module on the function a runner can call: its host
+    entry point where it has one, with the CPU first."""
+    import iree.runtime as rt
+
+    m = rt.VmModule.mmap(rt.VmInstance(), vmfb)
+    function = f"{name}$host" if f"{name}$host" in m.function_names else name
+    outs = [os.path.join(kit, f"out-{os.path.basename(vmfb)}-{k}.npy") for k in range(len(refs))]
+    for o in outs:
+        if os.path.exists(o):
+            os.unlink(o)
+    cmd = [_stock_runner(), f"--module={vmfb}", f"--function={function}", *[f"--device={d}" for d in RUNTIME],
+           f"--input=@{os.path.join(kit, 'x.npy')}", *[f"--output=@{o}" for o in outs]]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "HANG (60 s)"
+    if r.returncode:
+        return "FAIL: " + (r.stderr.strip().splitlines() or ["no message"])[-1][:160]
+    ok = all(np.allclose(np.load(o), ref, rtol=1e-6) for o, ref in zip(outs, refs))
+    return ("match" if ok else "MISMATCH") + f" (@{function})"
+
+
+def _shim(vmfb: str, name: str, kit: str, refs: list, order: list) -> str:
+    """runtime_shim.load, which runs this device set in iree-run-module."""
+    from runtime_shim import load
+
+    try:
+        with load(vmfb, order, timeout_s=60) as m:
+            got = getattr(m, name)(np.load(os.path.join(kit, "x.npy")))
+        got = list(got) if isinstance(got, tuple) else [got]
+        return "match" if all(np.allclose(g, r, rtol=1e-6) for g, r in zip(got, refs)) else "MISMATCH"
+    except Exception as e:  # noqa: BLE001 - recorded in the table
+        return f"FAIL: {type(e).__name__}: {str(e).splitlines()[0][:140]}"
 
 
 def run(kit: str) -> int:
@@ -83,34 +162,20 @@ def run(kit: str) -> int:
         except Exception as e:  # noqa: BLE001 - any failure means: not here
             print(f"gpu_vulkan_pair: no {driver} device here ({str(e).splitlines()[0][:120]})")
             return 2
-    refs = [np.load(os.path.join(kit, f"ref{k}.npy")) for k in range(2)]
+    with open(os.path.join(kit, "pair.json")) as f:
+        spec = json.load(f)
     rows, failures = [], 0
-    for model in MODELS:
-        vmfb = os.path.join(kit, f"chain-{model}.vmfb")
-        outs = [os.path.join(kit, f"out-{model}-{k}.npy") for k in range(2)]
-        for o in outs:
-            if os.path.exists(o):
-                os.unlink(o)
-        cmd = [_stock_runner(), f"--module={vmfb}", *[f"--device={d}" for d in RUNTIME],
-               f"--input=@{os.path.join(kit, 'x.npy')}", *[f"--output=@{o}" for o in outs]]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-            ok = r.returncode == 0 and all(np.allclose(np.load(o), ref, rtol=1e-6) for o, ref in zip(outs, refs))
-            why = "" if ok else (r.stderr.strip().splitlines() or ["wrong numbers"])[-1][:160]
-        except subprocess.TimeoutExpired:
-            ok, why = False, "HANG (60 s)"
-        failures += not ok
-        rows.append((model, "stock iree-run-module", "match" if ok else f"FAIL: {why}"))
-        from runtime_shim import load
-
-        try:
-            with load(vmfb, RUNTIME, timeout_s=30) as m:
-                got = m.chain(np.load(os.path.join(kit, "x.npy")))
-            shim = "opened; " + ("match" if all(np.allclose(g, r) for g, r in zip(got, refs)) else "MISMATCH")
-        except Exception as e:  # noqa: BLE001 - recorded in the table
-            shim = f"refused: {str(e).splitlines()[0][:140]}"
-        rows.append((model, "runtime_shim.load", shim))
-    print("| model | runner | result |\n|---|---|---|")
+    for name in spec["programs"]:
+        refs = [np.load(os.path.join(kit, p)) for p in sorted(os.listdir(kit)) if p.startswith(f"{name}.ref")]
+        for model in spec["models"]:
+            vmfb = os.path.join(kit, f"{name}-{model}.vmfb")
+            for runner, result in (
+                    ("stock iree-run-module", _stock(vmfb, name, kit, refs)),
+                    ("runtime_shim.load", _shim(vmfb, name, kit, refs, RUNTIME)),
+                    ("runtime_shim.load, vulkan first", _shim(vmfb, name, kit, refs, RUNTIME[::-1]))):
+                failures += not result.startswith("match")
+                rows.append((name, model, runner, result))
+    print("| program | model | runner | result |\n|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     return 1 if failures else 0
