@@ -142,7 +142,7 @@ def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optio
     return signatures, manifest
 
 
-class Module:
+class Module(native.FunctionTable):
     def __init__(self, path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
                  timeout_s: Optional[float] = 300.0, staged_transfers: bool = False):
         self.path = os.fspath(path)
@@ -194,12 +194,6 @@ class Module:
 
     # -- introspection -------------------------------------------------------
 
-    @property
-    def function_names(self) -> list[str]:
-        """The program's functions (not the host twins mdc-compile adds,
-        which ``function`` still finds by name)."""
-        return native.user_functions(self.signatures, self.manifest)
-
     def describe(self) -> str:
         lines = [f"module {self.path} on {', '.join(self.uris)}"]
         if self.manifest is not None:
@@ -212,22 +206,8 @@ class Module:
     def __repr__(self) -> str:
         return f"<runtime_shim.Module {self.path} on {self.uris}>"
 
-    def function(self, name: str) -> "Function":
-        if name not in self.signatures:
-            raise ShimError(f"unknown function '{name}' (module exports: "
-                            f"{', '.join(self.function_names) or 'nothing'})")
-        if name not in self._functions:
-            self._functions[name] = Function(self, self.signatures[name])
-        return self._functions[name]
-
-    __getitem__ = function
-
-    def __getattr__(self, name: str) -> "Function":
-        if name.startswith("_") or "signatures" not in self.__dict__:
-            raise AttributeError(name)
-        if name not in self.signatures:
-            raise AttributeError(f"module {self.path} has no function '{name}'")
-        return self.function(name)
+    def _new_function(self, name: str) -> "Function":
+        return Function(self, self.signatures[name])
 
     # -- placement -----------------------------------------------------------
 

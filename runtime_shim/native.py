@@ -87,7 +87,37 @@ def run(path: str, function: str, devices: Sequence[str], inputs: Sequence[str],
     return r
 
 
-class NativeModule:
+class FunctionTable:
+    """Looking a module's functions up by name, as ``m.function("f")``,
+    ``m["f"]`` or ``m.f``; ``function_names`` leaves out the host twins
+    mdc-compile adds, which still answer to their names. A module class
+    sets ``path``, ``signatures``, ``manifest`` and ``_functions``, and
+    makes its function objects in ``_new_function``."""
+
+    @property
+    def function_names(self) -> list[str]:
+        return user_functions(self.signatures, self.manifest)
+
+    def function(self, name: str):
+        if name not in self.signatures:
+            raise ShimError(f"unknown function '{name}' (module exports: "
+                            f"{', '.join(self.function_names) or 'nothing'})")
+        if name not in self._functions:
+            self._functions[name] = self._new_function(name)
+        return self._functions[name]
+
+    def __getitem__(self, name: str):
+        return self.function(name)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or "signatures" not in self.__dict__:
+            raise AttributeError(name)
+        if name not in self.signatures:
+            raise AttributeError(f"module {self.path} has no function '{name}'")
+        return self.function(name)
+
+
+class NativeModule(FunctionTable):
     """What ``load`` returns for devices the Python runtime cannot open
     together: the same functions, each call a run of iree-run-module."""
 
@@ -99,31 +129,13 @@ class NativeModule:
         self.flags, self.timeout_s = list(flags), timeout_s
         self._functions: dict[str, NativeFunction] = {}
 
-    @property
-    def function_names(self) -> list[str]:
-        return user_functions(self.signatures, self.manifest)
+    def _new_function(self, name: str) -> "NativeFunction":
+        return NativeFunction(self, name)
 
     def describe(self) -> str:
         lines = [f"module {self.path} on {', '.join(self.uris)} (run by iree-run-module: {self.reason})"]
         lines += [f"  {self.signatures[n].text}" for n in self.function_names]
         return "\n".join(lines)
-
-    def function(self, name: str) -> "NativeFunction":
-        if name not in self.signatures:
-            raise ShimError(f"unknown function '{name}' (module exports: "
-                            f"{', '.join(self.function_names) or 'nothing'})")
-        if name not in self._functions:
-            self._functions[name] = NativeFunction(self, name)
-        return self._functions[name]
-
-    __getitem__ = function
-
-    def __getattr__(self, name: str) -> "NativeFunction":
-        if name.startswith("_") or "signatures" not in self.__dict__:
-            raise AttributeError(name)
-        if name not in self.signatures:
-            raise AttributeError(f"module {self.path} has no function '{name}'")
-        return self.function(name)
 
     def close(self) -> None:
         self._functions.clear()
