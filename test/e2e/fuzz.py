@@ -247,7 +247,22 @@ VMFB_SOURCES = {
               ["--link=a:b=staged", "--link=c:b=staged"], "three_devices", ["--input=4x4xi32=3"]),
     "loop": ("test/e2e/programs/loop.mlir", ["a=local[0]", "b=local[1]"], ["--link=a:b=staged"], "ping_pong",
              ["--input=5xf32=1", "--input=2"]),
+    # device_b on Vulkan (lavapipe in CI): mdc-run runs these in iree-run-module
+    # through their host entry points (runtime_shim/native.py).
+    "example_vk": ("examples/multi_device_mul.mlir", ["a=local[0]", "b=vulkan[0]"], [], "multi_device_mul",
+                   ["--input=4xf32=10,11,12,13"]),
+    "two_args_vk": ("test/e2e/programs/two_args.mlir", ["a=local[0]", "b=vulkan[0]"], [], "add_across",
+                    ["--input=2x3xf32=1", "--input=2x3xf32=2"]),
+    "dynamic_vk": ("test/e2e/programs/dynamic_2d.mlir", ["a=local[0]", "b=vulkan[0]"],
+                   ["--iree-execution-model=async-external"], "dynamic_2d", ["--input=2x3xf16=1"]),
 }
+
+
+def runtime_devices(devs: list[str]) -> list[str]:
+    """The runtime devices for a module's --device specs: CPUs take
+    local-task and local-sync in turn, a Vulkan device takes vulkan."""
+    cpus = iter(["local-task", "local-sync", "local-task"])
+    return ["vulkan" if spec.split("=", 1)[1].startswith("vulkan") else next(cpus) for spec in devs]
 
 
 def _device_flags(text: str, rng) -> list[str]:
@@ -408,7 +423,7 @@ def make_case(seed: int, index: int, compile_inputs: list[str], opt_inputs: list
             module = "{in}"
             what.append("vmfb is a directory")
         n = len(devs)
-        dev_flags = ["local-task", "local-sync", "local-task"][:n]
+        dev_flags = runtime_devices(devs)
         r = rng.random()
         if r < 0.15:
             dev_flags = dev_flags[: int(rng.integers(0, n))]

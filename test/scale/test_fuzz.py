@@ -76,6 +76,15 @@ def test_cases_cover_every_tool():
     assert all(tools[t] >= 20 for t in fuzz.TOOLS), tools
 
 
+def test_run_cases_include_vulkan_modules():
+    """mdc-run is fuzzed on local + Vulkan modules too (run in iree-run-module
+    through their host entry points)."""
+    if COUNT < 200:
+        pytest.skip("coverage is only asserted for 200 cases or more")
+    vulkan = [c for c in CASES if c.tool == "mdc-run" and c.what.split(",")[0].endswith("_vk")]
+    assert len(vulkan) >= 10, len(vulkan)
+
+
 @pytest.mark.parametrize("index", range(COUNT), ids=[f"c{c.index}-{c.tool}" for c in CASES])
 def test_fuzz_case(index, results):
     r = results[index]
