@@ -15,6 +15,7 @@
 # NVIDIA's Vulkan driver beside cuda needs VK_DRIVER_FILES pointing at its ICD
 # file (and libvulkan1 installed).
 set -u
+shopt -s nullglob
 KITS=${1:?usage: gpu_check.sh KITS checks|soak [SECONDS]}
 MODE=${2:-checks}
 HERE=$(dirname "$0")
