@@ -54,13 +54,14 @@ def device_specs(devices: tuple, kind: str = "cuda") -> list[str]:
     return specs
 
 
-def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = "cuda") -> int:
+def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = "cuda",
+          indices=None) -> int:
     import progen
 
     kit = os.path.abspath(kit)
     os.makedirs(kit, exist_ok=True)
     groups = defaultdict(list)
-    for index in range(count):
+    for index in indices or range(count):
         prog = progen.generate(seed, index)
         groups[(tuple(prog.devices()), prog.model)].append(prog)
     modules, failed = [], []
@@ -235,6 +236,7 @@ def main() -> int:
     b.add_argument("--count", type=int, default=120)
     b.add_argument("--batch", type=int, default=4)
     b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
+    b.add_argument("--index", type=int, action="append", help="only these program indices (instead of --count)")
     b.add_argument("--gpu", default="cuda", choices=["cuda", "vulkan"],
                    help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
                    "points, as runtime_shim.load does for Vulkan beside a CPU)")
@@ -248,7 +250,7 @@ def main() -> int:
                    help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     a = p.parse_args()
     if a.cmd == "build":
-        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu)
+        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu, a.index)
     return run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu)
 
 
