@@ -37,7 +37,7 @@ if [ "$MODE" = soak ]; then
   check "gpu_random soak $(basename "$first")" $(( ${3:-300} + 240 )) \
     python "$HERE/gpu_random.py" run "$first" --soak "${3:-300}"
 else
-  check "gpu_kit" 300 python "$HERE/gpu_kit.py" run "$KITS/kit"
+  [ -d "$KITS/kit" ] && check "gpu_kit" 300 python "$HERE/gpu_kit.py" run "$KITS/kit"
   for kit in "$KITS"/r[0-9]*; do
     check "gpu_random $(basename "$kit")" 300 python "$HERE/gpu_random.py" run "$kit"
   done
