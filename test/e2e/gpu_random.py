@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-RUNTIME = {2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
+RUNTIME = {1: ["cuda"], 2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
 NO_GPU_STATUS = 2  # run's exit status with no cuda device (a run that checked nothing)
 
 
@@ -55,7 +55,7 @@ def device_specs(devices: tuple, kind: str = "cuda") -> list[str]:
 
 
 def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = "cuda",
-          indices=None) -> int:
+          indices=None, all_on_gpu: bool = False) -> int:
     import progen
 
     kit = os.path.abspath(kit)
@@ -79,8 +79,11 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = 
             # const-eval off: IREE 3.13.0's constant evaluator crashes or
             # loses device globals on several local+cuda programs (stock
             # iree-compile too).
-            r = subprocess.run(["mdc-compile", src, *devices, "--iree-llvmcpu-target-cpu=generic",
-                                "--iree-opt-const-eval=false",
+            compile_cmd = ["mdc-compile", src, *devices, "--iree-llvmcpu-target-cpu=generic"]
+            if all_on_gpu:  # stock IREE alone, every device the one GPU: no crossing at all
+                compile_cmd = ["iree-compile", src, *[f"--iree-hal-target-device={n}={gpu}[0]" for n in names],
+                               "--iree-cuda-target=sm_80"]
+            r = subprocess.run([*compile_cmd, "--iree-opt-const-eval=false",
                                 f"--iree-execution-model={model}", *mdc_flags, "-o", os.path.join(kit, f"{name}.vmfb")],
                                capture_output=True, text=True)
             if r.returncode and len(chunk) > 1:
@@ -107,7 +110,8 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = 
                                     "bound": f"{prog.name}.bound{k}.npy"})
                 cases.append({"function": prog.name, "seed": prog.seed, "index": prog.index,
                               "inputs": inputs, "results": results})
-            modules.append({"module": f"{name}.vmfb", "devices": ndev, "model": model, "cases": cases})
+            modules.append({"module": f"{name}.vmfb", "devices": 1 if all_on_gpu else ndev, "model": model,
+                            "cases": cases})
     with open(os.path.join(kit, "random.json"), "w") as f:
         json.dump({"seed": seed, "gpu": gpu, "modules": modules}, f, indent=1)
     n = sum(len(m["cases"]) for m in modules)
@@ -237,6 +241,8 @@ def main() -> int:
     b.add_argument("--batch", type=int, default=4)
     b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
     b.add_argument("--index", type=int, action="append", help="only these program indices (instead of --count)")
+    b.add_argument("--all-on-gpu", action="store_true",
+                   help="the oracle for a GPU-only failure: stock iree-compile, every device the GPU, no mdc")
     b.add_argument("--gpu", default="cuda", choices=["cuda", "vulkan"],
                    help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
                    "points, as runtime_shim.load does for Vulkan beside a CPU)")
@@ -250,7 +256,7 @@ def main() -> int:
                    help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     a = p.parse_args()
     if a.cmd == "build":
-        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu, a.index)
+        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu, a.index, a.all_on_gpu)
     return run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu)
 
 
