@@ -5,7 +5,7 @@
 # runtime (iree-base-runtime 3.13.0) importable:
 #
 #   bash test/e2e/gpu_check.sh KITS checks      # gpu_kit, gpu_random (every KITS/r*), cuda+vulkan
-#   bash test/e2e/gpu_check.sh KITS soak [S]    # S seconds (default 300) of gpu_random on KITS/r*'s first
+#   bash test/e2e/gpu_check.sh KITS soak [S]    # S seconds (default 300) of gpu_random on the largest KITS/r*
 #
 # KITS holds what these built on a machine with the compiler:
 #   python test/e2e/gpu_kit.py build KITS/kit
@@ -33,7 +33,7 @@ check() {  # check LABEL SECONDS COMMAND...
 }
 
 if [ "$MODE" = soak ]; then
-  first=$(ls -d "$KITS"/r[0-9]* | head -1)
+  first=$(du -s "$KITS"/r[0-9]* | sort -n | tail -1 | cut -f2)  # the largest kit
   check "gpu_random soak $(basename "$first")" $(( ${3:-300} + 240 )) \
     python "$HERE/gpu_random.py" run "$first" --soak "${3:-300}"
 else

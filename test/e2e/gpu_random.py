@@ -138,6 +138,19 @@ def _gpu_mib() -> str:
         return "n/a"
 
 
+def _one_device_module(path: str, devices: list, timeout_s: float):
+    """A stock module whose devices IREE merged into one (their targets are
+    equal), run by stock iree-run-module: its declarations still name every
+    device, which the shim would refuse as undeclared."""
+    import iree.runtime as rt
+    from runtime_shim import native
+    from runtime_shim.module import read_signatures
+
+    signatures, _ = read_signatures(rt.VmModule.mmap(rt.VmInstance(), path))
+    return native.NativeModule(path, devices, None, signatures, {}, "every device the one GPU",
+                               timeout_s=timeout_s)
+
+
 def check_results(outs: list, expected: list) -> str | None:
     """None if a call's results ``outs`` agree with ``expected``, one
     (reference, bound, dtype) per result the program returns; else why not.
@@ -180,7 +193,11 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
         try:
             devices = [cpu_driver if d == "local-task" else gpu if d == "cuda" else d
                        for d in RUNTIME[m["devices"]]]
-            module = load(os.path.join(kit, m["module"]), devices, timeout_s=call_timeout)
+            path = os.path.join(kit, m["module"])
+            if m["devices"] == 1:  # --all-on-gpu: IREE merged the devices into one; no manifest
+                module = _one_device_module(path, devices, call_timeout)
+            else:
+                module = load(path, devices, timeout_s=call_timeout)
         except Exception as e:  # a module that does not load fails all its programs
             load_failures.append((m["module"], len(m["cases"]), str(e).splitlines()[0][:200]))
             continue
