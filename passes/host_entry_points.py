@@ -9,7 +9,7 @@ copies every result back with that device's queue, so a module with
 arguments on a GPU and results on the CPU (or the other way) fails there
 ("copy source buffer reference is not backed by the Vulkan HAL"). And the
 3.13 Python runtime cannot open a Vulkan device beside another one at all
-(docs/ARCHITECTURE.md, "Running on the stock runtime").
+(README, "Host entry points, and Vulkan beside another device").
 
 This pass gives each such function ``@F`` a twin ``@F$host`` (IREE names
 its own variants ``@F$async`` the same way) that takes and returns every
