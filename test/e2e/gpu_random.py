@@ -173,9 +173,12 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
     from runtime_shim import load
 
     kit = os.path.abspath(kit)
-    with open(os.path.join(kit, "random.json")) as f:
-        spec = json.load(f)
-    gpu = spec.get("gpu", "cuda")
+    spec_path = os.path.join(kit, "random.json")
+    spec = None
+    if os.path.exists(spec_path):
+        with open(spec_path) as f:
+            spec = json.load(f)
+    gpu = spec.get("gpu", "cuda") if spec else "cuda"
     try:
         rt.get_driver(gpu).create_default_device()
     except Exception as e:
@@ -186,6 +189,10 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
         print(f"gpu_random: error: no {gpu} device here ({why}); nothing was checked "
               "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
         return NO_GPU_STATUS
+    if spec is None:
+        print(f"gpu_random: error: {spec_path} is missing: build the kit first (gpu_random.py build {kit})",
+              file=sys.stderr)
+        return 1
     calls = []  # (label, function, inputs, expected)
     loaded = []
     load_failures = []
