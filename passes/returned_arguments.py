@@ -1,27 +1,30 @@
-"""returned-argument-moves: an argument returned on another device is moved there.
+"""returned-argument-moves: a result made of one device's arguments is moved explicitly.
 
-A public function that returns one of its arguments unchanged (or through
-ops that only change its shape: ``tensor.collapse_shape``, ``expand_shape``,
-``reshape``, ``cast``; or through a call of a function that returns its own
-argument so, which IREE inlines) as a result declared on another device has
-a crossing in its signature and none in its body. IREE 3.13's ABI conversion wraps the
-function in ``hal.tensor.import`` / ``hal.tensor.export`` and folds
-``export(import(%arg))`` to ``%arg`` whatever the two affinities say (a
-chain of reshapes that cancels out folds away first): the function returns
-the caller's buffer as is, and device_b's memory comes back to the caller
-as device_a's result. No stream-level pass can see it: the body is
+A public function that returns one of its arguments unchanged, as a result
+declared on another device, has a crossing in its signature and none in its
+body. IREE 3.13's ABI conversion wraps the function in ``hal.tensor.import``
+/ ``hal.tensor.export`` and folds ``export(import(%arg))`` to ``%arg``
+whatever the two affinities say: the function returns the caller's buffer as
+is, and device_b's memory comes back to the caller as device_a's result. The
+same happens to anything IREE folds to the argument on the way (reshapes
+that cancel out or change no bytes, two transposes, a call of a function
+that returns its argument). No stream-level pass can see it: the body is
 ``util.return %arg0`` by then, and the argument's device may be gone from the
 module altogether. On a discrete GPU the caller then cannot read the
 result ("PERMISSION_DENIED ... requires HOST_VISIBLE").
 
-This pass runs on the program as written, before any of IREE's phases, and
-makes such a crossing a move that IREE keeps: a ``flow.tensor.transfer`` of
-the returned value to the result's declared device, right before the
-return. transfer-insertion then stages it like any other move. Only
-crossings of a staged pair of the memory model are rewritten: where the two
-devices share memory, returning the caller's buffer is right, and IREE's
-output stands unchanged. An argument declared without an affinity is on the
-default device (the first ``--device``; the caller places it there); a
+This pass runs on the program as written, before any of IREE's phases. A
+result declared on device R whose data all comes from arguments on one
+other device S (through any ops of the function, calls included, but no
+explicit move, global or branch) gets that crossing as a move IREE keeps: a
+``flow.tensor.transfer`` of the returned value to R right before the return.
+Whatever IREE then folds, transfer-insertion stages the move like any other.
+IREE computes such a value on S and moves the result anyway (it places work
+with its operands), so a result that IREE does not fold keeps its lowering.
+Only crossings of a staged pair of the memory model are rewritten: where S
+and R share memory, returning the caller's buffer is right, and IREE's
+output stands unchanged. An argument declared without an affinity is on
+the default device (the first ``--device``; the caller places it there); a
 result declared without one has no device to be moved to.
 """
 
@@ -31,17 +34,18 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, flow, tensor
 
 from .diagnostics import MdcError
-from .ir_util import get_attr, single_device, top_level_ops
+from .ir_util import get_attr, single_device, top_level_ops, walk
 from .memory_model import MemoryModel
 from .registry import ModulePass, PassOptions, register
 
 AFFINITY = "iree.abi.affinity"
-# Ops whose result is their first operand's bytes under another shape.
-METADATA_ONLY = ("tensor.cast", "tensor.collapse_shape", "tensor.expand_shape", "tensor.reshape",
-                 "flow.tensor.reshape", "flow.tensor.bitcast")
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
 _CALLS = ("func.call", "util.call")
+# Tensors whose device is their own: an explicit move (the program says
+# where the value goes), a global, anything already lowered.
+_ELSEWHERE = ("flow.tensor.transfer", "util.global.load", "util.global.load.indirect")
+_LOWERED = ("hal.", "stream.")
 
 
 def _declared(function: ir.Operation, attr_name: str) -> list:
@@ -57,40 +61,94 @@ def _declared(function: ir.Operation, attr_name: str) -> list:
     return out
 
 
-def returned_argument(value: ir.Value, entry: ir.Block, functions: dict | None = None,
-                      seen: frozenset = frozenset()) -> int | None:
-    """The index of the entry-block argument whose bytes ``value`` is,
-    through metadata-only ops and calls of ``functions`` (name -> function
-    op) that return one of their own arguments so (IREE inlines them
-    first); None if it is anything else."""
-    while True:
-        owner = value.owner
+def _is_tensor(value: ir.Value) -> bool:
+    return str(value.type).startswith("tensor<")
+
+
+def _inside(op, ancestor: ir.Operation) -> bool:
+    while op is not None:
+        op = op.operation
+        if op == ancestor:
+            return True
+        op = op.parent
+    return False
+
+
+def _data_operands(op: ir.Operation) -> list:
+    """The tensors ``op`` reads: its tensor operands and those its regions
+    use from above (a linalg body, a loop's)."""
+    values = [v for v in op.operands if _is_tensor(v)]
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                for nested in [inner.operation, *walk(inner.operation)]:
+                    for v in nested.operands:
+                        owner = v.owner
+                        where = owner.owner if isinstance(owner, ir.Block) else owner.operation
+                        if _is_tensor(v) and not _inside(where, op):
+                            values.append(v)
+    return values
+
+
+def source_devices(value: ir.Value, entry: ir.Block, homes: list, functions: dict) -> frozenset | None:
+    """The devices whose arguments the data of tensor ``value`` comes from,
+    within its function (``homes``: each argument's device); None when some
+    of it comes from elsewhere: an explicit move, a global, a block argument
+    of a branch or a loop, a function whose body does such a thing."""
+    memo: dict = {}
+    stack = [value]
+    while stack:
+        v = stack[-1]
+        if v in memo:
+            stack.pop()
+            continue
+        owner = v.owner
         if isinstance(owner, ir.Block):
-            return ir.BlockArgument(value).arg_number if owner == entry else None
+            index = ir.BlockArgument(v).arg_number
+            memo[v] = frozenset({homes[index]}) if owner == entry and index < len(homes) and homes[index] \
+                else None
+            stack.pop()
+            continue
         op = owner.operation
-        if op.name in _CALLS and functions:
-            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            inner = _forwarded(functions.get(callee), list(op.results).index(value), functions, seen | {callee}) \
-                if callee not in seen else None
-            if inner is None or inner >= len(op.operands):
-                return None
-            value = op.operands[inner]
-        elif op.name in METADATA_ONLY:
-            value = op.operands[0]
-        else:
-            return None
+        if op.name in _ELSEWHERE or op.name.startswith(_LOWERED) or \
+                (op.name in _CALLS and not _self_contained(functions.get(
+                    ir.FlatSymbolRefAttr(op.attributes["callee"]).value), functions)):
+            memo[v] = None
+            stack.pop()
+            continue
+        inputs = _data_operands(op)
+        pending = [u for u in inputs if u not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        found: frozenset | None = frozenset()
+        for u in inputs:
+            if memo[u] is None:
+                found = None
+                break
+            found |= memo[u]
+        memo[v] = found
+        stack.pop()
+    return memo[value]
 
 
-def _forwarded(function, result: int, functions: dict, seen: frozenset) -> int | None:
-    """The argument of ``function`` (a one-block function) that its result
-    ``result`` is, as returned_argument says; None if none."""
-    if function is None or len(function.regions[0].blocks) != 1:
-        return None
-    block = function.regions[0].blocks[0]
-    terminator = block.operations[len(block.operations) - 1].operation
-    if terminator.name not in _RETURNS or result >= len(terminator.operands):
-        return None
-    return returned_argument(terminator.operands[result], block, functions, seen)
+def _self_contained(function, functions: dict, seen: frozenset = frozenset()) -> bool:
+    """Whether ``function`` (a function op of the module, or None) makes its
+    results of its arguments alone, so a call's results come from its
+    operands: none of its ops is a move, a global, a lowered op, or a call
+    of a function that is not (recursion ends at a function already seen)."""
+    if function is None or not function.regions[0].blocks:
+        return False
+    name = ir.StringAttr(function.attributes["sym_name"]).value
+    if name in seen:
+        return True
+    for op in walk(function):
+        if op.name in _ELSEWHERE or op.name.startswith(_LOWERED):
+            return False
+        if op.name in _CALLS and not _self_contained(
+                functions.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value), functions, seen | {name}):
+            return False
+    return True
 
 
 def _staged(model: MemoryModel, src: str, dst: str) -> bool:
@@ -117,10 +175,10 @@ def _moved(value: ir.Value, target: ir.Attribute) -> ir.Value:
 
 def move_returned_arguments(module, model: MemoryModel, default: str | None) -> list[tuple]:
     """Rewrites every public function of ``module`` (source IR: ``func.func``
-    or ``util.func``) that returns an argument, or a reshape of one, as a
-    result declared on a device that must stage from the argument's device:
-    the returned value is moved to the result's device first. Returns
-    (function, result index, from, to) for each move made."""
+    or ``util.func``) that returns, as a result declared on a device R, a
+    value made of arguments on one device S that must stage to R: the value
+    is moved to R right before the return. Returns (function, result index,
+    S, R) for each move made."""
     moves = []
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
                  for op in top_level_ops(module) if op.name in _FUNCTIONS}
@@ -134,6 +192,8 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
         if not any(results):
             continue
         entry = function.regions[0].blocks[0]
+        homes = [(single_device(arguments[i]) if i < len(arguments) else None) or default
+                 if _is_tensor(a) else None for i, a in enumerate(entry.arguments)]
         name = ir.StringAttr(function.attributes["sym_name"]).value
         for block in function.regions[0].blocks:
             terminator = block.operations[len(block.operations) - 1].operation
@@ -142,12 +202,13 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
             for index, value in enumerate(list(terminator.operands)):
                 target = results[index] if index < len(results) else None
                 dst = single_device(target)
-                argument = returned_argument(value, entry, functions) if dst is not None else None
-                if argument is None or not isinstance(value.type, ir.RankedTensorType):
+                if dst is None or not isinstance(value.type, ir.RankedTensorType):
                     continue
-                src = single_device(arguments[argument]) if argument < len(arguments) else None
-                src = src or default
-                if src is None or src == dst or not _staged(model, src, dst):
+                sources = source_devices(value, entry, homes, functions)
+                if sources is None or len(sources) != 1:
+                    continue
+                (src,) = sources
+                if src == dst or not _staged(model, src, dst):
                     continue
                 with ir.InsertionPoint(terminator), terminator.location:
                     terminator.operands[index] = _moved(value, target)
@@ -157,11 +218,11 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
 
 @register
 class ReturnedArgumentMoves(ModulePass):
-    """Moves an argument returned as a result on another device, before IREE folds it away."""
+    """Moves a result made of another device's arguments there, before IREE can fold the move away."""
 
     name = "returned-argument-moves"
     level = "input"
-    summary = "move an argument returned on another device to that device before IREE's ABI folds the move away"
+    summary = "move a result made of another device's arguments to its device before IREE folds the move away"
 
     def apply(self, module, options: PassOptions) -> None:
         # Before IREE's phases the program names its devices only in
