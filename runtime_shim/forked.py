@@ -21,6 +21,8 @@ def _fork(body: Callable[[], int]) -> int:
         code = 70
         try:
             code = body()
+        except SystemExit as e:  # --help and argparse's own exits keep their status
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         finally:
             try:
                 sys.stdout.flush()
