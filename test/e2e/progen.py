@@ -1638,6 +1638,28 @@ def compile_pair(src: str, work: str, devices: list[str], model: str, staging: s
     return rs, rm, notes
 
 
+VULKAN_COMPILE_STATUS = "stock-vulkan-compile-failed (IREE's Vulkan codegen, stock too)"
+
+
+def _first_error(text: str) -> str:
+    m = re.search(r"error: (.*)", text)
+    return re.sub(r"\d+|/\S+", "_", m.group(1))[:100] if m else ""
+
+
+def _stock_fails_on_vulkan_alone(src: str, work: str, devices: list[str], model: str, rm) -> str:
+    """The stock reproduction of a Vulkan-only compile failure: stock
+    iree-compile with every device on Vulkan (no mdc, no crossing). Its
+    report when it fails with mdc's first error, else ''."""
+    cmd = [tool("iree-compile"), src, *[f"--iree-hal-target-device={d}=vulkan[0]" for d in devices],
+           "--iree-opt-const-eval=false", f"--iree-execution-model={model}", "-o",
+           os.path.join(work, "stock-vulkan.vmfb")]
+    r = _sh(cmd)
+    ours = _first_error(rm.stderr)
+    if r.returncode and ours and _first_error(r.stderr) == ours:
+        return "stock reproduction, every device on Vulkan: " + _failed("stock iree-compile", r)
+    return ""
+
+
 def check_batch(programs: list[Program], work: str, target: str = "local") -> list[Outcome]:
     """Compile `programs` (same devices and model) as one module both ways
     and check every function. A failing batch compile is split to find the
@@ -1660,6 +1682,10 @@ def check_batch(programs: list[Program], work: str, target: str = "local") -> li
                 if rs.returncode:
                     return [Outcome(p, "stock-compile-failed (generator or IREE bug)",
                                     _failed("stock iree-compile", rs) + "\n" + _failed("mdc-compile", rm))]
+                if target == "vulkan":
+                    same = _stock_fails_on_vulkan_alone(src, work, devices, model, rm)
+                    if same:
+                        return [Outcome(p, VULKAN_COMPILE_STATUS, _failed("mdc-compile", rm) + "\n" + same)]
                 return [Outcome(p, status, _failed("mdc-compile", rm))]
             failure = Outcome(p, "stock-compile-failed (generator or IREE bug)", _failed("stock iree-compile", rs))
             o = check_program_runs(p, staged, None, work, len(devices), target=target, stock_failure=failure)

@@ -55,7 +55,8 @@ BATCH = int(os.environ.get("MDC_PROGEN_BATCH", "12"))
 STRICT = os.environ.get("MDC_PROGEN_STRICT") == "1"
 TARGETS = [t for t in os.environ.get("MDC_PROGEN_TARGETS", "local,vulkan").split(",") if t]
 # Not mdc's fault: stock IREE fails too, or disagrees with the reference.
-STOCK_SIDE = ("stock-compile-failed", "stock-run-failed", "stock-vs-numpy-mismatch", "stock-vulkan-narrow")
+STOCK_SIDE = ("stock-compile-failed", "stock-run-failed", "stock-vs-numpy-mismatch", "stock-vulkan-narrow",
+              "stock-vulkan-compile-failed")
 
 PROGRAMS = [progen.generate(SEED, i) for i in range(COUNT)]
 
