@@ -309,16 +309,7 @@ class Function:
             arg.view  # noqa: B018  (raises if released)
             return arg, None
         if value.is_tensor:
-            hal_type = values.element_type(value.type.element)
-            dtype = values.numpy_dtype(hal_type)
-            array = arg if isinstance(arg, np.ndarray) else _as_array(arg, dtype, where)
-            if array.dtype != dtype:
-                raise ShimError(f"{where}: dtype mismatch, expected {dtype} "
-                                f"({value.type.element}), got {array.dtype}")
-            if not value.type.accepts_shape(array.shape):
-                raise ShimError(f"{where}: shape mismatch, got "
-                                f"{'x'.join(map(str, array.shape)) or 'a scalar'}")
-            return array, hal_type
+            return values.checked_tensor(arg, value, where)
         if value.type == "!hal.buffer_view":
             array = np.asarray(arg)
             return array, values.hal_type_for_dtype(array.dtype)
@@ -427,13 +418,6 @@ def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.n
         if p.array.ctypes.data == address and p.array.nbytes >= nbytes:
             return p.array.reshape(-1).view(np.uint8)[:nbytes].view(dtype).reshape(shape)
     return None
-
-
-def _as_array(arg, dtype: np.dtype, where: str) -> np.ndarray:
-    try:
-        return np.asarray(arg, dtype=dtype)
-    except (TypeError, ValueError) as e:
-        raise ShimError(f"{where}: cannot convert {type(arg).__name__} to {dtype}: {e}") from None
 
 
 @atexit.register

@@ -189,15 +189,7 @@ class NativeFunction:
             if not value.is_tensor:
                 out.append((values.check_scalar(arg, value.type, where), value.type))
                 continue
-            hal_type = values.element_type(value.type.element)
-            dtype = values.numpy_dtype(hal_type)
-            array = np.asarray(arg)
-            if array.dtype != dtype:
-                raise ShimError(f"{where}: dtype mismatch, expected {dtype} ({value.type.element}), "
-                                f"got {array.dtype}")
-            if not value.type.accepts_shape(array.shape):
-                raise ShimError(f"{where}: shape mismatch, got {'x'.join(map(str, array.shape)) or 'a scalar'}")
-            out.append((array, hal_type))
+            out.append(values.checked_tensor(arg, value, where))
         return out
 
     def call(self, args: Sequence, *, prepared: bool = False) -> list[tuple[object, object]]:

@@ -171,6 +171,27 @@ def _convert(tokens: list[str], name: str, dtype: np.dtype) -> np.ndarray:
     return values.astype(dtype)
 
 
+def checked_tensor(arg, value, where: str) -> tuple[np.ndarray, int]:
+    """(array, HAL element type) for a tensor argument declared as `value`
+    (a manifest.Value): an ndarray of the declared dtype and a shape the
+    declaration accepts; anything else array-like is converted to that
+    dtype. ShimError names `where` otherwise."""
+    hal_type = element_type(value.type.element)
+    dtype = numpy_dtype(hal_type)
+    if isinstance(arg, np.ndarray):
+        array = arg
+    else:
+        try:
+            array = np.asarray(arg, dtype=dtype)
+        except (TypeError, ValueError) as e:
+            raise ShimError(f"{where}: cannot convert {type(arg).__name__} to {dtype}: {e}") from None
+    if array.dtype != dtype:
+        raise ShimError(f"{where}: dtype mismatch, expected {dtype} ({value.type.element}), got {array.dtype}")
+    if not value.type.accepts_shape(array.shape):
+        raise ShimError(f"{where}: shape mismatch, got {'x'.join(map(str, array.shape)) or 'a scalar'}")
+    return array, hal_type
+
+
 # ---------------------------------------------------------------------------
 # Scalars (VM i32/i64/f32/f64 values; `index` is i64, i1/i8/i16 travel as i32)
 
