@@ -84,6 +84,7 @@ def lookup(name: str) -> type[ModulePass] | None:
 
 def _load_builtin_passes() -> None:
     # Importing a pass module registers it; the order here is the run order.
+    from . import recursive_calls  # noqa: F401
     from . import returned_arguments  # noqa: F401
     from . import host_entry_points  # noqa: F401
     from . import executable_per_target  # noqa: F401
