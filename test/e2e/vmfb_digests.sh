@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The proof that a refactoring changed no output: builds every gpu_kit case
+# and one full seed of random programs (both execution models, cuda and
+# vulkan beside a local CPU) and prints the sha256 of every .vmfb, one line
+# each, sorted. Run it before and after a change and diff the two lists:
+#     bash test/e2e/vmfb_digests.sh /tmp/before > before.txt
+#     ... change ...
+#     bash test/e2e/vmfb_digests.sh /tmp/after > after.txt && diff before.txt after.txt
+# SEED and COUNT pick the random programs (default 20261213, 160).
+set -euo pipefail
+out=${1:?usage: vmfb_digests.sh OUT_DIR}
+seed=${SEED:-20261213}
+count=${COUNT:-160}
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$out" && mkdir -p "$out"
+python "$here/gpu_kit.py" build "$out/kit" >"$out/kit.log" 2>&1
+python "$here/gpu_random.py" build "$out/random_cuda" --seed "$seed" --count "$count" >"$out/random_cuda.log" 2>&1
+python "$here/gpu_random.py" build "$out/random_vulkan" --seed "$seed" --count "$((count / 4))" --gpu vulkan \
+    >"$out/random_vulkan.log" 2>&1
+cd "$out" && find . -name '*.vmfb' -print0 | sort -z | xargs -0 sha256sum
