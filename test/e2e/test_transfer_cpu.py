@@ -47,6 +47,8 @@ CASES = [
      ["--input=4xf32=1.5,-2,3,4", "--input=2x3xi32=[1 -2 3][4 5 -6]"], AB, []),
     ("argument_returned_on_b", f"{PROGRAMS}/argument_returned_to_b.mlir",
      ["--input=3xi64=7,-8,9", "--input=2x2xf16=[0.5 -1][2 3]"], AB, []),
+    ("computed_result_folded", f"{PROGRAMS}/computed_result_folded.mlir",
+     ["--input=2x5xi32=[1 -2 3 -4 5][-2147483648 7 2147483647 0 -9]", "--input=6xf32=1.5,-2,0,-0,3.25,1e30"], AB, []),
     ("cond_br_taken", f"{PROGRAMS}/cond_br_merge.mlir", ["--input=6xi32=1,2,3,4,5,-6", "--input=1"], AB, []),
     ("cond_br_not_taken", f"{PROGRAMS}/cond_br_merge.mlir", ["--input=6xi32=1,2,3,4,5,-6", "--input=0"], AB, []),
     ("while_condition_moved", f"{PROGRAMS}/while_condition_moved.mlir", ["--input=3xf32=100,2,3", "--input=5"], AB, []),
