@@ -1,0 +1,239 @@
+"""The staging lowerings side by side on a real GPU: build here, run there.
+
+    python test/e2e/gpu_staging_ab.py build KIT   # here: compiler, stock IREE for the references
+    python test/e2e/gpu_staging_ab.py run KIT     # there: runtime only; one table
+
+Each program of ``programs/staging_ab/`` (and the random programs named in
+``RANDOM``) is compiled by mdc-compile for device_a = local[0],
+device_b = cuda[0], device_c = local[1], once per staging variant
+(``--staging=emplace`` and ``copy``, each with and without
+``--pinned-arguments``) and execution model. ``run`` calls each function
+three times with the runtime shim on each CPU driver set (the third device
+on local-sync or on local-task), each call under a watchdog, and compares
+every result with the reference. A cell of the table says ``ok`` or what
+went wrong; a lowering that is wrong where another is right is the finding.
+
+The references come from stock IREE on all-local devices (one local-task
+device per declared device) on the build machine; the random programs
+bring progen's numpy reference. Inputs are seeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, ROOT)
+
+PROGRAMS = os.path.join(HERE, "programs", "staging_ab")
+RANDOM = [(20261201, 247)]  # (seed, index): random programs wrong under one lowering on the H200
+VARIANTS = {
+    "emplace": ["--staging=emplace"],
+    "emplace+pinned": ["--staging=emplace", "--pinned-arguments"],
+    "copy": ["--staging=copy"],
+    "copy+pinned": ["--staging=copy", "--pinned-arguments"],
+}
+MODELS = ["async-internal", "async-external"]
+DEVICES = ["--device=a=local[0]", "--device=b=cuda[0]", "--device=c=local[1]"]
+# --cpu-only: the same kit for a machine without a GPU (device_b a third CPU,
+# every pair staged as towards a GPU), to check the script itself.
+CPU_ONLY_DEVICES = ["--device=a=local[0]", "--device=b=local[1]", "--device=c=local[2]",
+                    "--link=a:b=staged", "--link=b:c=staged", "--link=a:c=staged"]
+RUNTIMES = {"task,cuda,sync": ["local-task", "cuda", "local-sync"],
+            "task,cuda,task": ["local-task", "cuda", "local-task"]}
+CALLS = 3
+_ARG = re.compile(r"%\w+: tensor<([0-9x]+)x(i32|f32)>")
+
+
+def _inputs_for(text: str, seed: int) -> list[np.ndarray]:
+    """Seeded inputs for a hand-written program (static i32/f32 tensors only)."""
+    start = text.index("func.func public")
+    header = text[start:text.index("->", start)]
+    rng = np.random.default_rng(seed)
+    out = []
+    for dims, dtype in _ARG.findall(header):
+        shape = [int(d) for d in dims.split("x")]
+        if dtype == "i32":
+            out.append(rng.integers(-50, 50, size=shape, dtype=np.int32))
+        else:
+            out.append(rng.standard_normal(shape).astype(np.float32))
+    return out
+
+
+def _stock_reference(src: str, function: str, inputs, work: str) -> list[np.ndarray]:
+    """The function's results from stock IREE, every device a local-task CPU
+    (stock iree-compile and iree-run-module)."""
+    vmfb = os.path.join(work, "stock.vmfb")
+    subprocess.run(["iree-compile", src, *[f"--iree-hal-target-device=device_{n}=local[{i}]" for i, n in enumerate("abc")],
+                    "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
+                    "-o", vmfb], check=True, capture_output=True, text=True)
+    args = []
+    for k, x in enumerate(inputs):
+        np.save(os.path.join(work, f"stock.in{k}.npy"), x)
+        args.append(f"--input=@{os.path.join(work, f'stock.in{k}.npy')}")
+    text = open(src).read()
+    header = text[text.index(f"@{function}("):]
+    count = header[header.index("->"):header.index("{\n", header.index("->"))].count("tensor<")
+    outs = [os.path.join(work, f"stock.out{k}.npy") for k in range(count)]
+    subprocess.run(["iree-run-module", f"--module={vmfb}", f"--function={function}", *["--device=local-task"] * 3,
+                    *args, *[f"--output=@{o}" for o in outs]], check=True, capture_output=True, text=True)
+    return [np.load(o) for o in outs]
+
+
+def _programs(kit: str):
+    """(name, source path, function, inputs, references, bounds or None)."""
+    import progen
+
+    for path in sorted(glob.glob(os.path.join(PROGRAMS, "*.mlir"))):
+        text = open(path).read()
+        function = re.search(r"func\.func public @([\w$]+)", text).group(1)
+        inputs = _inputs_for(text, seed=len(function))
+        yield function, path, function, inputs, _stock_reference(path, function, inputs, kit), None
+    for seed, index in RANDOM:
+        prog = progen.generate(seed, index)
+        src = os.path.join(kit, f"{prog.name}.mlir")
+        with open(src, "w") as f:
+            f.write(progen.module_text([prog]))
+        inputs = [x if isinstance(x, np.ndarray) else int(x) for x in prog.inputs()]
+        refs = prog.reference()
+        yield (f"{prog.name} (seed {seed})", src, prog.name, inputs, [r for r, _ in refs],
+               [(b, v.dtype) for (_, b), (v, _) in zip(refs, prog.results)])
+
+
+def build(kit: str, cpu_only: bool = False) -> int:
+    kit = os.path.abspath(kit)
+    os.makedirs(kit, exist_ok=True)
+    cases, failed = [], 0
+    for n, (name, src, function, inputs, refs, bounds) in enumerate(_programs(kit)):
+        case = {"name": name, "function": function, "inputs": [], "refs": [], "bounds": [], "modules": {}}
+        for k, x in enumerate(inputs):
+            if isinstance(x, np.ndarray):
+                np.save(os.path.join(kit, f"c{n}.in{k}.npy"), x)
+                case["inputs"].append(f"c{n}.in{k}.npy")
+            else:
+                case["inputs"].append(x)
+        for k, r in enumerate(refs):
+            np.save(os.path.join(kit, f"c{n}.ref{k}.npy"), np.asarray(r))
+            case["refs"].append(f"c{n}.ref{k}.npy")
+            if bounds:
+                np.save(os.path.join(kit, f"c{n}.bound{k}.npy"), bounds[k][0])
+                case["bounds"].append([f"c{n}.bound{k}.npy", bounds[k][1]])
+        for model in MODELS:
+            for variant, flags in VARIANTS.items():
+                out = f"c{n}.{model}.{variant}.vmfb"
+                r = subprocess.run(["mdc-compile", src, *(CPU_ONLY_DEVICES if cpu_only else DEVICES), "--iree-llvmcpu-target-cpu=generic",
+                                    "--iree-cuda-target=sm_80", "--iree-opt-const-eval=false",
+                                    f"--iree-execution-model={model}", *flags, "-o", os.path.join(kit, out)],
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    failed += 1
+                    case["modules"][f"{model} {variant}"] = {"error": r.stderr.strip().splitlines()[0][:120]}
+                else:
+                    case["modules"][f"{model} {variant}"] = {"vmfb": out}
+        cases.append(case)
+    with open(os.path.join(kit, "staging_ab.json"), "w") as f:
+        json.dump({"cases": cases, "gpu": "local-task" if cpu_only else "cuda"}, f, indent=1)
+    print(f"{len(cases)} programs x {len(MODELS) * len(VARIANTS)} builds; {failed} failed to compile")
+    return 1 if failed else 0
+
+
+def _compare(got, case, kit) -> str | None:
+    from progen import compare_reference
+
+    refs = [np.load(os.path.join(kit, r)) for r in case["refs"]]
+    if len(got) != len(refs):
+        return f"{len(got)} results, {len(refs)} references"
+    for k, (g, ref) in enumerate(zip(got, refs)):
+        g = np.asarray(g)
+        if case["bounds"]:
+            bound, dtype = case["bounds"][k]
+            why = compare_reference(g, ref, np.load(os.path.join(kit, bound)), dtype)
+        elif g.shape != ref.shape or not np.array_equal(g, ref):
+            bad = np.argwhere(g != ref) if g.shape == ref.shape else None
+            where = f"; first at {tuple(bad[0])}: got {g[tuple(bad[0])]}, reference {ref[tuple(bad[0])]}" \
+                if bad is not None and len(bad) else ""
+            why = f"{0 if bad is None else len(bad)} of {ref.size} elements differ{where}"
+        else:
+            why = None
+        if why:
+            return f"result {k}: {why}"
+    return None
+
+
+def run(kit: str, call_timeout: float) -> int:
+    kit = os.path.abspath(kit)
+    with open(os.path.join(kit, "staging_ab.json")) as f:
+        spec = json.load(f)
+    cases = spec["cases"]
+    rows, bad = [], 0
+    for case in cases:
+        inputs = [np.load(os.path.join(kit, x)) if isinstance(x, str) else x for x in case["inputs"]]
+        for build_name, m in case["modules"].items():
+            for runtime, devices in RUNTIMES.items():
+                if "error" in m:
+                    cell = f"compile failed: {m['error']}"
+                else:
+                    devices = [spec.get("gpu", "cuda") if d == "cuda" else d for d in devices]
+                    cell = _calls(os.path.join(kit, m["vmfb"]), devices, case, inputs, kit, call_timeout)
+                bad += cell != "ok"
+                rows.append((case["name"], build_name, runtime, cell))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'program':<{width}}  {'model / staging':<31}  {'runtime':<15}  result")
+    for name, build_name, runtime, cell in rows:
+        print(f"{name:<{width}}  {build_name:<31}  {runtime:<15}  {cell}")
+    print(f"{len(rows) - bad} of {len(rows)} ok")
+    return 1 if bad else 0
+
+
+def _calls(vmfb, devices, case, inputs, kit, call_timeout) -> str:
+    from runtime_shim import load
+
+    try:
+        module = load(vmfb, devices, timeout_s=call_timeout)
+    except Exception as e:
+        return f"load failed: {str(e).splitlines()[0][:100]}"
+    try:
+        fn = module.function(case["function"])
+        for call in range(CALLS):
+            faulthandler.dump_traceback_later(call_timeout, exit=True)
+            try:
+                out = fn(*inputs)
+            except Exception as e:
+                return f"call {call + 1} failed: {str(e).splitlines()[-1][:100]}"
+            finally:
+                faulthandler.cancel_dump_traceback_later()
+            got = list(out) if isinstance(out, tuple) else [out]
+            why = _compare(got, case, kit)
+            if why:
+                return f"call {call + 1}: {why}"
+        return "ok"
+    finally:
+        module.close()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("kit")
+    b.add_argument("--cpu-only", action="store_true", help="device_b a CPU too, every pair staged (no GPU needed)")
+    r = sub.add_parser("run")
+    r.add_argument("kit")
+    r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
+    a = p.parse_args()
+    return build(a.kit, a.cpu_only) if a.cmd == "build" else run(a.kit, a.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
