@@ -17,6 +17,10 @@ config.environment["PATH"] = path
 for var in ("HOME", "TMPDIR", "LANG", "LC_ALL"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# The tools import mdc from this checkout, whatever the venv was installed
+# from (a second worktree's lit otherwise tests the first one's code).
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    [os.path.dirname(os.path.abspath(__file__))] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
 
 
 def tool(name):
