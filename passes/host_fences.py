@@ -5,7 +5,7 @@ a signal fence from its caller. IREE imports the wait fence as a timepoint
 on the argument's device, and chains the result's timepoint into the signal
 fence on the result's device. Both are queue operations on the caller's
 fence, and that fence may come from another driver's device: a CUDA queue
-told to wait on a local-task semaphore never runs (DESIGN.md section 2).
+told to wait on a local-task semaphore never runs (docs/DESIGN.md section 2).
 
 In a module with a staged device pair this pass moves both onto the host:
 

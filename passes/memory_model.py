@@ -9,7 +9,7 @@ the user's ``--link`` overrides. For every ordered pair it answers one
   driver: ``shared``. IREE already handles these pairs correctly.
 * ``local`` with any other driver (cuda, hip, vulkan, ...): ``staged``. The
   discrete side owns the staging memory (its allocator hands out pinned host
-  memory that both sides can use; DESIGN.md section 2).
+  memory that both sides can use; docs/DESIGN.md section 2).
 * two GPUs of different drivers: ``staged`` twice, through a local device
   the program declares (``via``). Without one this is an error.
 * ``--link=X:Y=staged`` forces staging in both directions with Y as owner;

@@ -3,7 +3,7 @@ each consumer runs.
 
 Right after IREE's ``iree-stream-tensor-transformation-pipeline`` most ops
 carry an affinity (``on(#hal.device.affinity<@d>)``), but not all
-(DESIGN.md section 3): a dispatch fed by arguments imported on different
+(docs/DESIGN.md section 3): a dispatch fed by arguments imported on different
 devices has none yet, and its operands arrive through transfers with no
 target. IREE places such ops later, with an analysis Python cannot reach, so
 mdc decides first and writes the decision into the IR.

@@ -7,7 +7,7 @@ through the exported C symbols and nowhere else:
 * diagnostics as data rather than text on the console;
 * a check that the invocation really succeeded (a failed mixed-device
   compile can return True from ``execute()`` and fail only when the vmfb is
-  written; DESIGN.md section 5).
+  written; docs/DESIGN.md section 6).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ two steps that only ever use that device's own allocator and queue: numpy ->
 a pinned (host-local, device-visible) buffer, then a queue copy into
 device-local memory; results come back the reverse way. A GPU queue is never
 handed a buffer from another driver's allocator (undefined behaviour on CUDA,
-see DESIGN.md section 2).
+see docs/DESIGN.md section 2).
 """
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ def _cases(rng):
               runtime=["local-task", "cuda", "local-sync"]),
         _case("global_call", "globals_call.mlir", "apply", [f32(4)]),
         # Arguments or results on the GPU: stock iree-run-module cannot place
-        # them (DESIGN.md section 2), so these go through the runtime shim.
+        # them (docs/DESIGN.md section 2), so these go through the runtime shim.
         _case("arg_on_gpu", "two_args.mlir", "add_across", [f32(2, 3), f32(2, 3)], runner="shim"),
         _case("result_on_gpu", "result_on_b.mlir", "square_to_b",
               [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="shim"),
