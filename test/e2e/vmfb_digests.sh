@@ -4,6 +4,7 @@
 # vulkan beside a local CPU) and prints the sha256 of every .vmfb, one line
 # each, sorted. Run it before and after a change and diff the two lists:
 #     bash test/e2e/vmfb_digests.sh /tmp/before > before.txt
+# (python test/e2e/vmfb_digests.py DIR re-hashes a finished build.)
 #     ... change ...
 #     bash test/e2e/vmfb_digests.sh /tmp/after > after.txt && diff before.txt after.txt
 # SEED and COUNT pick the random programs (default 20261213, 160).
@@ -17,4 +18,6 @@ python "$here/gpu_kit.py" build "$out/kit" >"$out/kit.log" 2>&1
 python "$here/gpu_random.py" build "$out/random_cuda" --seed "$seed" --count "$count" >"$out/random_cuda.log" 2>&1
 python "$here/gpu_random.py" build "$out/random_vulkan" --seed "$seed" --count "$((count / 4))" --gpu vulkan \
     >"$out/random_vulkan.log" 2>&1
-cd "$out" && find . -name '*.vmfb' -print0 | sort -z | xargs -0 sha256sum
+# A random program's vmfb holds its source path (locations): hash each with
+# OUT_DIR's path replaced, so two builds in different folders compare.
+python "$here/vmfb_digests.py" "$out"
