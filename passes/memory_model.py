@@ -21,12 +21,12 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from contract.manifest import LOCAL, kind_uses_host_memory
+
 from .diagnostics import MdcError
 
 _TARGET_DRIVER = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"')
 _ORDINAL = re.compile(r"ordinal\s*=\s*(\d+)")
-
-LOCAL = "local"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Device:
 
     @property
     def is_local(self) -> bool:
-        return self.driver == LOCAL
+        return kind_uses_host_memory(self.driver)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,9 +16,9 @@ import tempfile
 from passes import host_entry_points, registry
 from passes.diagnostics import MdcError, format_location
 from passes.ir_util import top_level_ops
-from passes.memory_model import Device, MemoryModel
+from passes.memory_model import Device
 
-from . import manifest, options, report, stages
+from . import options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
 
 _COMPILE_HELP = """\
@@ -253,7 +253,7 @@ def _survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
     would kill mdc with no message; here the parent reports it. Outputs are
     written atomically by the child, so a crash leaves none behind.
     """
-    from runtime_shim.forked import run_forked_captured
+    from contract.forked import run_forked_captured
 
     code, crash, returned, stderr = run_forked_captured(body)
     if crash or returned:
@@ -336,17 +336,8 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     ctx = stages.PipelineContext(registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, host_entry_points=twins,
-        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops)
-    if not args.no_manifest:
-        from passes.transfer_insertion import pinned_arguments_of
-
-        def add_manifest(module):
-            pinned = pinned_arguments_of(module)
-            twin_of = dict(ctx.pass_options.host_entry_point_names)
-            manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides),
-                                                           pinned, twin_of, twins.host if twins else None))
-
-        ctx.after_level["stream"] = [add_manifest]
+        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops,
+        manifest_devices=None if args.no_manifest else devices)
     if args.dump_stages:
         try:
             os.makedirs(args.dump_stages, exist_ok=True)
@@ -370,7 +361,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         else:
             _write_atomically(args.output, text.encode())
     else:
-        _write_atomically(args.output, result if args.no_manifest else manifest.seal(result))
+        _write_atomically(args.output, result)
     return 0
 
 
