@@ -16,7 +16,7 @@ import tempfile
 from passes import host_entry_points, registry
 from passes.diagnostics import MdcError, format_location
 from passes.ir_util import top_level_ops
-from passes.memory_model import Device
+from passes.module_facts import Device, defined_devices, referenced_devices
 
 from . import options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
@@ -118,38 +118,6 @@ def _write_atomically(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def _referenced_devices(module) -> dict[str, object]:
-    from passes.ir_util import walk
-
-    found: dict[str, object] = {}
-    pattern = re.compile(r"#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)")
-    for op in walk(module):
-        attrs = op.attributes
-        for i in range(len(attrs)):
-            for name in pattern.findall(str(attrs[i].attr)):
-                found.setdefault(name, op.location)
-    return found
-
-
-_DEFINED_DEVICE = re.compile(r'^#hal\.device\.(?:target|alias)<"([A-Za-z0-9_-]+)"(\[\d+\])?(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
-
-
-def _defined_devices(module) -> dict[str, tuple[str, int | None, object]]:
-    """The devices the program defines itself (a top-level ``util.global`` of
-    type ``!hal.device`` initialised to one ``#hal.device.target`` or
-    ``#hal.device.alias``): {symbol: (kind, ordinal or None, location)}."""
-    found = {}
-    for op in top_level_ops(module):
-        attrs = op.attributes
-        if op.name != "util.global" or "initial_value" not in attrs or str(attrs["type"]) != "!hal.device":
-            continue
-        m = _DEFINED_DEVICE.match(str(attrs["initial_value"]))
-        if m:
-            ordinal = m.group(2)[1:-1] if m.group(2) else m.group(3)
-            found[attrs["sym_name"].value] = (m.group(1), None if ordinal is None else int(ordinal), op.location)
-    return found
 
 
 def _check_defined_devices(devices, flags: list[str], defined: dict) -> None:
@@ -295,7 +263,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if args.print_iree_flags:
         # Names resolve against the program, so read it when it is there.
         if os.path.exists(args.input):
-            devices, _ = options.resolve_names(devices, _referenced_devices(Compiler([]).parse_file(args.input)))
+            devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(args.input)))
         print("\n".join(options.iree_flags(devices, iree_passthrough)))
         return 0
     _check_input(args.input)
@@ -310,9 +278,9 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     # Device names resolve against the program, so read it first with a
     # flag-free session; the real session gets exactly --print-iree-flags.
     program = Compiler([]).parse_file(args.input)
-    referenced = _referenced_devices(program)
+    referenced = referenced_devices(program)
     devices, warnings = options.resolve_names(devices, referenced)
-    _check_defined_devices(devices, args.device, _defined_devices(program))
+    _check_defined_devices(devices, args.device, defined_devices(program))
     given = {d.name for d in devices}
     for name, loc in referenced.items():
         if name not in given:
@@ -489,8 +457,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
-    from passes.device_isolation_verifier import hal_devices
-    from passes.memory_model import Device, declared_devices
+    from passes.module_facts import declared_devices, hal_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
@@ -505,7 +472,7 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     # their initializers say what they are.
     devices = dict(declared_devices(module) or hal_devices(module))
     # What the module declares stands; --device adds the devices it does not.
-    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], _referenced_devices(module))
+    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], referenced_devices(module))
     for d in given:
         devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
     links = [options.parse_link(l) for l in link_flags]
