@@ -64,6 +64,11 @@ def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPo
     return HostEntryPointOptions(host, staged) if staged else None
 
 
+def options_from(options: PassOptions) -> HostEntryPointOptions | None:
+    """options_for the devices and --link overrides the pass options hold."""
+    return options_for(list(options.devices.values()), options.links)
+
+
 def twin_name(function: str) -> str:
     return function + TWIN_SUFFIX
 

@@ -261,11 +261,27 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if not devices:
         raise MdcError("no --device given; e.g. --device=a=local[0]")
     if args.print_iree_flags:
-        # Names resolve against the program, so read it when it is there.
-        if os.path.exists(args.input):
-            devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(args.input)))
-        print("\n".join(options.iree_flags(devices, iree_passthrough)))
-        return 0
+        return _print_iree_flags(args.input, devices, iree_passthrough)
+    _check_outputs(args)
+    devices, hops = _resolve_devices(args.input, devices, args.device)
+    link_overrides = options.resolve_link_names(links, devices)
+    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+    ctx = _pipeline_context(args, devices, link_overrides, hops)
+    result = stages.run(compiler, args.input, ctx, args.compile_to)
+    _write_outputs(args, ctx, devices, result)
+    return 0
+
+
+def _print_iree_flags(path: str, devices, iree_passthrough: list[str]) -> int:
+    # Names resolve against the program, so read it when it is there.
+    if os.path.exists(path):
+        devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(path)))
+    print("\n".join(options.iree_flags(devices, iree_passthrough)))
+    return 0
+
+
+def _check_outputs(args) -> None:
+    """The input exists and the output flags make sense, before any work."""
     _check_input(args.input)
     for flag, path, endings in (("--report", args.report, (".json", ".md")), ("--graph", args.graph, (".svg", ".dot"))):
         if path and not path.endswith(endings):
@@ -275,12 +291,18 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if args.output == "-" and not args.compile_to:
         raise MdcError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
 
+
+def _resolve_devices(path: str, devices, flags: list[str]):
+    """The --device names resolved against the program, checked against the
+    devices it defines and names; returns them and the devices it never
+    names that must still reach mdc's passes (see options.staging_hops).
+    Warns of --device flags the program has no use for."""
     # Device names resolve against the program, so read it first with a
     # flag-free session; the real session gets exactly --print-iree-flags.
-    program = Compiler([]).parse_file(args.input)
+    program = Compiler([]).parse_file(path)
     referenced = referenced_devices(program)
     devices, warnings = options.resolve_names(devices, referenced)
-    _check_defined_devices(devices, args.device, defined_devices(program))
+    _check_defined_devices(devices, flags, defined_devices(program))
     given = {d.name for d in devices}
     for name, loc in referenced.items():
         if name not in given:
@@ -293,44 +315,52 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     for w in warnings:
         if not any(f"device '{h}'" in w for h in hops):
             print(f"mdc-compile: warning: {w}", file=sys.stderr)
-    link_overrides = options.resolve_link_names(links, devices)
-    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+    return devices, hops
 
+
+def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]) -> stages.PipelineContext:
+    """What the stages need from the command line: the pass options, the
+    manifest's devices, the stage dumps."""
     if args.pinned_arguments and args.no_manifest:
         raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
-    twins = None if args.no_host_entry_points else host_entry_points.options_for(
-        [Device(d.name, d.kind, d.ordinal) for d in devices], link_overrides)
-    ctx = stages.PipelineContext(registry.PassOptions(
+    pass_options = registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, host_entry_points=twins,
-        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops,
-        manifest_devices=None if args.no_manifest else devices)
+        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices})
+    if not args.no_host_entry_points:
+        pass_options.host_entry_points = host_entry_points.options_from(pass_options)
+    ctx = stages.PipelineContext(pass_options, keep_devices=hops,
+                                 manifest_devices=None if args.no_manifest else devices)
     if args.dump_stages:
-        try:
-            os.makedirs(args.dump_stages, exist_ok=True)
-        except OSError as e:
-            raise MdcError(f"--dump-stages={args.dump_stages}: cannot create the directory: {e.strerror}") from None
+        ctx.dump = _stage_dumper(args.dump_stages)
+    return ctx
 
-        def dump(stage_name, module):
-            path = os.path.join(args.dump_stages, f"{stage_name}.mlir")
-            _write_atomically(path, module_text(module).encode())
 
-        ctx.dump = dump
+def _stage_dumper(directory: str):
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise MdcError(f"--dump-stages={directory}: cannot create the directory: {e.strerror}") from None
 
-    result = stages.run(compiler, args.input, ctx, args.compile_to)
+    def dump(stage_name, module):
+        _write_atomically(os.path.join(directory, f"{stage_name}.mlir"), module_text(module).encode())
+
+    return dump
+
+
+def _write_outputs(args, ctx: stages.PipelineContext, devices, result) -> None:
+    """The report and graph (when the run reached mdc's passes), then the IR
+    or the vmfb."""
+    reached_mdc = not args.compile_to or stages.STAGE_NAMES.index(args.compile_to) >= stages.STAGE_NAMES.index("mdc")
     for path in filter(None, (args.report, args.graph)):
-        if "mdc" in stages.STAGE_NAMES[: stages.STAGE_NAMES.index(args.compile_to) + 1] if args.compile_to else True:
+        if reached_mdc:
             _write_atomically(path, report.render(path, ctx.pass_options.notes, devices, args.input))
-    if args.compile_to:
-        text = module_text(result)
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            _write_atomically(args.output, text.encode())
-    else:
+    if not args.compile_to:
         _write_atomically(args.output, result)
-    return 0
+    elif args.output == "-":
+        sys.stdout.write(module_text(result))
+    else:
+        _write_atomically(args.output, module_text(result).encode())
 
 
 def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
@@ -480,8 +510,8 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     link_overrides = options.resolve_link_names(links, known)
     pass_options = registry.PassOptions(links=link_overrides, staging=staging,
                                         staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
-                                        devices=devices, host_entry_points=host_entry_points.options_for(
-                                            list(devices.values()), link_overrides))
+                                        devices=devices)
+    pass_options.host_entry_points = host_entry_points.options_from(pass_options)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)
