@@ -12,8 +12,8 @@
 Each stage takes the module the previous one produced; ``--compile-to``
 stops after any of them. The mdc stage ends by writing the device manifest
 into the module (unless the context asks for none), and a vmfb written with
-a manifest is sealed (pipeline/manifest.py). Running IREE to its input phase and on from there
-gives the same module as one run to flow. The stream-tensor and stream
+a manifest is sealed (pipeline/manifest.py). Running IREE to its input phase
+and on from there gives the same module as one run to flow. The stream-tensor and stream
 stages together are exactly what IREE's
 ``iree-stream-transformation-pipeline`` runs at the stream phase, so with
 no pass changing the IR the vmfb is byte-identical to ``iree-compile``'s.
