@@ -27,7 +27,8 @@ memory model (memory_model.py, with the ``--link`` overrides) it checks:
 
 How: device globals are recognised by their initializer (IREE's device
 query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
-message; or a ``#hal.device.target`` initial value). A may-analysis then
+message; or a ``#hal.device.target`` initial value; module_facts.py reads
+both). A may-analysis then
 follows where each device, allocator, command buffer, buffer and fence value
 can come from, through ``hal.buffer_view.buffer``/``create``,
 ``hal.buffer.subspan``, ``arith.select``, branches to block arguments
@@ -44,20 +45,21 @@ unknown is never an error.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from iree.compiler import ir
 from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
 from iree.compiler.dialects import hal as _hal  # noqa: F401
 
 from .diagnostics import MdcError, format_location
-from .ir_util import declared_argument_devices, declared_result_devices, top_level_ops, walk
-from .memory_model import LOCAL, Device, MemoryModel, declared_devices
+from contract.manifest import LOCAL
+
+from .ir_util import top_level_ops, walk
+from .memory_model import MemoryModel
+from .module_facts import (SYMBOL, declared_argument_devices, declared_result_devices, device_formats,
+                           executable_formats, hal_devices)
 from .registry import ModulePass, PassOptions, register
 from .transfer_insertion import pinned_arguments_of
 
-_TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
-_SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")
 
 CALLER = "<caller>"  # fence origin: a fence the caller passed in
 _HOST_VISIBLE_BIT = 1 << 1  # IREE_HAL_MEMORY_TYPE_HOST_VISIBLE
@@ -67,53 +69,6 @@ _EMPTY: frozenset = frozenset()
 # ("buf", device, host_visible: bool | None, loc, op index) for buffers and
 # buffer views, ("fence", device or CALLER, loc, op index) for fences. A
 # value's facts are every origin it may have; no facts means unknown.
-
-
-def hal_devices(module) -> dict[str, Device]:
-    """The module's devices by global symbol, at any level.
-
-    Before the HAL phase a device global carries a ``#hal.device.target``
-    initial value; at the HAL phase it is stored by an initializer that
-    queries ``hal.device.id`` and names the target in its error message."""
-    devices = declared_devices(module)
-    found: dict[str, Device] = {}
-    top = top_level_ops(module)
-    candidates = {}
-    for op in top:
-        if op.name == "util.global" and str(op.attributes["type"]) == "!hal.device":
-            candidates[op.attributes["sym_name"].value] = op
-    for op in top:
-        if op.name != "util.initializer":
-            continue
-        stored, drivers, ordinals = [], [], []
-        for inner in walk(op):
-            name = inner.name
-            if name == "util.global.store":
-                stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
-            elif name == "util.status.check_ok" and "message" in inner.attributes:
-                for driver, ordinal in _TARGET.findall(inner.attributes["message"].value):
-                    drivers.append(driver)
-                    if ordinal:
-                        ordinals.append(int(ordinal))
-            elif name == "hal.device.query" and str(inner.attributes["category"]) == '"hal.device.id"':
-                drivers.append(inner.attributes["key"].value.rstrip("*"))
-        drivers = sorted(set(drivers))
-        if len(drivers) != 1:
-            continue  # no device, or a fallback over several drivers: unknown
-        for name in stored:
-            if name in candidates and name not in devices:
-                found[name] = Device(name, drivers[0], ordinals[0] if ordinals else 0,
-                                     candidates[name].location)
-    # Keep declaration order: the model picks the first local device as host.
-    ordered = {}
-    for name in candidates:
-        if name in devices:
-            ordered[name] = devices[name]
-        elif name in found:
-            ordered[name] = found[name]
-    for name, d in devices.items():
-        ordered.setdefault(name, d)
-    return ordered
 
 
 @dataclasses.dataclass
@@ -402,7 +357,7 @@ class _Verifier:
                 devs = [f[1] for v in op.opview.devices for f in state.get(v, _EMPTY) if f[0] == "dev"]
                 self._check_shared(index, op, devs, "hal.allocator.select")
             elif name == "hal.allocator.resolve_memory_properties":
-                devs = _SYMBOL.findall(str(op.attributes["affinity"])) if "affinity" in op.attributes else []
+                devs = SYMBOL.findall(str(op.attributes["affinity"])) if "affinity" in op.attributes else []
                 self._check_shared(index, op, devs, "hal.allocator.resolve_memory_properties")
             elif name == "util.call":
                 callee = self.functions.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
@@ -647,38 +602,6 @@ def _has_host_visible_attr(op) -> bool:
     return _has_bit(op, "memory_types", _HOST_VISIBLE_BIT)
 
 
-_EXECUTABLE_TARGET = re.compile(r'#hal\.executable\.target<"[^"]*",\s*"([^"]+)"')
-
-
-def device_formats(module) -> dict[str, set]:
-    """The executable formats each device global can run, at any level:
-    from its ``#hal.device.target`` initial value, or at the HAL phase from
-    the target its initializer names in its error message."""
-    formats: dict[str, set] = {}
-    top = top_level_ops(module)
-    for op in top:
-        if op.name == "util.global" and str(op.attributes["type"]) == "!hal.device" \
-                and "initial_value" in op.attributes:
-            found = _EXECUTABLE_TARGET.findall(str(op.attributes["initial_value"]))
-            if found:
-                formats[op.attributes["sym_name"].value] = set(found)
-    for op in top:
-        if op.name != "util.initializer":
-            continue
-        stored, found = [], set()
-        for inner in walk(op):
-            if inner.name == "util.global.store":
-                stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
-            elif inner.name == "util.status.check_ok" and "message" in inner.attributes:
-                message = inner.attributes["message"].value
-                if "#hal.device.target<" in message:
-                    found |= set(_EXECUTABLE_TARGET.findall(message))
-        if found:
-            for name in stored:
-                formats.setdefault(name, found)
-    return formats
-
-
 def _variant_formats(module) -> dict[tuple, str]:
     """(executable, variant) -> the variant's executable format."""
     out = {}
@@ -691,7 +614,7 @@ def _variant_formats(module) -> dict[tuple, str]:
             if inner.name == "hal.executable.binary":
                 out[(exe, inner.attributes["sym_name"].value)] = inner.attributes["format"].value
             elif inner.name == "hal.executable.variant":
-                found = _EXECUTABLE_TARGET.findall(str(inner.attributes["target"]))
+                found = executable_formats(str(inner.attributes["target"]))
                 if found:
                     out[(exe, inner.attributes["sym_name"].value)] = found[0]
     return out

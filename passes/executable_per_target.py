@@ -24,37 +24,20 @@ them, as before.
 
 from __future__ import annotations
 
-import re
-
 from iree.compiler import ir
 
-from .ir_util import get_attr, module_default_device, top_level_ops, unique_symbol, walk
+from .ir_util import get_attr, top_level_ops, unique_symbol, walk
+from .module_facts import affinity_devices, device_targets, module_default_device
 from .registry import ModulePass, PassOptions, register
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
 DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
-_ORDINAL = re.compile(r"\{?\s*ordinal\s*=\s*\d+\s*:\s*index\s*\}?,?\s*")
-
-
-def device_targets(module) -> dict[str, str]:
-    """Each device global's executable targets, as text, with the ordinal
-    dropped: two devices with equal text run the same executable variants."""
-    targets = {}
-    for op in top_level_ops(module):
-        if op.name != "util.global" or str(op.attributes["type"]) != "!hal.device":
-            continue
-        if "initial_value" not in op.attributes:
-            continue
-        text = str(op.attributes["initial_value"])
-        if "#hal.device.target<" in text:
-            targets[op.attributes["sym_name"].value] = _ORDINAL.sub("", text)
-    return targets
 
 
 def dispatch_target(op, targets: dict[str, str], default: str | None) -> str:
     """The target key of one dispatch site."""
     affinity = get_attr(op, "affinity")
-    names = re.findall(r"@([A-Za-z0-9_$.\-]+)", str(affinity)) if affinity is not None else []
+    names = affinity_devices(affinity)
     if not names and default:
         names = [default]
     keys = sorted({targets.get(n, f"<{n}>") for n in names})

@@ -34,12 +34,12 @@ import dataclasses
 from iree.compiler import ir
 
 from .diagnostics import MdcError
-from .ir_util import single_device, top_level_ops
-from .memory_model import Device, MemoryModel
+from .ir_util import top_level_ops
+from .memory_model import MemoryModel
+from .module_facts import AFFINITY, Device, declared_device
 from .registry import ModulePass, PassOptions, register
 
 TWIN_SUFFIX = "$host"
-AFFINITY = "iree.abi.affinity"
 FUNCTION_OPS = ("util.func", "func.func")
 
 
@@ -60,8 +60,13 @@ def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPo
     if host is None:
         return None
     model = MemoryModel({d.name: d for d in devices}, links)
-    staged = frozenset(d.name for d in devices if d.name != host and model.is_staged(host, d.name))
+    staged = frozenset(d.name for d in devices if d.name != host and model.policy(host, d.name).is_staged)
     return HostEntryPointOptions(host, staged) if staged else None
+
+
+def options_from(options: PassOptions) -> HostEntryPointOptions | None:
+    """options_for the devices and --link overrides the pass options hold."""
+    return options_for(list(options.devices.values()), options.links)
 
 
 def twin_name(function: str) -> str:
@@ -81,17 +86,10 @@ class Signature:
     func_attrs: list[tuple[str, str]]
 
     def arg_devices(self) -> list[str | None]:
-        return [_declared(entries) for entries in self.arg_attrs]
+        return [declared_device(entries) for entries in self.arg_attrs]
 
     def result_devices(self) -> list[str | None]:
-        return [_declared(entries) for entries in self.result_attrs]
-
-
-def _declared(entries: list[tuple[str, str]]) -> str | None:
-    for name, value in entries:
-        if name == AFFINITY:
-            return single_device(value)
-    return None
+        return [declared_device(entries) for entries in self.result_attrs]
 
 
 _SIGNATURE_ATTRS = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_visibility", "tied_operands")

@@ -1,7 +1,8 @@
 """Which device pairs share memory and which must stage through the host.
 
 The model is derived from the devices a module declares (its ``util.global``
-of type ``!hal.device`` whose initial value is a ``#hal.device.target``) and
+of type ``!hal.device`` whose initial value is a ``#hal.device.target``, as
+module_facts.declared_devices reads them) and
 the user's ``--link`` overrides. For every ordered pair it answers one
 :class:`LinkPolicy`:
 
@@ -19,26 +20,9 @@ the user's ``--link`` overrides. For every ordered pair it answers one
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from .diagnostics import MdcError
-
-_TARGET_DRIVER = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"')
-_ORDINAL = re.compile(r"ordinal\s*=\s*(\d+)")
-
-LOCAL = "local"
-
-
-@dataclasses.dataclass(frozen=True)
-class Device:
-    name: str
-    driver: str
-    ordinal: int
-    location: object = None
-
-    @property
-    def is_local(self) -> bool:
-        return self.driver == LOCAL
+from .module_facts import Device, declared_devices
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,30 +35,6 @@ class LinkPolicy:
     @property
     def is_staged(self) -> bool:
         return self.mode != "shared"
-
-
-def declared_devices(module) -> dict[str, Device]:
-    """The ``!hal.device`` globals of a module, by symbol name, in order."""
-    devices: dict[str, Device] = {}
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name != "util.global":
-            continue
-        attrs = op.operation.attributes
-        if str(attrs["type"]) != "!hal.device" or "initial_value" not in attrs:
-            continue
-        text = str(attrs["initial_value"])
-        drivers = _TARGET_DRIVER.findall(text)
-        if not drivers:
-            continue
-        name = attrs["sym_name"].value
-        ordinal = _ORDINAL.search(text)
-        devices[name] = Device(
-            name,
-            drivers[0],
-            int(ordinal.group(1)) if ordinal else 0,
-            op.operation.location,
-        )
-    return devices
 
 
 class MemoryModel:
@@ -153,9 +113,6 @@ class MemoryModel:
             reason=f"{a.driver} and {b.driver} are different GPU drivers: "
             f"staged through {host}",
         )
-
-    def is_staged(self, src: str, dst: str) -> bool:
-        return self.policy(src, dst).is_staged
 
     def staged_pairs(self) -> list[tuple[str, str, LinkPolicy]]:
         names = list(self.devices)

@@ -49,14 +49,8 @@ import re
 
 from iree.compiler import ir
 
-from .ir_util import (
-    affinity_attr,
-    get_attr,
-    is_resource,
-    module_default_device,
-    single_device,
-    walk,
-)
+from .ir_util import affinity_attr, get_attr, is_resource, walk
+from .module_facts import module_default_device, single_device
 
 _STATIC_TENSOR = re.compile(r"tensor<((?:\d+x)*)([a-z]+)(\d+)")
 

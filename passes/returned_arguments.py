@@ -34,11 +34,11 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, flow, tensor
 
 from .diagnostics import MdcError
-from .ir_util import get_attr, single_device, top_level_ops, walk
+from .ir_util import get_attr, top_level_ops, walk
 from .memory_model import MemoryModel
+from .module_facts import declared_affinities, module_default_device, single_device
 from .registry import ModulePass, PassOptions, register
 
-AFFINITY = "iree.abi.affinity"
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
 _CALLS = ("func.call", "util.call")
@@ -46,19 +46,6 @@ _CALLS = ("func.call", "util.call")
 # where the value goes), a global, anything already lowered.
 _ELSEWHERE = ("flow.tensor.transfer", "util.global.load", "util.global.load.indirect")
 _LOWERED = ("hal.", "stream.")
-
-
-def _declared(function: ir.Operation, attr_name: str) -> list:
-    """The ``iree.abi.affinity`` attribute of each argument (``arg_attrs``)
-    or result (``res_attrs``) of ``function``, None where it has none."""
-    attrs = get_attr(function, attr_name)
-    if attrs is None:
-        return []
-    out = []
-    for entry in ir.ArrayAttr(attrs):
-        entry = ir.DictAttr(entry)
-        out.append(entry[AFFINITY] if AFFINITY in entry else None)
-    return out
 
 
 def _is_tensor(value: ir.Value) -> bool:
@@ -188,7 +175,7 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
         visibility = get_attr(function, "sym_visibility")
         if visibility is not None and ir.StringAttr(visibility).value != "public":
             continue
-        arguments, results = _declared(function, "arg_attrs"), _declared(function, "res_attrs")
+        arguments, results = declared_affinities(function, "arg_attrs"), declared_affinities(function, "res_attrs")
         if not any(results):
             continue
         entry = function.regions[0].blocks[0]
@@ -230,5 +217,5 @@ class ReturnedArgumentMoves(ModulePass):
         # module that defines them as globals, reads those).
         model = MemoryModel(options.devices, options.links) if options.devices \
             else MemoryModel.of(module, options.links)
-        default = single_device(get_attr(module, "stream.affinity.default")) or next(iter(model.devices), None)
+        default = module_default_device(module) or next(iter(model.devices), None)
         move_returned_arguments(module, model, default)

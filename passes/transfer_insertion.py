@@ -69,8 +69,8 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
 
 from .diagnostics import MdcError, format_location
-from .ir_util import (affinity_attr, affinity_devices, declared_argument_devices, get_attr, is_resource,
-                      module_default_device, single_device, top_level_ops, unique_symbol, walk)
+from .ir_util import affinity_attr, get_attr, is_resource, top_level_ops, unique_symbol, walk
+from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
 from . import placement_graph, staging_template
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement

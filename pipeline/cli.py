@@ -16,9 +16,9 @@ import tempfile
 from passes import host_entry_points, registry
 from passes.diagnostics import MdcError, format_location
 from passes.ir_util import top_level_ops
-from passes.memory_model import Device, MemoryModel
+from passes.module_facts import Device, defined_devices, referenced_devices
 
-from . import manifest, options, report, stages
+from . import options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
 
 _COMPILE_HELP = """\
@@ -118,38 +118,6 @@ def _write_atomically(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def _referenced_devices(module) -> dict[str, object]:
-    from passes.ir_util import walk
-
-    found: dict[str, object] = {}
-    pattern = re.compile(r"#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)")
-    for op in walk(module):
-        attrs = op.attributes
-        for i in range(len(attrs)):
-            for name in pattern.findall(str(attrs[i].attr)):
-                found.setdefault(name, op.location)
-    return found
-
-
-_DEFINED_DEVICE = re.compile(r'^#hal\.device\.(?:target|alias)<"([A-Za-z0-9_-]+)"(\[\d+\])?(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
-
-
-def _defined_devices(module) -> dict[str, tuple[str, int | None, object]]:
-    """The devices the program defines itself (a top-level ``util.global`` of
-    type ``!hal.device`` initialised to one ``#hal.device.target`` or
-    ``#hal.device.alias``): {symbol: (kind, ordinal or None, location)}."""
-    found = {}
-    for op in top_level_ops(module):
-        attrs = op.attributes
-        if op.name != "util.global" or "initial_value" not in attrs or str(attrs["type"]) != "!hal.device":
-            continue
-        m = _DEFINED_DEVICE.match(str(attrs["initial_value"]))
-        if m:
-            ordinal = m.group(2)[1:-1] if m.group(2) else m.group(3)
-            found[attrs["sym_name"].value] = (m.group(1), None if ordinal is None else int(ordinal), op.location)
-    return found
 
 
 def _check_defined_devices(devices, flags: list[str], defined: dict) -> None:
@@ -253,7 +221,7 @@ def _survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
     would kill mdc with no message; here the parent reports it. Outputs are
     written atomically by the child, so a crash leaves none behind.
     """
-    from runtime_shim.forked import run_forked_captured
+    from contract.forked import run_forked_captured
 
     code, crash, returned, stderr = run_forked_captured(body)
     if crash or returned:
@@ -293,11 +261,27 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if not devices:
         raise MdcError("no --device given; e.g. --device=a=local[0]")
     if args.print_iree_flags:
-        # Names resolve against the program, so read it when it is there.
-        if os.path.exists(args.input):
-            devices, _ = options.resolve_names(devices, _referenced_devices(Compiler([]).parse_file(args.input)))
-        print("\n".join(options.iree_flags(devices, iree_passthrough)))
-        return 0
+        return _print_iree_flags(args.input, devices, iree_passthrough)
+    _check_outputs(args)
+    devices, hops = _resolve_devices(args.input, devices, args.device)
+    link_overrides = options.resolve_link_names(links, devices)
+    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+    ctx = _pipeline_context(args, devices, link_overrides, hops)
+    result = stages.run(compiler, args.input, ctx, args.compile_to)
+    _write_outputs(args, ctx, devices, result)
+    return 0
+
+
+def _print_iree_flags(path: str, devices, iree_passthrough: list[str]) -> int:
+    # Names resolve against the program, so read it when it is there.
+    if os.path.exists(path):
+        devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(path)))
+    print("\n".join(options.iree_flags(devices, iree_passthrough)))
+    return 0
+
+
+def _check_outputs(args) -> None:
+    """The input exists and the output flags make sense, before any work."""
     _check_input(args.input)
     for flag, path, endings in (("--report", args.report, (".json", ".md")), ("--graph", args.graph, (".svg", ".dot"))):
         if path and not path.endswith(endings):
@@ -307,12 +291,18 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     if args.output == "-" and not args.compile_to:
         raise MdcError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
 
+
+def _resolve_devices(path: str, devices, flags: list[str]):
+    """The --device names resolved against the program, checked against the
+    devices it defines and names; returns them and the devices it never
+    names that must still reach mdc's passes (see options.staging_hops).
+    Warns of --device flags the program has no use for."""
     # Device names resolve against the program, so read it first with a
     # flag-free session; the real session gets exactly --print-iree-flags.
-    program = Compiler([]).parse_file(args.input)
-    referenced = _referenced_devices(program)
+    program = Compiler([]).parse_file(path)
+    referenced = referenced_devices(program)
     devices, warnings = options.resolve_names(devices, referenced)
-    _check_defined_devices(devices, args.device, _defined_devices(program))
+    _check_defined_devices(devices, flags, defined_devices(program))
     given = {d.name for d in devices}
     for name, loc in referenced.items():
         if name not in given:
@@ -325,53 +315,52 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     for w in warnings:
         if not any(f"device '{h}'" in w for h in hops):
             print(f"mdc-compile: warning: {w}", file=sys.stderr)
-    link_overrides = options.resolve_link_names(links, devices)
-    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+    return devices, hops
 
+
+def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]) -> stages.PipelineContext:
+    """What the stages need from the command line: the pass options, the
+    manifest's devices, the stage dumps."""
     if args.pinned_arguments and args.no_manifest:
         raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
-    twins = None if args.no_host_entry_points else host_entry_points.options_for(
-        [Device(d.name, d.kind, d.ordinal) for d in devices], link_overrides)
-    ctx = stages.PipelineContext(registry.PassOptions(
+    pass_options = registry.PassOptions(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, host_entry_points=twins,
-        devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops)
-    if not args.no_manifest:
-        from passes.transfer_insertion import pinned_arguments_of
-
-        def add_manifest(module):
-            pinned = pinned_arguments_of(module)
-            twin_of = dict(ctx.pass_options.host_entry_point_names)
-            manifest.attach(module, manifest.manifest_json(devices, MemoryModel.of(module, link_overrides),
-                                                           pinned, twin_of, twins.host if twins else None))
-
-        ctx.after_level["stream"] = [add_manifest]
+        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices})
+    if not args.no_host_entry_points:
+        pass_options.host_entry_points = host_entry_points.options_from(pass_options)
+    ctx = stages.PipelineContext(pass_options, keep_devices=hops,
+                                 manifest_devices=None if args.no_manifest else devices)
     if args.dump_stages:
-        try:
-            os.makedirs(args.dump_stages, exist_ok=True)
-        except OSError as e:
-            raise MdcError(f"--dump-stages={args.dump_stages}: cannot create the directory: {e.strerror}") from None
+        ctx.dump = _stage_dumper(args.dump_stages)
+    return ctx
 
-        def dump(stage_name, module):
-            path = os.path.join(args.dump_stages, f"{stage_name}.mlir")
-            _write_atomically(path, module_text(module).encode())
 
-        ctx.dump = dump
+def _stage_dumper(directory: str):
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise MdcError(f"--dump-stages={directory}: cannot create the directory: {e.strerror}") from None
 
-    result = stages.run(compiler, args.input, ctx, args.compile_to)
+    def dump(stage_name, module):
+        _write_atomically(os.path.join(directory, f"{stage_name}.mlir"), module_text(module).encode())
+
+    return dump
+
+
+def _write_outputs(args, ctx: stages.PipelineContext, devices, result) -> None:
+    """The report and graph (when the run reached mdc's passes), then the IR
+    or the vmfb."""
+    reached_mdc = not args.compile_to or stages.STAGE_NAMES.index(args.compile_to) >= stages.STAGE_NAMES.index("mdc")
     for path in filter(None, (args.report, args.graph)):
-        if "mdc" in stages.STAGE_NAMES[: stages.STAGE_NAMES.index(args.compile_to) + 1] if args.compile_to else True:
+        if reached_mdc:
             _write_atomically(path, report.render(path, ctx.pass_options.notes, devices, args.input))
-    if args.compile_to:
-        text = module_text(result)
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            _write_atomically(args.output, text.encode())
+    if not args.compile_to:
+        _write_atomically(args.output, result)
+    elif args.output == "-":
+        sys.stdout.write(module_text(result))
     else:
-        _write_atomically(args.output, result if args.no_manifest else manifest.seal(result))
-    return 0
+        _write_atomically(args.output, module_text(result).encode())
 
 
 def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
@@ -498,8 +487,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
-    from passes.device_isolation_verifier import hal_devices
-    from passes.memory_model import Device, declared_devices
+    from passes.module_facts import declared_devices, hal_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)
@@ -514,7 +502,7 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     # their initializers say what they are.
     devices = dict(declared_devices(module) or hal_devices(module))
     # What the module declares stands; --device adds the devices it does not.
-    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], _referenced_devices(module))
+    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], referenced_devices(module))
     for d in given:
         devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
     links = [options.parse_link(l) for l in link_flags]
@@ -522,8 +510,8 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     link_overrides = options.resolve_link_names(links, known)
     pass_options = registry.PassOptions(links=link_overrides, staging=staging,
                                         staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
-                                        devices=devices, host_entry_points=host_entry_points.options_for(
-                                            list(devices.values()), link_overrides))
+                                        devices=devices)
+    pass_options.host_entry_points = host_entry_points.options_from(pass_options)
     with compiler.context, module.location:
         for cls in passes:
             cls().apply(module, pass_options)

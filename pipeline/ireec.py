@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import os
 
 from iree.compiler import ir
 from iree.compiler.api import ctypes_dl as _c
@@ -24,25 +23,6 @@ _DIAG_CALLBACK = ctypes.CFUNCTYPE(
     None, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p
 )
 _SEVERITY = {0: "note", 1: "warning", 2: "error", 3: "remark"}
-
-# IREE's pipeline phases, in order (iree-compile --compile-to=...).
-PHASES = (
-    "start",
-    "input",
-    "abi",
-    "preprocessing",
-    "global-optimization",
-    "dispatch-creation",
-    "flow",
-    "stream",
-    "executable-sources",
-    "executable-configurations",
-    "executable-targets",
-    "hal",
-    "vm",
-    "end",
-)
-
 
 class IreeCompileError(Exception):
     """IREE reported errors. ``diagnostics`` holds them in order."""
@@ -185,11 +165,3 @@ def _has_errors(diags: list[Diagnostic]) -> bool:
 def module_text(module: ir.Operation, *, debug_info: bool = False) -> str:
     return module.get_asm(enable_debug_info=debug_info, assume_verified=False)
 
-
-def iree_compile_path() -> str:
-    """The ``iree-compile`` console script installed with the compiler."""
-    from shutil import which
-
-    return which("iree-compile") or os.path.join(
-        os.path.dirname(os.path.realpath(__import__("sys").executable)), "iree-compile"
-    )

@@ -29,11 +29,9 @@ import json
 
 from iree.compiler import ir
 
+from contract.manifest import FORMAT, KEY, SEAL_LENGTH, SEAL_PREFIX
 from passes.ir_util import top_level_ops
 from passes.memory_model import MemoryModel
-
-KEY = "mdc.manifest"
-FORMAT = "mdc.manifest/1"
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
@@ -85,9 +83,8 @@ def attach(module, text: str) -> None:
 # IREE as before), and mdc-run checks it before IREE sees the module: IREE's
 # bytecode verifier lets some corrupted modules through, and the VM then
 # crashes or loops forever on them (stock iree-run-module too). The digest
-# covers every byte before it, the comment length field included.
-SEAL_PREFIX = b"mdc-sha256:"
-SEAL_LENGTH = len(SEAL_PREFIX) + 64
+# covers every byte before it, the comment length field included
+# (contract/manifest.py holds the prefix and length mdc-run checks).
 _EOCD = b"PK\x05\x06"  # ZIP end of central directory record, 22 bytes with no comment
 
 

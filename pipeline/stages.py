@@ -4,14 +4,16 @@
            --IREE to the input phase, mdc's input-level passes--> input
            --IREE from input to the flow phase--> flow
            --verify-initialization-order, stream tensor pipeline--> stream-tensor
-           --mdc's stream-level passes (registry order)--> mdc
+           --mdc's stream-level passes (registry order), the manifest--> mdc
            --stream async, cmd, optimization, cleanup, symbol-dce--> stream
            --IREE from stream to hal, mdc's hal-level passes--> hal
            --IREE from hal to the end--> vm / vmfb bytes
 
 Each stage takes the module the previous one produced; ``--compile-to``
-stops after any of them. Running IREE to its input phase and on from there
-gives the same module as one run to flow. The stream-tensor and stream
+stops after any of them. The mdc stage ends by writing the device manifest
+into the module (unless the context asks for none), and a vmfb written with
+a manifest is sealed (pipeline/manifest.py). Running IREE to its input phase
+and on from there gives the same module as one run to flow. The stream-tensor and stream
 stages together are exactly what IREE's
 ``iree-stream-transformation-pipeline`` runs at the stream phase, so with
 no pass changing the IR the vmfb is byte-identical to ``iree-compile``'s.
@@ -27,6 +29,7 @@ from iree.compiler import ir
 from passes import registry
 from passes.diagnostics import MdcError
 
+from . import manifest
 from .ireec import Compiler
 
 STREAM_TENSOR_PIPELINE = ",".join(
@@ -59,8 +62,8 @@ def _python_passes(level: str):
                 remove_device_keeper(module)
             for pass_cls in registry.passes_at(level):
                 pass_cls().apply(module, ctx.pass_options)
-            for hook in ctx.after_level.get(level, []):
-                hook(module)
+            if level == "stream" and ctx.manifest_devices is not None:
+                write_manifest(module, ctx)
             module.verify()
         return module
 
@@ -83,6 +86,21 @@ def _python_passes_checked(level: str):
     return run
 
 
+def write_manifest(module, ctx: "PipelineContext") -> None:
+    """The manifest step of the mdc stage: after mdc's stream-level passes,
+    every public function gets the device manifest (the devices, what the
+    memory model stages, the pinned arguments and host twins the passes
+    made)."""
+    from passes.memory_model import MemoryModel
+    from passes.transfer_insertion import pinned_arguments_of
+
+    options = ctx.pass_options
+    twins = options.host_entry_points
+    manifest.attach(module, manifest.manifest_json(
+        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned_arguments_of(module),
+        dict(options.host_entry_point_names), twins.host if twins else None))
+
+
 STAGES: list[Stage] = [
     Stage("input", lambda c, m, ctx: _python_passes_checked("input")(c, c.run_phases(m, "start", "input"), ctx)),
     Stage("flow", lambda c, m, ctx: c.run_phases(m, "input", "flow")),
@@ -102,9 +120,9 @@ STAGE_NAMES = [s.name for s in STAGES]
 @dataclasses.dataclass
 class PipelineContext:
     pass_options: registry.PassOptions
-    # Extra callables run on the module right after a level's passes
-    # (e.g. the manifest writer after the stream level).
-    after_level: dict = dataclasses.field(default_factory=dict)
+    # The devices the manifest lists (options.DeviceOption, in --device
+    # order); None: write no manifest and no seal.
+    manifest_devices: list | None = None
     dump: Callable | None = None  # (stage_name, module) -> None
     # Devices the program never names that must still reach mdc's passes
     # (a local device to stage through between GPUs of different drivers).
@@ -145,7 +163,8 @@ def remove_device_keeper(module) -> None:
 
 def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: str | None):
     """Runs stages up to ``stop_after`` (inclusive) and returns the module,
-    or, with ``stop_after=None``, runs to the end and returns vmfb bytes."""
+    or, with ``stop_after=None``, runs to the end and returns vmfb bytes
+    (sealed when the module has a manifest)."""
     module = compiler.parse_file(input_path)
     if ctx.dump:
         ctx.dump("source", module)
@@ -159,4 +178,5 @@ def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: s
             ctx.dump(stage.name, module)
         if stage.name == stop_after:
             return module
-    return compiler.emit_vmfb(module, "hal")
+    vmfb = compiler.emit_vmfb(module, "hal")
+    return vmfb if ctx.manifest_devices is None else manifest.seal(vmfb)

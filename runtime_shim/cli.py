@@ -107,7 +107,7 @@ def console_main() -> int:
     mdc-compile sealed it is refused before IREE sees it; an unsealed one,
     e.g. stock iree-compile output, can pass IREE's verifier and crash the
     VM, stock iree-run-module too.)"""
-    from .forked import run_forked
+    from contract.forked import run_forked
 
     code, crash = run_forked(main)
     if crash:

@@ -28,6 +28,8 @@ from typing import Sequence
 
 import iree.runtime as rt
 
+from contract.manifest import driver_uses_host_memory
+
 from .errors import ShimError, short
 from .manifest import MANIFEST_KEY, Manifest
 
@@ -44,7 +46,7 @@ def driver_name(uri: str) -> str:
 
 def is_local(uri: str) -> bool:
     """Whether the device shares the host's memory (IREE's `local` kind)."""
-    return driver_name(uri).startswith("local")
+    return driver_uses_host_memory(driver_name(uri))
 
 
 def kind_matches(kind: str, uri: str) -> bool:

@@ -42,13 +42,15 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from contract.manifest import FORMAT as MANIFEST_FORMAT
+from contract.manifest import KEY as MANIFEST_KEY
+from contract.manifest import SEAL_LENGTH, SEAL_PREFIX
+
 from .errors import ShimError
 
 # mdc-compile's integrity seal (pipeline/manifest.py writes it): the last
 # bytes of the file, the ZIP archive comment, hold the SHA-256 of all bytes
 # before them.
-SEAL_PREFIX = b"mdc-sha256:"
-SEAL_LENGTH = len(SEAL_PREFIX) + 64
 
 
 def check_seal(path: str) -> bool:
@@ -83,8 +85,6 @@ def check_seal(path: str) -> bool:
                         "mdc-compile recorded in it; compile it again")
     return True
 
-MANIFEST_KEY = "mdc.manifest"
-MANIFEST_FORMAT = "mdc.manifest/1"
 DECLARATION_KEY = "iree.abi.declaration"
 
 

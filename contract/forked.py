@@ -1,6 +1,6 @@
 """Running a body in a forked child, so that a crash inside IREE's native
 code (compiler or runtime) becomes a one-line error from the parent instead
-of a dead process. No IREE imports: mdc-compile uses it too."""
+of a dead process. No IREE imports: mdc-compile and mdc-run both use it."""
 
 from __future__ import annotations
 

@@ -1,0 +1,38 @@
+"""The compile/run contract of an mdc-compiled vmfb.
+
+pipeline/manifest.py writes it, runtime_shim/manifest.py reads it; both take
+these constants from here.
+
+* ``KEY``: the ``iree.reflection`` entry of each public function holding the
+  manifest, a JSON object whose ``"format"`` is ``FORMAT`` (the format the
+  pipeline writes is documented in pipeline/manifest.py, what the shim
+  accepts in runtime_shim/manifest.py).
+* The integrity seal: a vmfb is a ZIP archive; its comment, the last
+  ``SEAL_LENGTH`` bytes of the file, is ``SEAL_PREFIX`` and the hex SHA-256
+  of every byte before it (the comment length field included).
+* Device facts both sides need: a device of IREE kind ``local`` uses host
+  memory; at run time the drivers ``local-task`` and ``local-sync`` are such
+  devices.
+"""
+
+from __future__ import annotations
+
+KEY = "mdc.manifest"
+FORMAT = "mdc.manifest/1"
+
+SEAL_PREFIX = b"mdc-sha256:"
+SEAL_LENGTH = len(SEAL_PREFIX) + 64
+
+LOCAL = "local"  # the IREE device kind whose memory is the host's
+
+
+def kind_uses_host_memory(kind: str) -> bool:
+    """Whether a declared device of IREE kind ``kind`` (local, cuda, ...)
+    computes in host memory."""
+    return kind == LOCAL
+
+
+def driver_uses_host_memory(driver: str) -> bool:
+    """Whether a runtime driver (local-task, local-sync, cuda, ...) runs a
+    device that shares the host's memory."""
+    return driver.startswith(LOCAL)

@@ -1,0 +1,310 @@
+"""What a module says about its devices, read off its IR in one place.
+
+IREE attributes have no Python classes, so these facts are read from their
+printed forms; every pass and the command lines use these readers rather
+than parsing the text themselves:
+
+* symbols and affinities: ``SYMBOL`` (``@device_a``), the devices an
+  affinity names (``#hal.device.affinity<@device_a>``), the devices a
+  module refers to anywhere (``referenced_devices``), the module's default;
+* device globals (``util.global @d : !hal.device``): as IREE target
+  devices with kind and ordinal (``declared_devices``; at the HAL phase,
+  where an initializer stores the device, ``hal_devices``), as the program
+  defines them (``defined_devices``, aliases included), their executable
+  formats (``device_formats``) and target text (``device_targets``);
+* the devices a public function's arguments and results are declared on:
+  from its ``iree.abi.declaration`` (which survives IREE's ABI conversion)
+  or from its ``iree.abi.affinity`` argument and result attributes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from iree.compiler import ir
+
+from contract.manifest import kind_uses_host_memory
+
+from .ir_util import get_attr, top_level_ops, walk
+
+SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")
+AFFINITY = "iree.abi.affinity"
+
+_DEVICE_REFERENCE = re.compile(r"#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)")
+_DECLARED_AFFINITY = re.compile(r"iree\.abi\.affinity\s*=\s*#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)>")
+# A target's driver, and its ordinal where the first {...} after it has one.
+_TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
+_TARGET_DRIVER = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"')
+_ORDINAL = re.compile(r"ordinal\s*=\s*(\d+)")
+_ORDINAL_ENTRY = re.compile(r"\{?\s*ordinal\s*=\s*\d+\s*:\s*index\s*\}?,?\s*")
+_DEFINED_DEVICE = re.compile(
+    r'^#hal\.device\.(?:target|alias)<"([A-Za-z0-9_-]+)"(\[\d+\])?(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
+_EXECUTABLE_TARGET = re.compile(r'#hal\.executable\.target<"[^"]*",\s*"([^"]+)"')
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    name: str
+    driver: str
+    ordinal: int
+    location: object = None
+
+    @property
+    def is_local(self) -> bool:
+        return kind_uses_host_memory(self.driver)
+
+
+# -- symbols and affinities -----------------------------------------------------
+
+
+def affinity_devices(attr) -> list[str]:
+    """Device symbols named by an affinity attribute (empty if none)."""
+    if attr is None:
+        return []
+    return SYMBOL.findall(str(attr))
+
+
+def single_device(attr) -> str | None:
+    """The device of an affinity naming exactly one device, else None."""
+    names = affinity_devices(attr)
+    return names[0] if len(set(names)) == 1 else None
+
+
+def module_default_device(module) -> str | None:
+    return single_device(get_attr(module, "stream.affinity.default"))
+
+
+def referenced_devices(module) -> dict[str, object]:
+    """Every device an affinity or promise anywhere in the module names, with
+    the location of its first mention, in program order."""
+    found: dict[str, object] = {}
+    for op in walk(module):
+        attrs = op.attributes
+        for i in range(len(attrs)):
+            for name in _DEVICE_REFERENCE.findall(str(attrs[i].attr)):
+                found.setdefault(name, op.location)
+    return found
+
+
+# -- device globals -------------------------------------------------------------
+
+
+def device_globals(module) -> list[tuple[str, ir.Operation, str | None]]:
+    """The module's top-level ``!hal.device`` globals, in order:
+    (symbol, op, printed initial value or None)."""
+    out = []
+    for op in top_level_ops(module):
+        if op.name != "util.global" or str(op.attributes["type"]) != "!hal.device":
+            continue
+        attrs = op.attributes
+        out.append((attrs["sym_name"].value, op, str(attrs["initial_value"]) if "initial_value" in attrs else None))
+    return out
+
+
+def declared_devices(module) -> dict[str, Device]:
+    """The ``!hal.device`` globals initialised to a ``#hal.device.target``,
+    by symbol name, in order."""
+    devices: dict[str, Device] = {}
+    for name, op, text in device_globals(module):
+        if text is None:
+            continue
+        drivers = _TARGET_DRIVER.findall(text)
+        if not drivers:
+            continue
+        ordinal = _ORDINAL.search(text)
+        devices[name] = Device(name, drivers[0], int(ordinal.group(1)) if ordinal else 0, op.location)
+    return devices
+
+
+def defined_devices(module) -> dict[str, tuple[str, int | None, object]]:
+    """The devices the program defines itself (a top-level ``util.global`` of
+    type ``!hal.device`` initialised to one ``#hal.device.target`` or
+    ``#hal.device.alias``): {symbol: (kind, ordinal or None, location)}."""
+    found = {}
+    for name, op, text in device_globals(module):
+        m = _DEFINED_DEVICE.match(text) if text is not None else None
+        if m:
+            ordinal = m.group(2)[1:-1] if m.group(2) else m.group(3)
+            found[name] = (m.group(1), None if ordinal is None else int(ordinal), op.location)
+    return found
+
+
+def device_targets(module) -> dict[str, str]:
+    """Each device global's executable targets, as text, with the ordinal
+    dropped: two devices with equal text run the same executable variants."""
+    return {name: _ORDINAL_ENTRY.sub("", text) for name, _, text in device_globals(module)
+            if text is not None and "#hal.device.target<" in text}
+
+
+def _device_initializers(module):
+    """At the HAL phase a device global is stored by an initializer that
+    queries ``hal.device.id`` and names the target in an error message. For
+    each top-level initializer: (globals it stores, its status-check
+    messages, the device ids it queries)."""
+    for op in top_level_ops(module):
+        if op.name != "util.initializer":
+            continue
+        stored, messages, queried = [], [], []
+        for inner in walk(op):
+            name = inner.name
+            if name == "util.global.store":
+                stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
+            elif name == "util.status.check_ok" and "message" in inner.attributes:
+                messages.append(inner.attributes["message"].value)
+            elif name == "hal.device.query" and str(inner.attributes["category"]) == '"hal.device.id"':
+                queried.append(inner.attributes["key"].value)
+        yield stored, messages, queried
+
+
+def hal_devices(module) -> dict[str, Device]:
+    """The module's devices by global symbol, at any level: a global's
+    ``#hal.device.target`` initial value, or, at the HAL phase, the one
+    driver its initializer names (in the error message and the device id it
+    queries)."""
+    devices = declared_devices(module)
+    candidates = {name: op for name, op, _ in device_globals(module)}
+    found: dict[str, Device] = {}
+    for stored, messages, queried in _device_initializers(module):
+        drivers, ordinals = [], []
+        for message in messages:
+            for driver, ordinal in _TARGET.findall(message):
+                drivers.append(driver)
+                if ordinal:
+                    ordinals.append(int(ordinal))
+        drivers += [key.rstrip("*") for key in queried]
+        drivers = sorted(set(drivers))
+        if len(drivers) != 1:
+            continue  # no device, or a fallback over several drivers: unknown
+        for name in stored:
+            if name in candidates and name not in devices:
+                found[name] = Device(name, drivers[0], ordinals[0] if ordinals else 0,
+                                     candidates[name].location)
+    # Keep declaration order: the model picks the first local device as host.
+    ordered = {}
+    for name in candidates:
+        if name in devices:
+            ordered[name] = devices[name]
+        elif name in found:
+            ordered[name] = found[name]
+    for name, d in devices.items():
+        ordered.setdefault(name, d)
+    return ordered
+
+
+def executable_formats(text: str) -> list[str]:
+    """The formats of the ``#hal.executable.target``s printed in ``text``."""
+    return _EXECUTABLE_TARGET.findall(text)
+
+
+def device_formats(module) -> dict[str, set]:
+    """The executable formats each device global can run, at any level:
+    from its ``#hal.device.target`` initial value, or at the HAL phase from
+    the target its initializer names in its error message."""
+    formats: dict[str, set] = {}
+    for name, _, text in device_globals(module):
+        found = executable_formats(text) if text is not None else []
+        if found:
+            formats[name] = set(found)
+    for stored, messages, _ in _device_initializers(module):
+        found = set()
+        for message in messages:
+            if "#hal.device.target<" in message:
+                found |= set(executable_formats(message))
+        if found:
+            for name in stored:
+                formats.setdefault(name, found)
+    return formats
+
+
+# -- declared devices of public functions ---------------------------------------
+
+
+def declared_affinities(function: ir.Operation, attr_name: str) -> list:
+    """The ``iree.abi.affinity`` attribute of each argument (``arg_attrs``)
+    or result (``res_attrs``) of ``function``, None where it has none."""
+    attrs = get_attr(function, attr_name)
+    if attrs is None:
+        return []
+    out = []
+    for entry in ir.ArrayAttr(attrs):
+        entry = ir.DictAttr(entry)
+        out.append(entry[AFFINITY] if AFFINITY in entry else None)
+    return out
+
+
+def declared_device(entries: list[tuple[str, str]]) -> str | None:
+    """The device one value's printed attribute entries (``name = value``
+    pairs) declare it on with ``iree.abi.affinity``, or None."""
+    for name, value in entries:
+        if name == AFFINITY:
+            return single_device(value)
+    return None
+
+
+def _declaration(function) -> str | None:
+    """The ``iree.abi.declaration`` IREE keeps in a public function's
+    ``iree.reflection`` (the one place the ABI's affinities survive past
+    IREE's input conversion), or None."""
+    if "iree.reflection" not in function.attributes:
+        return None
+    reflection = ir.DictAttr(function.attributes["iree.reflection"])
+    if "iree.abi.declaration" not in reflection:
+        return None
+    return ir.StringAttr(reflection["iree.abi.declaration"]).value
+
+
+def _declared_list(text: str, start: int) -> tuple[list[str], int]:
+    """The items of the parenthesized list opening at ``text[start]``, split
+    at its top-level commas, and the index just past its closing parenthesis."""
+    depth, quoted, items, begin = 0, False, [], start + 1
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "<({[":
+            depth += 1
+        elif c in ">)}]" and text[i - 1:i + 1] != "->":
+            depth -= 1
+            if depth == 0:  # the list's closing parenthesis
+                items.append(text[begin:i])
+                return [item for item in items if item.strip()], i + 1
+        elif c == "," and depth == 1:
+            items.append(text[begin:i])
+            begin = i + 1
+    return [item for item in items if item.strip()], len(text)
+
+
+def _devices_of(items: list[str]) -> list[str | None]:
+    return [m.group(1) if (m := _DECLARED_AFFINITY.search(item)) else None for item in items]
+
+
+def declared_argument_devices(function) -> list[str | None] | None:
+    """The device each argument of public ``function`` is declared on
+    (``iree.abi.affinity``), None for an argument declared without one, in
+    the order of the source function's arguments; read off its
+    ``iree.abi.declaration``. None when the function has no declaration."""
+    text = _declaration(function)
+    start = text.find("(") if text is not None else -1
+    if start < 0:
+        return None
+    return _devices_of(_declared_list(text, start)[0])
+
+
+def declared_result_devices(function) -> list[str | None] | None:
+    """Like declared_argument_devices, for the function's results (the
+    list after ``->``; a single result may stand without parentheses)."""
+    text = _declaration(function)
+    start = text.find("(") if text is not None else -1
+    if start < 0:
+        return None
+    _, end = _declared_list(text, start)
+    rest = text[end:].lstrip()
+    if not rest.startswith("->"):
+        return []
+    rest = rest[2:].lstrip()
+    if rest.startswith("("):
+        return _devices_of(_declared_list(rest, 0)[0])
+    return _devices_of([rest]) if rest else []
