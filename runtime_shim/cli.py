@@ -147,7 +147,7 @@ def _run(module, args) -> int:
                                for i, (text, value) in enumerate(zip(args.input, signature.args))])
 
     print(f"EXEC @{function.name}", flush=True)
-    results = function.call(inputs, prepared=True)
+    results = function._invoke(inputs)
     for i, (result, kind) in enumerate(results):
         text = _format(result, kind, args.output_max_element_count)
         target = args.output[i] if args.output is not None else None
@@ -168,7 +168,7 @@ def _run(module, args) -> int:
         times = []
         for _ in range(args.benchmark):
             start = time.perf_counter()
-            function.call(placed, prepared=True)
+            function._invoke(placed)
             times.append((time.perf_counter() - start) * 1e3)
         print(f"BENCHMARK @{function.name}: {len(times)} calls, per call "
               f"min {min(times):.4f} ms, median {statistics.median(times):.4f} ms, "
