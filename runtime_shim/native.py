@@ -226,6 +226,9 @@ class FunctionAPI:
         """Positional and keyword arguments -> the arguments in order;
         ShimTypeError (a TypeError) as Python words it for a plain function."""
         try:
+            unknown = [k for k in kwargs if k not in self._parameter_names]
+            if unknown:  # before a missing argument, as Python itself reports it
+                raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}")
             bound = self.__signature__.bind(*args, **kwargs)
         except TypeError as e:
             raise ShimTypeError(f"@{self.name} takes {len(self._parameter_names)} input(s), "

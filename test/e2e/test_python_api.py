@@ -107,6 +107,8 @@ def test_keyword_arguments(mul, types):
                              ((X, 1.0), {"input0": X})]:
             with pytest.raises(TypeError, match="@mul takes 2 input"):
                 m.mul(*args, **kwargs)
+        with pytest.raises(TypeError, match="unexpected keyword argument 's'"):
+            m.mul(X, s=1.0)
     with load(types, "local-task") as m:
         assert m.scalars(3, 2.5, input2=7, input4=0.1, input3=-9) == (3, 2.5, 7, -9, 0.1)
         d = np.arange(6, dtype=np.float32).reshape(2, 3)
