@@ -10,8 +10,10 @@ run prebuilt modules without the compiler.
 The command line is `mdc-run` (`python -m runtime_shim`), see cli.py.
 """
 
-from .errors import ShimError
-from .module import Function, Module, Placed, load
+from .errors import ShimError, ShimTypeError
+from .module import Function, Module, Placed, load, load_vm_flatbuffer_file
+from .native import NativeFunction, NativeModule
 from .values import aligned_array
 
-__all__ = ["Function", "Module", "Placed", "ShimError", "aligned_array", "load"]
+__all__ = ["Function", "Module", "NativeFunction", "NativeModule", "Placed", "ShimError",
+           "ShimTypeError", "aligned_array", "load", "load_vm_flatbuffer_file"]

@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="4xf32=1,2,3,4, 2x2xf32=[1 2][3 4], or @file.npy; one per input")
     p.add_argument("--output", action="append", default=None,
                    help="@file.npy, - (print) or empty (skip); one per result")
+    p.add_argument("--trace_execution", type=_boolean, default=False,
+                   help="not supported here (IREE's Python runtime has no VM tracing): says so")
     p.add_argument("--task_topology_group_count", type=_count, default=None,
                    help="worker threads of local-task devices (runtime flag)")
     p.add_argument("--benchmark", type=_count, default=0,
@@ -59,16 +61,33 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _count(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = -1
     if value < 0:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(f"expected a whole number (0 or more), got {text!r}")
     return value
+
+
+def _boolean(text: str) -> bool:
+    """A boolean flag's value as IREE's flags take it: true/false, 1/0."""
+    table = {"true": True, "1": True, "false": False, "0": False}
+    if text.lower() not in table:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return table[text.lower()]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     module = None
     try:
         args = _parser().parse_args(argv)
+        if args.trace_execution:
+            raise ShimError("--trace_execution is not supported: IREE 3.13's Python runtime, which "
+                            "mdc-run runs on, has no VM execution tracing; trace the host entry point "
+                            "with stock iree-run-module --trace_execution (README, \"Host entry points\")")
+        if not args.device:
+            raise ShimError("no --device given: name at least one, e.g. --device=local-task")
         from .module import load  # after flag errors: they need no runtime
 
         flags = []
@@ -147,7 +166,7 @@ def _run(module, args) -> int:
                                for i, (text, value) in enumerate(zip(args.input, signature.args))])
 
     print(f"EXEC @{function.name}", flush=True)
-    results = function.call(inputs, prepared=True)
+    results = function._invoke(inputs)
     for i, (result, kind) in enumerate(results):
         text = _format(result, kind, args.output_max_element_count)
         target = args.output[i] if args.output is not None else None
@@ -168,7 +187,7 @@ def _run(module, args) -> int:
         times = []
         for _ in range(args.benchmark):
             start = time.perf_counter()
-            function.call(placed, prepared=True)
+            function._invoke(placed)
             times.append((time.perf_counter() - start) * 1e3)
         print(f"BENCHMARK @{function.name}: {len(times)} calls, per call "
               f"min {min(times):.4f} ms, median {statistics.median(times):.4f} ms, "
@@ -184,6 +203,16 @@ def read_input(text: str, value, index: int):
         return values.parse_scalar(text, value.type, f"input {index} (%{value.name})")
     if text.startswith("@"):
         path = text[1:]
+        try:
+            with open(path, "rb") as f:
+                magic = f.read(6)
+        except OSError as e:
+            raise ShimError(f"--input={text}: cannot read {path}: {e.strerror}") from None
+        if magic != b"\x93NUMPY":
+            # As iree-run-module: @file is a .npy file, nothing else (np.load
+            # would call a text file "pickled data").
+            raise ShimError(f"--input={text}: {path} is not a .npy file (no numpy header); only "
+                            "numpy .npy files are supported, e.g. written by numpy.save")
         try:
             array = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError) as e:

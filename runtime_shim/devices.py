@@ -38,7 +38,9 @@ STAGING_USAGE = rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING
 
 
 def driver_name(uri: str) -> str:
-    name = uri.split("://", 1)[0].strip()
+    """The driver a device URI names, as IREE splits it: `cuda`, `cuda://1`
+    and `cuda:1` all name `cuda`."""
+    name = uri.split(":", 1)[0].strip()
     if not name:
         raise ShimError(f"bad device URI {uri!r}")
     return name
@@ -70,7 +72,7 @@ def open_device(uri: str) -> rt.HalDevice:
         raise ShimError(f"device '{uri}': the '{name}' driver is not available here: "
                         f"{_reason(e)}") from None
     try:
-        if "://" in uri:
+        if ":" in uri:
             return driver.create_device_by_uri(uri)
         return driver.create_default_device()
     except (RuntimeError, ValueError) as e:
@@ -127,7 +129,7 @@ def bind(manifest: Manifest, uris: Sequence[str]) -> dict[str, int]:
     if manifest.source == MANIFEST_KEY and len(uris) != len(manifest.devices):
         raise ShimError(
             f"wrong device count: the module declares {len(manifest.devices)} device(s) "
-            f"({manifest.describe()}) but {len(uris)} --device given ({', '.join(uris) or 'none'})")
+            f"({manifest.describe()}) but {len(uris)} runtime device(s) given ({', '.join(uris) or 'none'})")
     binding = {}
     for d in manifest.devices:
         matches = [i for i, uri in enumerate(uris) if kind_matches(d.kind, uri)]

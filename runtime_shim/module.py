@@ -28,14 +28,14 @@ from __future__ import annotations
 import atexit
 import os
 import weakref
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
 from . import native, values
-from .errors import ShimError, short
+from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
 
@@ -59,16 +59,28 @@ class Placed:
         # program would write into freed memory.
         self._source: Optional[np.ndarray] = source
         self._mapping = None
-        self.array: Optional[np.ndarray] = None
+        self._array: Optional[np.ndarray] = None
         buffer = view.get_buffer()
         if source.nbytes and values.is_mappable(buffer):
             mapping = buffer.map()
             mapped = mapping.asarray([source.nbytes], np.dtype(np.uint8))
             if mapped.ctypes.data == source.ctypes.data:
-                self.array = source  # the array's own memory: no mapping to hold
+                self._array = source  # the array's own memory: no mapping to hold
             else:  # a copy in the device's memory: the caller's array is not needed
                 self._source, self._mapping = None, mapping
-                self.array = mapped.view(source.dtype).reshape(source.shape)
+                self._array = mapped.view(source.dtype).reshape(source.shape)
+
+    @property
+    def released(self) -> bool:
+        """Whether its module was closed (which releases its memory)."""
+        return self._view is None
+
+    @property
+    def array(self) -> Optional[np.ndarray]:
+        """A writeable numpy view of the placed memory, or None when that is
+        not host memory (a GPU's own). ShimError once released."""
+        self.view  # noqa: B018  (raises if released)
+        return self._array
 
     @property
     def view(self) -> rt.HalBufferView:
@@ -77,7 +89,7 @@ class Placed:
         return self._view
 
     def release(self) -> None:
-        self.array = None
+        self._array = None
         self._mapping = None
         self._view = None
         self._source = None
@@ -87,9 +99,15 @@ class Placed:
         return f"<runtime_shim.Placed input {self.index} of @{self.function}, {state}>"
 
 
-def load(path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
+def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] = (),
          timeout_s: Optional[float] = 300.0, staged_transfers: bool = False) -> "Module":
-    """Load a .vmfb on the devices named by `devices` (URIs, in order).
+    """Load a .vmfb on the devices named by `devices`: one runtime device URI
+    ("local-task", "cuda", "cuda://1", "hip:0") or a list of them, in order;
+    declared devices bind to them by kind and ordinal, as IREE's __init does.
+
+    Returns a Module, or for devices IREE's Python runtime cannot open
+    together (Vulkan beside another device) a NativeModule with the same
+    functions. Either one closes with close() or a with-block.
 
     flags: IREE runtime flags such as "--task_topology_group_count=2"; they
       are process-wide and only affect drivers not created yet.
@@ -98,13 +116,41 @@ def load(path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
     staged_transfers: move every argument and result through a pinned
       buffer and a queue copy, as for a GPU, even on CPU devices.
     """
+    devices = device_list(devices)
     try:
         return Module(path, devices, flags=flags, timeout_s=timeout_s,
                       staged_transfers=staged_transfers)
     except dev.UnsupportedDeviceSet as e:
         if staged_transfers:
             raise
-        return _native_module(os.fspath(path), [str(u) for u in devices], str(e), flags, timeout_s)
+        return _native_module(os.fspath(path), devices, str(e), flags, timeout_s)
+
+
+def load_vm_flatbuffer_file(path: str, *, driver: Union[str, Sequence[str], None] = None,
+                            devices: Union[str, Sequence[str], None] = None, **options) -> "Module":
+    """``load`` under the name iree.runtime gives it, taking its ``driver=``
+    keyword too: ``load_vm_flatbuffer_file("out.vmfb", driver="local-task")``.
+    Several devices: ``devices=["local-task", "cuda"]`` (or a list as
+    ``driver``). Functions are attributes of the result, as on iree.runtime's
+    BoundModule; other options as ``load``."""
+    if (driver is None) == (devices is None):
+        raise ShimTypeError("load_vm_flatbuffer_file() takes one of driver= or devices=")
+    return load(path, driver if devices is None else devices, **options)
+
+
+def device_list(devices) -> list[str]:
+    """``devices`` as a list of URI strings: one string is one device."""
+    if isinstance(devices, (str, os.PathLike)):
+        return [os.fspath(devices)]
+    try:
+        uris = list(devices)
+    except TypeError:
+        raise ShimTypeError(f"devices must be a device URI or a list of them, such as "
+                            f"[\"local-task\", \"cuda\"]; got {type(devices).__name__}") from None
+    bad = [u for u in uris if not isinstance(u, str)]
+    if bad:
+        raise ShimTypeError(f"devices must be device URI strings; got {bad[0]!r}")
+    return uris
 
 
 def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s) -> "native.NativeModule":
@@ -146,13 +192,14 @@ class Module(native.FunctionTable):
     def __init__(self, path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
                  timeout_s: Optional[float] = 300.0, staged_transfers: bool = False):
         self.path = os.fspath(path)
-        self.uris = [str(u) for u in devices]
+        self.uris = device_list(devices)
         self.timeout_s = timeout_s
         self.staged_transfers = staged_transfers
         if not os.path.isfile(self.path):
             raise ShimError(f"module file not found: {self.path}")
         if not self.uris:
-            raise ShimError("no devices given (e.g. --device=local-task)")
+            raise ShimError("no devices given: name at least one, e.g. devices=\"local-task\"")
+        _check_drivers(self.uris)
         if flags:
             try:
                 rt.flags.parse_flags(*flags)
@@ -195,7 +242,8 @@ class Module(native.FunctionTable):
     # -- introspection -------------------------------------------------------
 
     def describe(self) -> str:
-        lines = [f"module {self.path} on {', '.join(self.uris)}"]
+        """The module's devices and functions with their declarations."""
+        lines = [f"module {self.path} on {', '.join(self.uris)}" + (", closed" if self._closed else "")]
         if self.manifest is not None:
             lines.append("devices: " + ", ".join(
                 f"{d.name}={d.spec} -> {self.uris[self.binding[d.name]]}"
@@ -204,7 +252,7 @@ class Module(native.FunctionTable):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<runtime_shim.Module {self.path} on {self.uris}>"
+        return self._repr("Module")
 
     def _new_function(self, name: str) -> "Function":
         return Function(self, self.signatures[name])
@@ -245,19 +293,31 @@ class Module(native.FunctionTable):
         """
         for placed in list(self.__dict__.get("_placed", ())):
             placed.release()
-        for attr in ("_functions", "_context", "_hal_module", "_vm_module", "_devices",
-                     "_instance"):
+        for attr in ("_context", "_hal_module", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
+        for function in self.__dict__.get("_functions", {}).values():
+            function.__dict__.pop("_vm_function", None)
+        self._functions = {}
+        self._closed = True
         _OPEN_MODULES.discard(self)
 
-    def __enter__(self) -> "Module":
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+def _check_drivers(uris: Sequence[str]) -> None:
+    """Every URI names a driver this runtime has, as iree-run-module checks
+    first (a typo such as local_task is not a device of another kind)."""
+    available = rt.query_available_drivers()
+    for uri in uris:
+        name = dev.driver_name(uri)
+        if name not in available:
+            raise ShimError(f"device '{uri}': unknown driver '{name}'; no driver of that name is "
+                            f"registered (available: {', '.join(available)})")
 
 
-class Function:
+class Function(native.FunctionAPI):
+    """One function of a Module: ``f(x, y)`` or ``f(x=..., y=...)`` with
+    numpy arrays (or Placed inputs), numpy out. ``inspect.signature(f)``
+    and ``help(f)`` show its arguments, shapes, dtypes and devices."""
+
     def __init__(self, module: Module, signature: Signature):
         self.module = module
         self.signature = signature
@@ -278,25 +338,26 @@ class Function:
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
+        self._init_api(self._where)
 
-    def __repr__(self) -> str:
-        return f"<runtime_shim.Function {self.signature.text}>"
-
-    def __call__(self, *args):
-        results = [array for array, _ in self.call(args)]
-        if len(results) == 1:
-            return results[0]
-        return tuple(results) if results else None
+    def _where(self, value: Value, signature: Signature) -> str:
+        where = self.module._where(value, signature)
+        if value in signature.args and signature.args.index(value) in self._pinned:
+            index = signature.args.index(value)
+            where += f", in the pinned memory of runtime device {self.module.uris[self._pinned[index]]}"
+        return where
 
     def prepare(self, args: Sequence) -> list[tuple[object, object]]:
-        """Check inputs against the declaration before anything is uploaded.
+        """Check positional inputs against the declaration before anything
+        is uploaded.
 
-        -> (array, HAL element type) per tensor, (number, type) per scalar,
-        (Placed, None) per placed input.
+        -> (array, HAL element type as an int, iree.runtime.HalElementType's
+        value) per tensor, (number, MLIR type name) per scalar, (Placed,
+        None) per placed input.
         """
         sig = self.signature
         if len(args) != len(sig.args):
-            raise ShimError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
+            raise ShimTypeError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
         return [self._checked(i, arg) for i, arg in enumerate(args)]
 
     def _checked(self, i: int, arg) -> tuple[object, object]:
@@ -331,8 +392,7 @@ class Function:
         buffer, not the array's own pages), else as a call places it. Pass
         the result to calls in place of the array."""
         m = self.module
-        if "_context" not in m.__dict__:
-            raise ShimError(f"module {m.path} is closed")
+        m._check_open()
         if not 0 <= index < len(self.signature.args):
             raise ShimError(f"@{self.name} has no input {index}")
         array, kind = self._checked(index, arg)
@@ -343,16 +403,14 @@ class Function:
         m._placed.add(placed)
         return placed
 
-    def call(self, args: Sequence, *, prepared: bool = False) -> list[tuple[object, object]]:
-        """Call with numpy inputs.
+    def _invoke(self, inputs: list) -> list[tuple[object, object]]:
+        """Call on inputs from ``prepare``.
 
-        -> (array, HAL element type) per tensor result, (number, type) per
-        scalar result.
+        -> (array, HAL element type as an int) per tensor result, (number,
+        MLIR type name) per scalar result.
         """
         m = self.module
-        if "_context" not in m.__dict__:
-            raise ShimError(f"module {m.path} is closed")
-        inputs = args if prepared else self.prepare(args)
+        m._check_open()
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
             if isinstance(arg, Placed):
@@ -400,7 +458,7 @@ def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.n
     argument, iree.abi.output, whose storage the result is written into),
     as an array of the result's shape, or None: such a result is returned
     without a copy."""
-    candidates = [p for p in placed if p.array is not None]
+    candidates = [p for p in placed if p._array is not None]
     if not candidates:
         return None
     buffer = view.get_buffer()
@@ -415,8 +473,8 @@ def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.n
     address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
     del mapped
     for p in candidates:
-        if p.array.ctypes.data == address and p.array.nbytes >= nbytes:
-            return p.array.reshape(-1).view(np.uint8)[:nbytes].view(dtype).reshape(shape)
+        if p._array.ctypes.data == address and p._array.nbytes >= nbytes:
+            return p._array.reshape(-1).view(np.uint8)[:nbytes].view(dtype).reshape(shape)
     return None
 
 

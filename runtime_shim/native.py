@@ -18,6 +18,8 @@ here.
 
 from __future__ import annotations
 
+import inspect
+import keyword
 import os
 import re
 import subprocess
@@ -28,8 +30,8 @@ import numpy as np
 
 from . import devices as dev
 from . import values
-from .errors import ShimError
-from .manifest import Manifest, Signature
+from .errors import ShimError, ShimTypeError
+from .manifest import Manifest, Signature, Value
 
 
 def iree_run_module() -> str:
@@ -91,20 +93,34 @@ class FunctionTable:
     """Looking a module's functions up by name, as ``m.function("f")``,
     ``m["f"]`` or ``m.f``; ``function_names`` leaves out the host twins
     mdc-compile adds, which still answer to their names. A module class
-    sets ``path``, ``signatures``, ``manifest`` and ``_functions``, and
-    makes its function objects in ``_new_function``."""
+    sets ``path``, ``uris``, ``signatures``, ``manifest`` and
+    ``_functions``, makes its function objects in ``_new_function`` and
+    sets ``_closed`` in ``close``."""
+
+    _closed = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called: every call then raises ShimError."""
+        return self._closed
 
     @property
     def function_names(self) -> list[str]:
         return user_functions(self.signatures, self.manifest)
 
     def function(self, name: str):
+        """The function called ``name`` (also ``m[name]``, or ``m.name``)."""
+        self._check_open()
         if name not in self.signatures:
             raise ShimError(f"unknown function '{name}' (module exports: "
                             f"{', '.join(self.function_names) or 'nothing'})")
         if name not in self._functions:
             self._functions[name] = self._new_function(name)
         return self._functions[name]
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ShimError(f"module {self.path} is closed; load it again to call it")
 
     def __getitem__(self, name: str):
         return self.function(name)
@@ -115,6 +131,125 @@ class FunctionTable:
         if name not in self.signatures:
             raise AttributeError(f"module {self.path} has no function '{name}'")
         return self.function(name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {n for n in self.function_names if n.isidentifier()})
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _repr(self, kind: str) -> str:
+        return f"<runtime_shim.{kind} {self.path} on {self.uris}{', closed' if self._closed else ''}>"
+
+    def _where(self, value: Value, signature: Signature) -> str:
+        """The device a value is declared on, as a docstring names it."""
+        if self.manifest is None:
+            return f"on {self.uris[0]}" if self.uris else ""
+        name = value.affinity or self.manifest.default_device
+        spec = next((d.spec for d in self.manifest.devices if d.name == name), "?")
+        uri = self.uris[self.binding[name]] if name in self.binding else "unbound"
+        return f"on {name} ({spec}, runtime device {uri})"
+
+
+def parameter_names(signature: Signature) -> list[str]:
+    """Python parameter names for a function's arguments: the declared name
+    where it is a usable identifier (IREE writes `input0`, ..., or the
+    `iree.abi.name` given), else `input<i>`."""
+    names: list[str] = []
+    for i, v in enumerate(signature.args):
+        name = v.name
+        if not name.isidentifier() or keyword.iskeyword(name) or name in names:
+            name = f"input{i}"
+        while name in names:
+            name += "_"
+        names.append(name)
+    return names
+
+
+def describe_value(value: Value) -> str:
+    """What a caller passes or gets for a declared value: its MLIR type, and
+    the numpy dtype and shape (or Python scalar) it is given as."""
+    if value.is_tensor:
+        try:
+            dtype = values.numpy_dtype(values.element_type(value.type.element)).name
+        except ShimError:
+            dtype = value.type.element
+        dims = ", ".join("?" if d is None else str(d) for d in value.type.shape)
+        shape = f"({dims},)" if len(value.type.shape) == 1 else f"({dims})"
+        return f"{value.type}: numpy {dtype} array of shape {shape}"
+    if value.type in values.SCALAR_TYPES:
+        kind = "float" if str(value.type).startswith("f") else "int"
+        return f"{value.type}: a Python {kind} (returned as numpy {np.dtype(values.SCALAR_TYPES[value.type]).name})"
+    return str(value.type)
+
+
+def _described(value: Value, where, signature: Signature) -> str:
+    text = describe_value(value)
+    return f"{text}, {where(value, signature)}" if value.is_tensor else text
+
+
+class FunctionAPI:
+    """What both function classes share: a Python signature
+    (``inspect.signature(f)``: one parameter per declared argument,
+    positional or keyword), a docstring built from the declaration, and
+    calls returning values only. A subclass sets ``module``, ``name`` and
+    ``signature``, then calls ``_init_api``, and implements ``prepare`` and
+    ``_invoke``."""
+
+    def _init_api(self, where) -> None:
+        sig = self.signature
+        names = parameter_names(sig)
+        self._parameter_names = names
+        self.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str(v.type))
+             for n, v in zip(names, sig.args)],
+            return_annotation=(str(sig.results[0].type) if len(sig.results) == 1 else
+                               "(" + ", ".join(str(v.type) for v in sig.results) + ")"))
+        lines = [f"{self.name}({', '.join(names)}): @{self.name} of {self.module.path}.", ""]
+        if sig.args:
+            lines.append("Arguments:")
+            lines += [f"  {n}: {_described(v, where, sig)}" for n, v in zip(names, sig.args)]
+        else:
+            lines.append("No arguments.")
+        if sig.results:
+            lines.append("Returns a tuple of:" if len(sig.results) > 1 else "Returns:")
+            lines += [f"  {v.name}: {_described(v, where, sig)}" for v in sig.results]
+        else:
+            lines.append("Returns None.")
+        lines += ["", f"IREE declaration: {sig.text}"]
+        self.__doc__ = "\n".join(lines)
+
+    def bind_arguments(self, args: Sequence, kwargs: dict) -> list:
+        """Positional and keyword arguments -> the arguments in order;
+        ShimTypeError (a TypeError) as Python words it for a plain function."""
+        try:
+            unknown = [k for k in kwargs if k not in self._parameter_names]
+            if unknown:  # before a missing argument, as Python itself reports it
+                raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}")
+            bound = self.__signature__.bind(*args, **kwargs)
+        except TypeError as e:
+            raise ShimTypeError(f"@{self.name} takes {len(self._parameter_names)} input(s), "
+                                f"{self.name}({', '.join(self._parameter_names)}): {e}") from None
+        return list(bound.args)
+
+    def __call__(self, *args, **kwargs):
+        """Call with numpy inputs: the result, a tuple of results, or None."""
+        results = self.call(*args, **kwargs)
+        if len(results) == 1:
+            return results[0]
+        return results if results else None
+
+    def call(self, *args, **kwargs) -> tuple:
+        """Like calling the function, but always a tuple of its results (numpy
+        arrays, and numpy scalars for scalar results), whatever their count."""
+        inputs = self.prepare(self.bind_arguments(args, kwargs))
+        return tuple(value for value, _ in self._invoke(inputs))
+
+    def __repr__(self) -> str:
+        return f"<runtime_shim.{type(self).__name__} {self.signature.text}>"
 
 
 class NativeModule(FunctionTable):
@@ -133,21 +268,19 @@ class NativeModule(FunctionTable):
         return NativeFunction(self, name)
 
     def describe(self) -> str:
-        lines = [f"module {self.path} on {', '.join(self.uris)} (run by iree-run-module: {self.reason})"]
+        """The module's devices and functions with their declarations."""
+        lines = [f"module {self.path} on {', '.join(self.uris)} (run by iree-run-module: {self.reason})"
+                 + (", closed" if self._closed else "")]
         lines += [f"  {self.signatures[n].text}" for n in self.function_names]
         return "\n".join(lines)
 
     def close(self) -> None:
+        """Forget the functions; every call after this raises ShimError."""
         self._functions.clear()
-
-    def __enter__(self) -> "NativeModule":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self._closed = True
 
     def __repr__(self) -> str:
-        return f"<runtime_shim.NativeModule {self.path} on {self.uris}>"
+        return self._repr("NativeModule")
 
 
 def user_functions(signatures: dict[str, Signature], manifest: Optional[Manifest]) -> list[str]:
@@ -156,7 +289,10 @@ def user_functions(signatures: dict[str, Signature], manifest: Optional[Manifest
     return [n for n in signatures if n not in twins]
 
 
-class NativeFunction:
+class NativeFunction(FunctionAPI):
+    """One function of a NativeModule: ``f(x, y)`` or ``f(x=..., y=...)``,
+    numpy in and numpy out, each call one run of iree-run-module."""
+
     def __init__(self, module: NativeModule, name: str):
         self.module, self.name = module, name
         self.signature = module.signatures[name]
@@ -169,32 +305,32 @@ class NativeFunction:
         if any(not v.is_tensor for v in self.signature.results):
             raise ShimError(f"@{name} returns a scalar, which a module run by iree-run-module "
                             "cannot return here")
-
-    def __repr__(self) -> str:
-        return f"<runtime_shim.NativeFunction {self.signature.text}>"
-
-    def __call__(self, *args):
-        results = [array for array, _ in self.call(args)]
-        if len(results) == 1:
-            return results[0]
-        return tuple(results) if results else None
+        self._init_api(lambda v, sig: module._where(v, sig) + ", through iree-run-module")
 
     def prepare(self, args: Sequence) -> list[tuple[object, object]]:
+        """Check positional inputs against the declaration. -> (array, HAL
+        element type as an int, iree.runtime.HalElementType's value) per
+        tensor, (number, MLIR type name) per scalar."""
         sig = self.signature
         if len(args) != len(sig.args):
-            raise ShimError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
+            raise ShimTypeError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
         out = []
         for i, (value, arg) in enumerate(zip(sig.args, args)):
             where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
             if not value.is_tensor:
                 out.append((values.check_scalar(arg, value.type, where), value.type))
                 continue
+            if type(arg).__name__ == "Placed":
+                raise ShimError(f"{where}: given a Placed input, which a module run by "
+                                "iree-run-module cannot take; pass the array")
             out.append(values.checked_tensor(arg, value, where))
         return out
 
-    def call(self, args: Sequence, *, prepared: bool = False) -> list[tuple[object, object]]:
-        inputs = args if prepared else self.prepare(args)
+    def _invoke(self, inputs: list) -> list[tuple[object, object]]:
+        """Run on inputs from ``prepare``: (value, type) per result, as
+        ``prepare`` gives them."""
         m = self.module
+        m._check_open()
         with tempfile.TemporaryDirectory(prefix="mdc-run-") as work:
             flags = []
             for i, (arg, kind) in enumerate(inputs):

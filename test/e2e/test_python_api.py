@@ -1,0 +1,292 @@
+"""The Python API as IREE and numpy users expect it (issue 18): device
+strings, real signatures and docstrings, keyword arguments, close(),
+builtin exception types, values-only calls and iree.runtime's names; for
+the in-process Module and for the iree-run-module-backed NativeModule
+(Vulkan beside a CPU). Also mdc-run's messages for the issue's
+command-line mistakes. Numerics are compared with numpy, or with stock
+iree.runtime on the same vmfb."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+
+import numpy as np
+import pytest
+
+import iree.runtime as rt
+import runtime_shim
+from runtime_shim import NativeModule, ShimError, ShimTypeError, load, load_vm_flatbuffer_file
+from test_runtime_shim import (ONE_LOCAL, STAGED_LINK, TWO_LOCAL, TYPES, TYPES_FLAGS, assert_user_error,
+                               seed_program)
+
+# A tensor on device_a and a scalar in, the product on device_b out.
+MUL = """
+func.func public @mul(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}, %s: f32) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %0 = flow.tensor.transfer %x : tensor<4xf32> to #hal.device.promise<@device_b>
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %1 = arith.mulf %0, %f : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mul(build_vmfb):
+    return build_vmfb("mul", MUL, TWO_LOCAL, links=STAGED_LINK)
+
+
+@pytest.fixture(scope="module")
+def types(build_vmfb):
+    return build_vmfb("types", TYPES, ONE_LOCAL, flags=TYPES_FLAGS)
+
+
+@pytest.fixture(scope="module")
+def seed(build_vmfb):
+    return build_vmfb("seed", seed_program(), TWO_LOCAL, links=STAGED_LINK)
+
+
+X = np.array([1.5, -2, 3, 40], np.float32)
+
+
+# -- devices ------------------------------------------------------------------
+
+
+def test_one_device_as_a_string(types):
+    for devices in ("local-task", ["local-task"]):
+        with load(types, devices) as m:
+            assert m.uris == ["local-task"]
+            np.testing.assert_array_equal(m.f64(np.float64([1, 2.5, -3, 0.1])), 2 * np.float64([1, 2.5, -3, 0.1]))
+    with load(types, devices="local-sync") as m:
+        assert m.uris == ["local-sync"]
+
+
+def test_device_errors_in_python_words(seed, types):
+    """Python errors name Python arguments, never mdc-run's flags."""
+    cases = [("local-task", "wrong device count"), ([], "no devices given"),
+             (["local_task", "local-task"], "unknown driver 'local_task'")]
+    for devices, needle in cases:
+        with pytest.raises(ShimError, match=needle) as e:
+            load(seed, devices)
+        assert "--device" not in str(e.value)
+    with pytest.raises(ShimError, match="devices="):
+        load(seed, [])
+    for bad in (3, [3], None):
+        with pytest.raises(TypeError, match="devices must be"):
+            load(types, bad)
+
+
+# -- signatures, docstrings, keywords, dir ------------------------------------
+
+
+def test_signature_and_docstring_from_the_reflection(mul):
+    with load(mul, ["local-task", "local-sync"]) as m:
+        f = m.mul
+        sig = inspect.signature(f)
+        assert list(sig.parameters) == ["input0", "input1"]
+        assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in sig.parameters.values())
+        assert [p.annotation for p in sig.parameters.values()] == ["tensor<4xf32>", "f32"]
+        assert sig.return_annotation == "tensor<4xf32>"
+        doc = f.__doc__
+        assert doc.startswith("mul(input0, input1): @mul of ")
+        assert "input0: tensor<4xf32>: numpy float32 array of shape (4,), on device_a (local[0], " \
+               "runtime device local-task)" in doc
+        assert "input1: f32: a Python float" in doc
+        assert "on device_b (local[1], runtime device local-sync)" in doc
+        assert inspect.getdoc(f) == doc
+        assert "mul" in dir(m) and "function_names" in dir(m)
+
+
+def test_keyword_arguments(mul, types):
+    with load(mul, ["local-task", "local-sync"]) as m:
+        np.testing.assert_array_equal(m.mul(X, 2.0), X * np.float32(2))
+        np.testing.assert_array_equal(m.mul(X, input1=3.0), X * np.float32(3))
+        np.testing.assert_array_equal(m.mul(input1=0.5, input0=X), X * np.float32(0.5))
+        for args, kwargs in [((X,), {}), ((X, 1.0, 2.0), {}), ((X,), {"s": 1.0}),
+                             ((X, 1.0), {"input0": X})]:
+            with pytest.raises(TypeError, match="@mul takes 2 input"):
+                m.mul(*args, **kwargs)
+        with pytest.raises(TypeError, match="unexpected keyword argument 's'"):
+            m.mul(X, s=1.0)
+    with load(types, "local-task") as m:
+        assert m.scalars(3, 2.5, input2=7, input4=0.1, input3=-9) == (3, 2.5, 7, -9, 0.1)
+        d = np.arange(6, dtype=np.float32).reshape(2, 3)
+        assert "numpy float32 array of shape (?,)" in m.dyn.__doc__
+        np.testing.assert_array_equal(m.f32(input0=d), d + d)
+
+
+def test_same_results_as_stock_iree_runtime(types):
+    """load_vm_flatbuffer_file, iree.runtime's name, with its driver=
+    keyword, against iree.runtime's own on the same vmfb."""
+    x = np.random.default_rng(7).standard_normal((2, 3)).astype(np.float32)
+    stock = rt.load_vm_flatbuffer_file(str(types), driver="local-task")
+    want = stock.f32(x).to_host()
+    with load_vm_flatbuffer_file(str(types), driver="local-task") as m:
+        np.testing.assert_array_equal(m.f32(x), want)
+        np.testing.assert_array_equal(m.f32(x), x + x)
+    with load_vm_flatbuffer_file(str(types), devices=["local-sync"]) as m:
+        np.testing.assert_array_equal(m.f32(x), want)
+    with pytest.raises(TypeError, match="one of driver= or devices="):
+        load_vm_flatbuffer_file(str(types))
+
+
+# -- call returns values ----------------------------------------------------
+
+
+def test_call_returns_values_only(types):
+    with load(types, "local-task") as m:
+        x = np.float32([1.5, -2.5, 3, 4])
+        one = m.f32.call(np.ones((2, 3), np.float32))
+        assert isinstance(one, tuple) and len(one) == 1
+        np.testing.assert_array_equal(one[0], np.full((2, 3), 2, np.float32))
+        f, i = m.two.call(x)
+        np.testing.assert_array_equal(f, x + x)
+        np.testing.assert_array_equal(i, x.astype(np.int32))
+        assert m.scalars.call(3, 2.5, 7, -9, 0.1) == (3, 2.5, 7, -9, 0.1)
+        assert all(isinstance(v, (np.ndarray, np.generic)) for v in m.two.call(x) + m.scalars.call(1, 2, 3, 4, 5))
+
+
+# -- exception types -----------------------------------------------------------
+
+
+def test_errors_are_builtin_types(seed):
+    assert issubclass(ShimError, ValueError) and issubclass(ShimTypeError, ShimError)
+    assert issubclass(ShimTypeError, TypeError)
+    with load(seed, ["local-task", "local-sync"]) as m:
+        with pytest.raises(ValueError, match="dtype mismatch"):
+            m.multi_device_mul(np.zeros(4, np.float64))
+        with pytest.raises(ValueError, match="shape mismatch"):
+            m.multi_device_mul(np.zeros(5, np.float32))
+        with pytest.raises(TypeError, match="takes 1 input"):
+            m.multi_device_mul()
+        with pytest.raises(ValueError, match="unknown function"):
+            m["nope"]
+    with pytest.raises(ValueError, match="module file not found"):
+        load("/nonexistent/x.vmfb", "local-task")
+
+
+# -- close -----------------------------------------------------------------
+
+
+def test_close(seed):
+    m = load(seed, ["local-task", "local-sync"])
+    f = m.multi_device_mul
+    placed = f.place(0, X)
+    assert placed.array is not None and not placed.released
+    np.testing.assert_array_equal(f(placed), X * np.float32([0, 1, 2, 3]) * np.float32([4, 5, 6, 7]))
+    assert not m.closed and "closed" not in repr(m)
+    m.close()
+    assert m.closed and repr(m).endswith(", closed>")
+    for call in (lambda: m.multi_device_mul(X), lambda: m.function("multi_device_mul"),
+                 lambda: m["multi_device_mul"], lambda: f(X), lambda: f.call(X), lambda: f.place(0, X),
+                 lambda: placed.array, lambda: f(placed)):
+        with pytest.raises(ShimError, match="closed"):
+            call()
+    assert placed.released and "released" in repr(placed)
+    m.close()  # twice is fine
+    assert "multi_device_mul" in m.function_names
+
+
+# -- the module run by iree-run-module (Vulkan beside a CPU) ---------------------
+
+
+@pytest.mark.vulkan
+def test_native_module_same_api(build_vmfb):
+    path = build_vmfb("mul_vulkan", MUL, ("a=local[0]", "b=vulkan[0]"))
+    m = load(path, ["vulkan", "local-task"])
+    assert isinstance(m, NativeModule)
+    f = m.mul
+    assert list(inspect.signature(f).parameters) == ["input0", "input1"]
+    assert "on device_b (vulkan[0], runtime device vulkan)" in f.__doc__
+    assert "mul" in dir(m)
+    np.testing.assert_array_equal(f(X, 2.0), X * np.float32(2))
+    np.testing.assert_array_equal(f(input1=0.25, input0=X), X * np.float32(0.25))
+    (only,) = f.call(X, input1=-1.0)
+    np.testing.assert_array_equal(only, -X)
+    with pytest.raises(TypeError, match="@mul takes 2 input"):
+        f(X)
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        f(X.astype(np.float64), 1.0)
+    m.close()
+    assert m.closed and repr(m).endswith(", closed>")
+    for call in (lambda: m.mul(X, 1.0), lambda: f(X, 1.0), lambda: m.function("mul")):
+        with pytest.raises(ShimError, match="closed"):
+            call()
+
+
+# -- mdc-run: the issue's command-line mistakes --------------------------------------
+
+
+def test_cli_unknown_driver_as_stock(types, mdc_run, run_tool):
+    flags = [f"--module={types}", "--device=local_task", "--function=f32", "--input=2x3xf32=1"]
+    stock = run_tool([shutil.which("iree-run-module"), *flags])
+    assert stock.returncode != 0 and "no driver 'local_task' registered" in stock.stderr
+    assert_user_error(mdc_run(*flags), "unknown driver 'local_task'", "no driver of that name is registered")
+
+
+def test_cli_text_file_input(types, mdc_run, tmp_path):
+    text = tmp_path / "in.txt"
+    text.write_text("1 2 3 4 5 6\n")
+    proc = mdc_run(f"--module={types}", "--device=local-task", "--function=f32", f"--input=@{text}")
+    assert_user_error(proc, "is not a .npy file", "only numpy .npy files are supported")
+    assert "pickle" not in proc.stderr
+
+
+def test_cli_bad_counts_name_no_internals(seed, mdc_run):
+    for flag in ("--benchmark=abc", "--benchmark=-3", "--output_max_element_count=x",
+                 "--task_topology_group_count=1.5"):
+        proc = mdc_run(f"--module={seed}", "--device=local-task", "--device=local-sync", flag)
+        assert_user_error(proc, flag.split("=")[0], "expected a whole number")
+        assert "_count" not in proc.stderr.replace(flag.split("=")[0], "")
+
+
+def test_cli_trace_execution(seed, mdc_run):
+    base = [f"--module={seed}", "--device=local-task", "--device=local-sync", "--input=4xf32=10,11,12,13"]
+    assert_user_error(mdc_run(*base, "--trace_execution=true"), "--trace_execution is not supported",
+                      "iree-run-module --trace_execution")
+    assert_user_error(mdc_run(*base, "--trace_execution=maybe"), "expected true or false")
+    proc = mdc_run(*base, "--trace_execution=false")
+    assert (proc.returncode, proc.stdout.splitlines()[-1]) == (0, "4xf32=0 55 144 273"), proc.stderr
+
+
+def test_cli_no_device(seed, mdc_run):
+    assert_user_error(mdc_run(f"--module={seed}", "--input=4xf32=1"), "no --device given")
+
+
+GPU_ONLY = """
+func.func public @f32(%a: tensor<2x3xf32>) -> tensor<2x3xf32> { %0 = arith.addf %a, %a : tensor<2x3xf32> return %0 : tensor<2x3xf32> }
+"""
+
+
+@pytest.mark.parametrize("driver", ["cuda", "hip"])
+def test_cli_uri_with_an_ordinal_binds_as_stock(build_vmfb, mdc_run, run_tool, driver):
+    """`--device=hip:0` is the hip driver's device 0 to iree-run-module,
+    which then binds hip[0] to it; on a machine without the GPU library both
+    get as far as creating the driver."""
+    path = build_vmfb(f"{driver}_only", GPU_ONLY, (f"device_a={driver}",), flags=())
+    flags = [f"--module={path}", f"--device={driver}:0", "--input=2x3xf32=1"]
+    if driver in rt.query_available_drivers():
+        try:
+            rt.get_driver(driver)
+            pytest.skip(f"this machine has a {driver} device")
+        except RuntimeError:
+            pass
+    stock = run_tool([shutil.which("iree-run-module"), *flags])
+    assert stock.returncode != 0 and "UNAVAILABLE" in stock.stderr, stock.stderr
+    assert_user_error(mdc_run(*flags), f"device '{driver}:0': the '{driver}' driver is not available here")
+
+
+def test_uri_with_a_path_reaches_the_driver_as_stock(types, mdc_run, run_tool):
+    """`local-task:0` binds local[0]; the driver then refuses the path, as
+    it does for iree-run-module."""
+    flags = [f"--module={types}", "--device=local-task:0", "--function=f32", "--input=2x3xf32=1"]
+    stock = run_tool([shutil.which("iree-run-module"), *flags])
+    assert stock.returncode != 0 and "device paths not yet implemented" in stock.stderr
+    assert_user_error(mdc_run(*flags), "cannot create device 'local-task:0'", "device paths not yet implemented")
+
+
+def test_public_names():
+    assert {"load", "load_vm_flatbuffer_file", "Module", "NativeModule", "Function", "NativeFunction",
+            "Placed", "ShimError", "ShimTypeError"} <= set(runtime_shim.__all__)
+    assert inspect.signature(load).parameters["devices"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
