@@ -14,9 +14,7 @@ config.excludes = ["Inputs", "programs", "examples", "build", ".venv"]
 bin_dir = os.path.dirname(sys.executable)
 path = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
 config.environment["PATH"] = path
-# PYTHONPATH too: with PYTHONPATH=$PWD the tools run this checkout's code,
-# not whichever one the venv's editable install points at.
-for var in ("HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONPATH"):
+for var in ("HOME", "TMPDIR", "LANG", "LC_ALL"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # The tools import mdc from this checkout, whatever the venv was installed
