@@ -54,7 +54,7 @@ from .diagnostics import MdcError, format_location
 from .ir_util import declared_argument_devices, declared_result_devices, top_level_ops, walk
 from .memory_model import LOCAL, Device, MemoryModel, declared_devices
 from .registry import ModulePass, PassOptions, register
-from .transfer_insertion import pinned_arguments_of
+from .abi import pinned_arguments_of
 
 _TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
 _SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")

@@ -338,7 +338,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
         pinned_arguments=args.pinned_arguments, host_entry_points=twins,
         devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices}), keep_devices=hops)
     if not args.no_manifest:
-        from passes.transfer_insertion import pinned_arguments_of
+        from passes.abi import pinned_arguments_of
 
         def add_manifest(module):
             pinned = pinned_arguments_of(module)
