@@ -53,7 +53,7 @@ from iree.compiler.dialects import hal as _hal  # noqa: F401
 from .diagnostics import MdcError, format_location
 from .ir_util import declared_argument_devices, declared_result_devices, top_level_ops, walk
 from .memory_model import LOCAL, Device, MemoryModel, declared_devices
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 from .abi import pinned_arguments_of
 
 _TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
@@ -760,7 +760,6 @@ def verify(module, links: dict | None = None, given: dict | None = None) -> list
     return _Verifier(module, model).run()
 
 
-@register
 class DeviceIsolationVerifier(ModulePass):
     """Rejects HAL-level IR that hands a device memory or fences it cannot use."""
 

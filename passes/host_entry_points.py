@@ -36,7 +36,7 @@ from iree.compiler import ir
 from .diagnostics import MdcError
 from .ir_util import single_device, top_level_ops
 from .memory_model import Device, MemoryModel
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 TWIN_SUFFIX = "$host"
 AFFINITY = "iree.abi.affinity"
@@ -245,7 +245,6 @@ def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
     return added
 
 
-@register
 class HostEntryPoints(ModulePass):
     name = "host-entry-points"
     level = "input"

@@ -32,7 +32,7 @@ from iree.compiler.dialects import stream, util
 from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 from .transfer_insertion import COPY_EXECUTABLE, STAGE_FUNCTION
 
 _BYTES = "tensor<?xi8>"
@@ -131,7 +131,6 @@ def isolate_loop_inits(module, placement: Placement) -> int:
     return done
 
 
-@register
 class LoopInitIsolation(ModulePass):
     """Gives every loop's initial resources a buffer of their own."""
 

@@ -36,7 +36,7 @@ from iree.compiler.dialects import arith, flow, tensor
 from .diagnostics import MdcError
 from .ir_util import get_attr, single_device, top_level_ops, walk
 from .memory_model import MemoryModel
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 AFFINITY = "iree.abi.affinity"
 _FUNCTIONS = ("func.func", "util.func")
@@ -216,7 +216,6 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
     return moves
 
 
-@register
 class ReturnedArgumentMoves(ModulePass):
     """Moves a result made of another device's arguments there, before IREE can fold the move away."""
 

@@ -61,9 +61,7 @@ device pairs all share memory are left untouched.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import re
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
@@ -72,11 +70,12 @@ from .diagnostics import MdcError, format_location
 from .ir_util import (affinity_attr, affinity_devices, declared_argument_devices, get_attr, is_resource,
                       module_default_device, single_device, top_level_ops, unique_symbol, walk)
 from . import placement_graph, staging_template
+from .crossings import Crossing, describe
 from .abi import (PINNED_ARGUMENTS_ATTR, function_argument, function_argument_view, is_constant_zero,
                   pinned_arguments_attr, update_into_argument)
 from .memory_model import LinkPolicy, MemoryModel
 from .placement import Placement
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 STAGE_FUNCTION = "__mdc_stage"
 COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
@@ -88,68 +87,6 @@ COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
 # wait of its own. A kernel reading or writing host memory over PCIe is
 # slower than the DMA for large values, not for small ones.
 SMALL_CROSSING_BYTES = 64 << 10
-
-@dataclasses.dataclass
-class Crossing:
-    """One crossing between devices, as recorded for reports."""
-
-    location: str | None
-    source: str
-    target: str
-    policy: LinkPolicy
-    shape: str  # "transfer" | "implicit"
-    encoding: str | None  # e.g. "tensor<?x4xf32>", None if unknown
-    bytes: str  # e.g. "64", "16*d0", "?"
-    # The caller's buffer the crossing copies from or into, when it does:
-    # "pinned argument", "pinned output" or "output storage".
-    caller_buffer: str | None = None
-
-
-_ELEMENT = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z]+)(\d+)")
-
-
-def _encoding_of(value: ir.Value, size: ir.Value | None) -> str | None:
-    """The tensor type a resource holds, from its size computation or its
-    producer, as text; None when neither says."""
-    for candidate in (size, value):
-        owner = candidate.owner if candidate is not None else None
-        if owner is None or isinstance(owner, ir.Block):
-            continue
-        op = owner.operation
-        if op.name == "stream.tensor.sizeof":
-            return str(get_attr(op, "encoding").value)
-        if op.name in ("stream.async.cast", "stream.async.transfer", "stream.timepoint.barrier"):
-            return _encoding_of(op.operands[0], None)
-        for name in ("result_encodings", "result_encoding", "target_encoding"):
-            attr = get_attr(op, name)
-            if attr is None:
-                continue
-            if name == "result_encodings":
-                index = list(op.results).index(candidate) if candidate in list(op.results) else 0
-                return str(attr[index].value) if index < len(attr) else None
-            return str(attr.value)
-    return None
-
-
-def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None, str]:
-    """(encoding, bytes) of a crossing value; bytes are symbolic (d0, d1...
-    for dynamic dimensions) where the shape is dynamic."""
-    encoding = _encoding_of(value, size)
-    if encoding is None:
-        return None, "?"
-    m = _ELEMENT.match(encoding)
-    if not m:
-        return encoding, "?"
-    dims = [d for d in m.group(1).split("x") if d]
-    element_bytes = max(int(m.group(3)), 8) // 8
-    static, symbols = element_bytes, []
-    for d in dims:
-        if d == "?":
-            symbols.append(f"d{len(symbols)}")
-        else:
-            static *= int(d)
-    return encoding, "*".join([str(static), *symbols]) if symbols else str(static)
-
 
 class _Stager:
     """Emits export -> stage -> import chains into one module."""
@@ -754,9 +691,9 @@ def _policy(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPol
 
 
 def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: int | None = None,
-                     pinned_arguments: bool = False) -> list:
+                     pinned_arguments: bool = False) -> tuple[placement_graph.PlacementGraph, list[Crossing]]:
     """Rewrites every staged crossing in ``module``; returns what it did: a
-    placement_graph.PlacementGraph, then one Crossing per staged crossing.
+    placement_graph.PlacementGraph and one Crossing per staged crossing.
     ``pieces``: see _Stager._piece_count. ``pinned_arguments``: the caller
     gives arguments in pinned memory (see the module docstring); the
     arguments this applied to are recorded on the module as
@@ -766,7 +703,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
         # Nothing to rewrite; still say where things run, for reports.
         placement = Placement(module)
         placement.analyze()
-        return [placement_graph.snapshot(module, placement, model, describe)]
+        return placement_graph.snapshot(module, placement, model, describe), []
     _import_arguments_where_declared(module, model)
     placement = Placement(module)
     placement.analyze()
@@ -774,7 +711,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
     placement.analyze()
     graph = placement_graph.snapshot(module, placement, model, describe)
     stager = _Stager(module, model, emplace, pieces, pinned_arguments)
-    crossings: list = [graph]
+    crossings: list[Crossing] = []
 
     # Only the moves are collected: a rewrite erases its move and may erase
     # other ops after it (the update and clone of an output argument), and a
@@ -789,7 +726,7 @@ def insert_transfers(module, model: MemoryModel, emplace: bool = False, pieces: 
     stager.finish()
     if stager.pinned:
         module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(stager.pinned)
-    return crossings
+    return graph, crossings
 
 
 def _import_arguments_where_declared(module, model: MemoryModel) -> None:
@@ -1003,7 +940,6 @@ def _rewrite_implicit_crossings(op, placement, model, stager, crossings) -> None
                                   encoding, nbytes, stager.caller_buffer))
 
 
-@register
 class TransferInsertion(ModulePass):
     """Stages every crossing between devices whose memories are incompatible."""
 
@@ -1013,5 +949,7 @@ class TransferInsertion(ModulePass):
 
     def apply(self, module, options: PassOptions) -> None:
         model = MemoryModel.of(module, options.links)
-        options.notes.extend(insert_transfers(module, model, options.staging == "emplace",
-                                             options.staging_pieces, options.pinned_arguments))
+        graph, crossings = insert_transfers(module, model, options.staging == "emplace",
+                                            options.staging_pieces, options.pinned_arguments)
+        options.report.graph = graph
+        options.report.crossings.extend(crossings)

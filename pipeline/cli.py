@@ -362,7 +362,7 @@ def _compile(args, iree_passthrough: list[str]) -> int:
     result = stages.run(compiler, args.input, ctx, args.compile_to)
     for path in filter(None, (args.report, args.graph)):
         if "mdc" in stages.STAGE_NAMES[: stages.STAGE_NAMES.index(args.compile_to) + 1] if args.compile_to else True:
-            _write_atomically(path, report.render(path, ctx.pass_options.notes, devices, args.input))
+            _write_atomically(path, report.render(path, ctx.pass_options.report, devices, args.input))
     if args.compile_to:
         text = module_text(result)
         if args.output == "-":
