@@ -10,8 +10,9 @@ import re
 
 from iree.compiler import ir
 
+from .diagnostics import MdcError, format_location
 from .ir_util import get_attr
-from .memory_model import LinkPolicy
+from .memory_model import LinkPolicy, MemoryModel
 
 
 @dataclasses.dataclass
@@ -74,3 +75,12 @@ def describe(value: ir.Value, size: ir.Value | None = None) -> tuple[str | None,
         else:
             static *= int(d)
     return encoding, "*".join([str(static), *symbols]) if symbols else str(static)
+
+
+def policy_at(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkPolicy:
+    """The memory model's policy for ``src`` -> ``dst``; an impossible pair
+    is an error at ``op``'s location."""
+    try:
+        return model.policy(src, dst)
+    except MdcError as e:
+        raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None

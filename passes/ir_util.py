@@ -140,3 +140,13 @@ def declared_result_devices(function) -> list[str | None] | None:
     if rest.startswith("("):
         return _devices_of(_declared_list(rest, 0)[0])
     return _devices_of([rest]) if rest else []
+
+
+def inside_executable(op: ir.Operation) -> bool:
+    """``op`` is inside an executable (a kernel's body, not the program)."""
+    parent = op.parent
+    while parent is not None:
+        if parent.name in ("stream.executable", "hal.executable", "flow.executable"):
+            return True
+        parent = parent.parent
+    return False

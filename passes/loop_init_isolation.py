@@ -33,7 +33,7 @@ from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
 from .pass_base import ModulePass, PassOptions
-from .transfer_insertion import COPY_EXECUTABLE, STAGE_FUNCTION
+from .lowering.emitter import COPY_EXECUTABLE, STAGE_FUNCTION
 
 _BYTES = "tensor<?xi8>"
 

@@ -28,13 +28,13 @@ class PassOptions:
     ``staging`` is how a CPU device moves a value into and out of the
     staging memory of the device that owns it: ``emplace`` (its own
     dispatches; the default) or ``copy`` (a copy on the CPU's queue); see
-    transfer_insertion.py.
+    lowering/emplace.py and lowering/copy.py.
     ``staging_pieces`` is how many pieces a CPU writes a value into pinned
     memory in, with ``emplace``, so the DMA of one piece overlaps the copy of
-    the next (None: transfer_insertion's default).
+    the next (None: by size, lowering/emplace.py).
     ``pinned_arguments``: the caller gives each public-function argument a
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
-    no host copy (transfer_insertion.py).
+    no host copy (lowering/pinned_arguments.py).
     ``devices``: the devices the command line declares
     (memory_model.Device by symbol, in order; the first is the default),
     for input-level passes: before IREE's phases a program names its

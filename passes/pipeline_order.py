@@ -16,6 +16,8 @@ from .loop_init_isolation import LoopInitIsolation
 from .partition_fence import PartitionFence
 from .recursive_calls import RefuseRecursiveCalls
 from .returned_arguments import ReturnedArgumentMoves
+from .place_unplaced_ops import PlaceUnplacedOps
+from .stage_crossings import StageCrossings
 from .transfer_insertion import TransferInsertion
 
 # The order mdc-compile has run them in, kept exactly: it came from the order
@@ -37,7 +39,7 @@ PIPELINE = [
     DeviceIsolationVerifier,
 ]
 
-STEPS: list = []
+STEPS = [PlaceUnplacedOps, StageCrossings]
 
 _names = [p.name for p in [*PIPELINE, *STEPS]]
 assert len(_names) == len(set(_names)), _names
