@@ -116,6 +116,9 @@ def hal_devices(module) -> dict[str, Device]:
     return ordered
 
 
+_FLOW_OPS = frozenset(("cf.br", "cf.cond_br", "scf.for", "scf.yield", "util.return", "util.call"))
+
+
 @dataclasses.dataclass
 class Violation:
     index: int  # program order of the offending op
@@ -268,6 +271,8 @@ class _Verifier:
 
     def _transfer(self, index: int, op, state: dict, returns: list) -> bool:
         name = op.name
+        if name in _FLOW_OPS:
+            return self._flow(op, state, returns)
         get = lambda v: state.get(v, _EMPTY)  # noqa: E731
         out = None  # facts for result 0
         if name == "util.global.load":
@@ -320,7 +325,18 @@ class _Verifier:
             out = frozenset(f for v in op.operands for f in get(v))
         elif name == "arith.select":
             out = get(op.operands[1]) | get(op.operands[2])
-        elif name == "cf.br":
+        else:
+            return False
+        if out is None or len(op.results) == 0:
+            return False
+        return self._join(state, op.results[0], out)
+
+    def _flow(self, op, state: dict, returns: list) -> bool:
+        """_transfer for the ops that pass facts between blocks, regions and
+        functions (_FLOW_OPS): branches, loops, yields, returns, calls."""
+        name = op.name
+        get = lambda v: state.get(v, _EMPTY)  # noqa: E731
+        if name == "cf.br":
             changed = False
             for arg, v in zip(op.successors[0].arguments, op.operands):
                 changed |= self._join(state, arg, get(v))
@@ -375,11 +391,7 @@ class _Verifier:
             for result, facts in zip(op.results, analysis.returns):
                 changed |= self._join(state, result, facts)
             return changed
-        else:
-            return False
-        if out is None or len(op.results) == 0:
-            return False
-        return self._join(state, op.results[0], out)
+        return False
 
     # -- the checks ------------------------------------------------------------
 
