@@ -28,6 +28,22 @@ COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
 SMALL_CROSSING_BYTES = 64 << 10
 
 
+def is_staging_call(op: ir.Operation) -> bool:
+    """``op`` calls one of the staging helpers lowerings add (@__mdc_stage*).
+    Recognised by name: a mark on the op (an attribute) would have to live
+    from transfer-insertion to loop-init-isolation and then be taken off
+    again so it never reaches the vmfb, and it would show in every
+    transfer-insertion output the lit tests match."""
+    return op.name == "util.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value.startswith(STAGE_FUNCTION)
+
+
+def is_copy_dispatch(op: ir.Operation) -> bool:
+    """``op`` is a dispatch of a byte-copy executable lowerings add."""
+    if op.name != "stream.tensor.dispatch":
+        return False
+    return str(ir.ArrayAttr(op.attributes["entry_points"])[0]).startswith("@" + COPY_EXECUTABLE)
+
+
 class Emitter:
     """The module's staging helpers, made once each, and the ops every
     lowering emits."""
