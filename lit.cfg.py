@@ -14,7 +14,8 @@ config.excludes = ["Inputs", "programs", "examples", "build", ".venv"]
 bin_dir = os.path.dirname(sys.executable)
 path = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
 config.environment["PATH"] = path
-for var in ("HOME", "TMPDIR", "LANG", "LC_ALL"):
+# PYTHONPATH: so a worktree's tests run its own code, not the editable install's.
+for var in ("HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONPATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # The tools import mdc from this checkout, whatever the venv was installed

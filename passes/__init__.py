@@ -1,1 +1,9 @@
-"""mdc's Python passes over IREE's stream and HAL IR. See registry.py."""
+"""mdc's Python passes over IREE's stream and HAL IR.
+
+One pass per module, each a pass_base.ModulePass; pipeline_order.py says
+the order they run in, registry.py finds them by name. transfer_insertion.py
+runs place_unplaced_ops.py and stage_crossings.py, which lowers each
+crossing with one of lowering/ (copy, emplace, small in place, pinned
+arguments); abi.py is the pinned-argument record the verifier, the CLI and
+the manifest read.
+"""

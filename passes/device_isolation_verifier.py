@@ -57,8 +57,8 @@ from .ir_util import top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import (SYMBOL, declared_argument_devices, declared_result_devices, device_formats,
                            executable_formats, hal_devices)
-from .registry import ModulePass, PassOptions, register
-from .transfer_insertion import pinned_arguments_of
+from .pass_base import ModulePass, PassOptions
+from .abi import pinned_arguments_of
 
 
 CALLER = "<caller>"  # fence origin: a fence the caller passed in
@@ -69,6 +69,9 @@ _EMPTY: frozenset = frozenset()
 # ("buf", device, host_visible: bool | None, loc, op index) for buffers and
 # buffer views, ("fence", device or CALLER, loc, op index) for fences. A
 # value's facts are every origin it may have; no facts means unknown.
+
+
+_FLOW_OPS = frozenset(("cf.br", "cf.cond_br", "scf.for", "scf.yield", "util.return", "util.call"))
 
 
 @dataclasses.dataclass
@@ -223,6 +226,8 @@ class _Verifier:
 
     def _transfer(self, index: int, op, state: dict, returns: list) -> bool:
         name = op.name
+        if name in _FLOW_OPS:
+            return self._flow(op, state, returns)
         get = lambda v: state.get(v, _EMPTY)  # noqa: E731
         out = None  # facts for result 0
         if name == "util.global.load":
@@ -275,7 +280,18 @@ class _Verifier:
             out = frozenset(f for v in op.operands for f in get(v))
         elif name == "arith.select":
             out = get(op.operands[1]) | get(op.operands[2])
-        elif name == "cf.br":
+        else:
+            return False
+        if out is None or len(op.results) == 0:
+            return False
+        return self._join(state, op.results[0], out)
+
+    def _flow(self, op, state: dict, returns: list) -> bool:
+        """_transfer for the ops that pass facts between blocks, regions and
+        functions (_FLOW_OPS): branches, loops, yields, returns, calls."""
+        name = op.name
+        get = lambda v: state.get(v, _EMPTY)  # noqa: E731
+        if name == "cf.br":
             changed = False
             for arg, v in zip(op.successors[0].arguments, op.operands):
                 changed |= self._join(state, arg, get(v))
@@ -330,11 +346,7 @@ class _Verifier:
             for result, facts in zip(op.results, analysis.returns):
                 changed |= self._join(state, result, facts)
             return changed
-        else:
-            return False
-        if out is None or len(op.results) == 0:
-            return False
-        return self._join(state, op.results[0], out)
+        return False
 
     # -- the checks ------------------------------------------------------------
 
@@ -683,7 +695,6 @@ def verify(module, links: dict | None = None, given: dict | None = None) -> list
     return _Verifier(module, model).run()
 
 
-@register
 class DeviceIsolationVerifier(ModulePass):
     """Rejects HAL-level IR that hands a device memory or fences it cannot use."""
 

@@ -28,7 +28,7 @@ from iree.compiler import ir
 
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
 DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
@@ -104,7 +104,6 @@ def split_executables(module) -> list[tuple[str, str]]:
     return made
 
 
-@register
 class ExecutablePerTarget(ModulePass):
     """Gives each device target its own copy of a shared executable."""
 

@@ -37,7 +37,7 @@ from .diagnostics import MdcError
 from .ir_util import top_level_ops
 from .memory_model import MemoryModel
 from .module_facts import AFFINITY, Device, declared_device
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 TWIN_SUFFIX = "$host"
 FUNCTION_OPS = ("util.func", "func.func")
@@ -243,7 +243,6 @@ def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
     return added
 
 
-@register
 class HostEntryPoints(ModulePass):
     name = "host-entry-points"
     level = "input"

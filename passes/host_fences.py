@@ -25,7 +25,7 @@ from iree.compiler.dialects import hal, stream, util
 
 from .ir_util import get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 
 # Host waits live in never-inlined helpers. The relay hands a failure on to
@@ -126,7 +126,6 @@ def _is_function_argument(value: ir.Value) -> bool:
     return parent is not None and parent.operation.name == "util.func"
 
 
-@register
 class HostFences(ModulePass):
     """Keeps the caller's wait/signal fences off device queues in modules with staged pairs."""
 

@@ -49,3 +49,13 @@ def unique_symbol(module, base: str) -> str:
         n += 1
         name = f"{base}_{n}"
     return name
+
+
+def inside_executable(op: ir.Operation) -> bool:
+    """``op`` is inside an executable (a kernel's body, not the program)."""
+    parent = op.parent
+    while parent is not None:
+        if parent.name in ("stream.executable", "hal.executable", "flow.executable"):
+            return True
+        parent = parent.parent
+    return False

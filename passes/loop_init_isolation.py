@@ -32,8 +32,8 @@ from iree.compiler.dialects import stream, util
 from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
-from .registry import ModulePass, PassOptions, register
-from .transfer_insertion import COPY_EXECUTABLE, STAGE_FUNCTION
+from .pass_base import ModulePass, PassOptions
+from .lowering.emitter import is_copy_dispatch, is_staging_call
 
 _BYTES = "tensor<?xi8>"
 
@@ -92,14 +92,12 @@ def comes_from_staging(value: ir.Value | None, depth: int = 0) -> bool:
             if isinstance(view, ir.Block):
                 return False
             view = view.operation
-            return view.name == "util.call" and ir.FlatSymbolRefAttr(
-                view.attributes["callee"]).value.startswith(STAGE_FUNCTION)
+            return is_staging_call(view)
         if owner.name == "stream.tensor.dispatch":
             # --staging=emplace: a CPU copies the value out of the pinned
             # buffer with mdc's copy dispatch (its only other use, the copy
             # into the pinned buffer, is never yielded).
-            entry = str(ir.ArrayAttr(owner.attributes["entry_points"])[0])
-            return entry.startswith("@" + COPY_EXECUTABLE)
+            return is_copy_dispatch(owner)
         if owner.name not in ("stream.async.cast", "stream.async.clone", "stream.async.transfer",
                               "stream.timepoint.barrier"):
             return False
@@ -131,7 +129,6 @@ def isolate_loop_inits(module, placement: Placement) -> int:
     return done
 
 
-@register
 class LoopInitIsolation(ModulePass):
     """Gives every loop's initial resources a buffer of their own."""
 

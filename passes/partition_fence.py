@@ -31,7 +31,7 @@ from iree.compiler.dialects import arith, util
 
 from .ir_util import walk
 from .memory_model import MemoryModel
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
 
@@ -60,7 +60,6 @@ def fence_region_ops(module) -> int:
     return len(ops)
 
 
-@register
 class PartitionFence(ModulePass):
     """Keeps IREE's partitions from spanning loops and conditionals."""
 

@@ -17,7 +17,7 @@ from iree.compiler import ir
 
 from .diagnostics import MdcError
 from .ir_util import top_level_ops, walk
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 _FUNCTIONS = ("func.func", "util.func")
 _CALLS = ("func.call", "util.call")
@@ -64,7 +64,6 @@ def find_call_cycle(graph: dict) -> tuple[list[str], ir.Operation] | None:
     return None
 
 
-@register
 class RefuseRecursiveCalls(ModulePass):
     """Refuses a call graph with a cycle, which IREE 3.13 never finishes compiling."""
 

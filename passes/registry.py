@@ -1,95 +1,30 @@
-"""The pass registry: every mdc pass, by name, in the order the pipeline runs them.
-
-A pass is a class with a ``name``, the IR ``level`` it works on (``input``:
-IR after IREE's input phase, before its ABI; ``stream``:
-stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
-``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
-rewrites the module in place or raises :class:`passes.diagnostics.MdcError`.
+"""The pass registry: every mdc pass, by name, and the pipeline's passes at
+each level in the order they run (pipeline_order.PIPELINE). Pass modules
+import pass_base, not this module, so importing every pass here makes no
+import cycle; the run order is the list's, not the order of imports.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import ClassVar
+from .pass_base import ModulePass, PassOptions  # noqa: F401  (the API pass users import from here)
 
 
-@dataclasses.dataclass
-class PassOptions:
-    """What the command line tells passes.
-
-    ``links`` maps an unordered device pair (a frozenset of two symbol names)
-    to ``("staged", owner, flag)`` or ``("shared", None, flag)``: the ``--link``
-    overrides, with each flag as the user wrote it.
-    ``notes`` collects records passes leave for reports (e.g. each crossing).
-    ``staging`` is how a CPU device moves a value into and out of the
-    staging memory of the device that owns it: ``emplace`` (its own
-    dispatches; the default) or ``copy`` (a copy on the CPU's queue); see
-    transfer_insertion.py.
-    ``staging_pieces`` is how many pieces a CPU writes a value into pinned
-    memory in, with ``emplace``, so the DMA of one piece overlaps the copy of
-    the next (None: transfer_insertion's default).
-    ``pinned_arguments``: the caller gives each public-function argument a
-    CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
-    no host copy (transfer_insertion.py).
-    ``devices``: the devices the command line declares
-    (memory_model.Device by symbol, in order; the first is the default),
-    for input-level passes: before IREE's phases a program names its
-    devices only in affinities. Empty: read the module's device globals.
-    """
-
-    links: dict = dataclasses.field(default_factory=dict)
-    notes: list = dataclasses.field(default_factory=list)
-    staging: str = "emplace"
-    staging_pieces: int | None = None
-    pinned_arguments: bool = False
-    devices: dict = dataclasses.field(default_factory=dict)
-    # host-entry-points: where twins go (None: add none), and the
-    # (function, twin) pairs it added, for the manifest.
-    host_entry_points: object = None
-    host_entry_point_names: list = dataclasses.field(default_factory=list)
-
-
-class ModulePass:
-    name: ClassVar[str]
-    level: ClassVar[str]
-    summary: ClassVar[str]
-
-    def apply(self, module, options: PassOptions) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-
-_REGISTRY: dict[str, type[ModulePass]] = {}
-
-
-def register(cls: type[ModulePass]) -> type[ModulePass]:
-    assert cls.level in ("input", "stream", "hal"), cls
-    assert cls.name not in _REGISTRY, cls.name
-    _REGISTRY[cls.name] = cls
-    return cls
+def pipeline() -> list[type[ModulePass]]:
+    """The passes the pipeline runs, in order."""
+    from .pipeline_order import PIPELINE
+    return list(PIPELINE)
 
 
 def all_passes() -> list[type[ModulePass]]:
-    _load_builtin_passes()
-    return list(_REGISTRY.values())
+    """Every registered pass: the pipeline's, then those only mdc-opt runs
+    by name (the steps of a combined pass)."""
+    from .pipeline_order import PIPELINE, STEPS
+    return [*PIPELINE, *STEPS]
 
 
 def passes_at(level: str) -> list[type[ModulePass]]:
-    return [p for p in all_passes() if p.level == level]
+    return [p for p in pipeline() if p.level == level]
 
 
 def lookup(name: str) -> type[ModulePass] | None:
-    _load_builtin_passes()
-    return _REGISTRY.get(name)
-
-
-def _load_builtin_passes() -> None:
-    # Importing a pass module registers it; the order here is the run order.
-    from . import recursive_calls  # noqa: F401
-    from . import returned_arguments  # noqa: F401
-    from . import host_entry_points  # noqa: F401
-    from . import executable_per_target  # noqa: F401
-    from . import transfer_insertion  # noqa: F401
-    from . import loop_init_isolation  # noqa: F401
-    from . import host_fences  # noqa: F401
-    from . import partition_fence  # noqa: F401
-    from . import device_isolation_verifier  # noqa: F401
+    return next((p for p in all_passes() if p.name == name), None)

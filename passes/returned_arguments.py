@@ -37,7 +37,7 @@ from .diagnostics import MdcError
 from .ir_util import get_attr, top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import declared_affinities, module_default_device, single_device
-from .registry import ModulePass, PassOptions, register
+from .pass_base import ModulePass, PassOptions
 
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
@@ -203,7 +203,6 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
     return moves
 
 
-@register
 class ReturnedArgumentMoves(ModulePass):
     """Moves a result made of another device's arguments there, before IREE can fold the move away."""
 

@@ -354,7 +354,7 @@ def _write_outputs(args, ctx: stages.PipelineContext, devices, result) -> None:
     reached_mdc = not args.compile_to or stages.STAGE_NAMES.index(args.compile_to) >= stages.STAGE_NAMES.index("mdc")
     for path in filter(None, (args.report, args.graph)):
         if reached_mdc:
-            _write_atomically(path, report.render(path, ctx.pass_options.notes, devices, args.input))
+            _write_atomically(path, report.render(path, ctx.pass_options.report, devices, args.input))
     if not args.compile_to:
         _write_atomically(args.output, result)
     elif args.output == "-":

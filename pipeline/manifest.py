@@ -37,7 +37,7 @@ from passes.memory_model import MemoryModel
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
-    transfer_insertion.pinned_arguments_of reads it off the module (JSON
+    abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
     each twin's values on device ``host``."""
     staging = []

@@ -17,19 +17,13 @@ import html
 import json
 from collections import defaultdict
 
-from passes.placement_graph import PlacementGraph
-from passes.transfer_insertion import Crossing
+from passes.outputs import Report
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 
 
-def _split(notes) -> tuple[PlacementGraph | None, list[Crossing]]:
-    graph = next((n for n in notes if isinstance(n, PlacementGraph)), None)
-    return graph, [n for n in notes if isinstance(n, Crossing)]
-
-
-def report_data(notes, devices) -> dict:
-    graph, crossings = _split(notes)
+def report_data(done: Report, devices) -> dict:
+    graph, crossings = done.graph, done.crossings
     entries = []
     for c in crossings:
         strategy = {"staged": "staged", "staged-via-host": "staged through host twice"}.get(
@@ -93,8 +87,8 @@ def report_markdown(data: dict, source: str) -> str:
     return "\n".join(lines)
 
 
-def graph_dot(notes) -> str:
-    graph, _ = _split(notes)
+def graph_dot(done: Report) -> str:
+    graph = done.graph
     out = ["digraph mdc {", "  rankdir=TB;", "  node [shape=box, style=filled, fontname=Helvetica];"]
     by_device = defaultdict(list)
     for n in graph.nodes:
@@ -116,8 +110,8 @@ def graph_dot(notes) -> str:
     return "\n".join(out) + "\n"
 
 
-def graph_svg(notes) -> str:
-    graph, _ = _split(notes)
+def graph_svg(done: Report) -> str:
+    graph = done.graph
     lanes = list(graph.devices)
     lane_w, row_h, box_w, box_h, top = 300, 56, 230, 34, 70
     x_of = {d: 40 + i * lane_w for i, d in enumerate(lanes)}
@@ -182,14 +176,14 @@ def graph_svg(notes) -> str:
     return "\n".join(parts) + "\n"
 
 
-def render(path: str, notes, devices, source: str) -> bytes:
+def render(path: str, done: Report, devices, source: str) -> bytes:
     """The bytes of a report or picture, by file extension."""
     if path.endswith(".json"):
-        return (json.dumps(report_data(notes, devices), indent=2) + "\n").encode()
+        return (json.dumps(report_data(done, devices), indent=2) + "\n").encode()
     if path.endswith(".md"):
-        return report_markdown(report_data(notes, devices), source).encode()
+        return report_markdown(report_data(done, devices), source).encode()
     if path.endswith(".dot"):
-        return graph_dot(notes).encode()
+        return graph_dot(done).encode()
     if path.endswith(".svg"):
-        return graph_svg(notes).encode()
+        return graph_svg(done).encode()
     raise ValueError(path)

@@ -92,7 +92,7 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     memory model stages, the pinned arguments and host twins the passes
     made)."""
     from passes.memory_model import MemoryModel
-    from passes.transfer_insertion import pinned_arguments_of
+    from passes.abi import pinned_arguments_of
 
     options = ctx.pass_options
     twins = options.host_entry_points

@@ -65,7 +65,7 @@ def _cases(rng):
         _case("loop_dynamic_large", "loop.mlir", "ping_pong", [f32(1 << 20), np.array(20, np.int64)]),
         # A small value sent to the GPU in every iteration and only summed
         # there: the GPU's copy out of the pinned site is waited for by the
-        # site's next write alone (transfer_insertion._read_pinned_in_place).
+        # site's next write alone (passes/lowering/small_in_place.py).
         _case("sum_on_gpu", "sum_on_b.mlir", "sum_on_b",
               [np.arange(16, dtype=np.float32), np.array(300, np.int64)]),
         _case("three_devices", "three_devices.mlir", "three_devices",

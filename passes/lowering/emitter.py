@@ -1,0 +1,261 @@
+"""What every lowering of a crossing emits with: the staging helpers the
+module gets once (staging_template.py), crossing sites with their own pinned
+buffers, the byte-copy dispatch, exports to and imports from buffer views,
+barriers and host waits.
+
+An Emitter belongs to one module and inserts at the current insertion point.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, stream, util
+
+from .. import staging_template
+from ..crossings import describe
+from ..ir_util import affinity_attr, unique_symbol
+from ..memory_model import MemoryModel
+
+STAGE_FUNCTION = "__mdc_stage"
+COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
+# With --staging=emplace, a crossing of at most this many bytes (known at
+# compile time) from a CPU is read in place, in pinned memory, by the
+# destination's dispatches (small_in_place.py), and one from the GPU is
+# written into pinned memory by its producing kernel
+# (emplace.write_into_pinned): no queue copy, allocation or host
+# wait of its own. A kernel reading or writing host memory over PCIe is
+# slower than the DMA for large values, not for small ones.
+SMALL_CROSSING_BYTES = 64 << 10
+
+
+def is_staging_call(op: ir.Operation) -> bool:
+    """``op`` calls one of the staging helpers lowerings add (@__mdc_stage*).
+    Recognised by name: a mark on the op (an attribute) would have to live
+    from transfer-insertion to loop-init-isolation and then be taken off
+    again so it never reaches the vmfb, and it would show in every
+    transfer-insertion output the lit tests match."""
+    return op.name == "util.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value.startswith(STAGE_FUNCTION)
+
+
+def is_copy_dispatch(op: ir.Operation) -> bool:
+    """``op`` is a dispatch of a byte-copy executable lowerings add."""
+    if op.name != "stream.tensor.dispatch":
+        return False
+    return str(ir.ArrayAttr(op.attributes["entry_points"])[0]).startswith("@" + COPY_EXECUTABLE)
+
+
+class Emitter:
+    """The module's staging helpers, made once each, and the ops every
+    lowering emits."""
+
+    def __init__(self, module, model: MemoryModel):
+        self.module = module
+        self.model = model
+        self._functions: dict[tuple, str] = {}  # helper key -> function name
+
+    def insert(self, text: str, with_globals: bool = True) -> None:
+        """Adds the ops of ``text`` (staging_template output) to the module:
+        globals first in the module (initializers that stage values reach
+        them, and IREE requires globals to precede their use; dropped with
+        ``with_globals=False``, when the module has them already), function
+        definitions at the end; bodiless declarations, there only so the
+        text verifies on its own, are dropped."""
+        parsed = ir.Module.parse(text)  # alive until its ops are moved out
+        body = self.module.regions[0].blocks[0]
+        for op in [op.operation for op in parsed.body.operations]:
+            if op.name == "util.global":
+                if with_globals:
+                    op.move_before(body.operations[0].operation)
+            elif len(op.regions[0].blocks):
+                body.append(op)
+
+    def device(self, name: str) -> ir.Value:
+        return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
+
+    def helper(self, kind: str, text_of) -> str:
+        """A staging helper function without a cache of its own, once per module."""
+        key = (kind,)
+        if key not in self._functions:
+            name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kind}")
+            self.insert(text_of(name))
+            self._functions[key] = name
+        return self._functions[key]
+
+    def site_function(self) -> str:
+        """A new crossing site: a global holding its pinned buffer and a
+        never-inlined function ``(%length, %owner) -> view`` that keeps it
+        (only helpers touch the global; IREE's constant evaluation crashes on
+        a !hal.buffer global used in the program's own functions)."""
+        return self._new_site(read_in_place=False)[0]
+
+    def released_site_functions(self) -> tuple[str, str]:
+        """A new crossing site whose pinned buffer the destination reads
+        asynchronously: (``(%length, %owner) -> view``, which first waits
+        on the host for the site's last reads, ``(%fence)``, which records
+        the fence of the reads just issued); staging_template.
+        site_view_function_text."""
+        return self._new_site(read_in_place=True)
+
+    def _new_site(self, read_in_place: bool) -> tuple[str, str | None]:
+        shared = self.helper("pinned_view", staging_template.pinned_view_function_text)
+        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
+        reads = unique_symbol(self.module, f"{cache}_read") if read_in_place else None
+        name = unique_symbol(self.module, f"{cache}_view")
+        record = unique_symbol(self.module, f"{cache}_record_read") if read_in_place else None
+        self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record))
+        return name, record
+
+    def early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
+        """A call of a site's view function ``(%length, %owner) -> view``,
+        placed as early in the current block as ``size`` allows: a call is
+        a fence for IREE's partitioning, so one left at the crossing would
+        split the producer's submission from what follows it (a GPU
+        producer writes a small value straight into the view it returns)."""
+        block = ir.InsertionPoint.current.block
+        defining = size.owner
+        at = ir.InsertionPoint.at_block_begin(block)
+        if not isinstance(defining, ir.Block) and defining.operation.block == block:
+            ops = list(block.operations)
+            if defining.operation.name in ("stream.tensor.sizeof", "arith.constant") and \
+                    len(defining.operation.operands) == 0:
+                # A static size (stream.tensor.sizeof of a static shape, a
+                # constant): computed at the block's start instead.
+                defining.operation.move_before(ops[0])
+                ops = list(block.operations)
+            at = ir.InsertionPoint(ops[ops.index(defining.operation) + 1])
+        with at:
+            return util.CallOp([ir.Type.parse("!hal.buffer_view")], function,
+                               [size, self.device(owner)]).results[0]
+
+    def _copy_executable(self, device: str) -> str:
+        """The byte-copy executable (staging_template.copy_executable_text),
+        one per device, so no executable is shared by two targets."""
+        key = ("copy_executable", device)
+        if key not in self._functions:
+            name = unique_symbol(self.module, f"{COPY_EXECUTABLE}{device}")
+            self.insert(staging_template.copy_executable_text(name))
+            self._functions[key] = name
+        return self._functions[key]
+
+    def copy_dispatch(self, value, size, device, offset=None, length=None) -> ir.Value:
+        """A copy of ``length`` bytes (default: all ``size``) of ``value`` from
+        ``offset`` (default 0), made by a dispatch on ``device`` (a CPU runs
+        it on all its workers)."""
+        star = ir.Type.parse("!stream.resource<*>")
+        bytes_type = ir.TypeAttr.get(ir.Type.parse("tensor<?xi8>"))
+        where = affinity_attr(device)
+        if offset is None:
+            offset = arith.ConstantOp(ir.IndexType.get(), 0).result
+        if length is None:
+            length = size
+        if value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        executable = self._copy_executable(device)
+        entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([executable, f"{executable}_bytes"])])
+        unused = ir.TypeAttr.get(ir.Type.parse("!util.unused"))
+        return stream.TensorDispatchOp(
+            [star], [length], entry, [value, size, offset, length], [size],
+            ir.ArrayAttr.get([bytes_type, unused, unused, unused]), [size],
+            [length], ir.ArrayAttr.get([bytes_type]), [length],
+            tied_operands=ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), -1)]),
+            affinity=where).results[0]
+
+    @staticmethod
+    def written(resource, size, device, lifetime: str = "external"):
+        """``resource`` (of ``lifetime``) after a barrier, and the barrier's fence of ``device``."""
+        resource, timepoint = barrier(resource, size, device, ir.Type.parse(f"!stream.resource<{lifetime}>"))
+        return resource, export_fence(timepoint, device)
+
+    def host_await(self, fence) -> None:
+        """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
+        util.CallOp([], self.helper("await", staging_template.await_function_text), [fence])
+
+    def waited(self, resource, size, device, lifetime: str = "external"):
+        """``resource`` (of ``lifetime``) after a barrier whose fence the host waits for."""
+        resource, done = self.written(resource, size, device, lifetime)
+        self.host_await(done)
+        return resource
+
+    def export(self, value, size, src):
+        """``value`` as a buffer view of ``src``, and a fence of ``src`` for
+        when its producer is done."""
+        external = ir.Type.parse("!stream.resource<external>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        exported = value
+        if value.type != external:
+            exported = stream.AsyncCastOp(external, value, size, size, affinity=affinity_attr(src)).result
+        # The source queue's copy must wait for the value's producer. IREE
+        # does not always wait on the host before an export (it does not for
+        # a loop-carried value), so the copy waits on the value's own
+        # timepoint, exported as a fence of the source device.
+        exported, ready = self.written(exported, size, src)
+        view = stream.TensorExportOp(
+            ir.Type.parse("!hal.buffer_view"), exported, bytes_type, [size], size,
+            affinity=affinity_attr(src),
+        ).result
+        return view, ready
+
+    def imported(self, view, size, dst, result_type, carried):
+        external = ir.Type.parse("!stream.resource<external>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        imported = stream.TensorImportOp(
+            external, view, bytes_type, [size], size, affinity=affinity_attr(dst)
+        ).result
+        if carried and str(result_type) == "!stream.resource<*>":
+            # A value that enters a loop's or branch's region arguments: a
+            # fresh copy, so IREE's lifetime refinement does not see an
+            # imported (external) value meet transient or constant ones on
+            # the same region argument, which it cannot reconcile.
+            return stream.AsyncCloneOp(
+                result_type, imported, size, size, affinity=affinity_attr(dst)
+            ).result
+        return as_lifetime(imported, size, dst, result_type)
+
+
+def as_lifetime(value: ir.Value, size: ir.Value, device: str, result_type: ir.Type) -> ir.Value:
+    """``value`` (a resource on ``device``) as ``result_type``."""
+    if value.type == result_type:
+        return value
+    where = affinity_attr(device)
+    if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
+        # async.cast cannot produce staging resources; a transfer on one
+        # device can, and IREE lowers it as usual. A cast from external
+        # to constant sends IREE's usage refinement (iree-stream-refine-
+        # usage) into unbounded memory growth
+        # (test/lit/regress/constant_reduce_runaway_memory.mlir).
+        return stream.AsyncTransferOp(result_type, value, size, size, source_affinity=where,
+                                      target_affinity=where).result
+    return stream.AsyncCastOp(result_type, value, size, size, affinity=where).result
+
+
+def in_initializer(op: ir.Operation | None = None) -> bool:
+    """Whether the current insertion point is in a ``util.initializer``.
+    Staging there runs once, and the copying lowering is kept: IREE rejects
+    the emplace one in hoisted-constant initializers ("immutable global
+    ... initialized both by initial value and by store in initializer",
+    random programs seed 4242 index 143)."""
+    op = ir.InsertionPoint.current.block.owner if op is None else op
+    while op is not None:
+        if op.name == "util.initializer":
+            return True
+        op = op.parent
+    return False
+
+
+def barrier(resource: ir.Value, size: ir.Value, device: str, result_type: ir.Type):
+    """(``resource`` as ``result_type``, the timepoint at which it is ready)."""
+    barrier = stream.TimepointBarrierOp(resource, size, affinity=affinity_attr(device),
+                                        results=[result_type, ir.Type.parse("!stream.timepoint")])
+    return barrier.results[0], barrier.results[1]
+
+
+def export_fence(timepoint: ir.Value, device: str) -> ir.Value:
+    """``timepoint`` as a ``!hal.fence`` of ``device``."""
+    return stream.TimepointExportOp([ir.Type.parse("!hal.fence")], timepoint,
+                                    affinity=affinity_attr(device)).results[0]
+
+
+def is_small(value, size) -> bool:
+    """``value``'s size is known at compile time and at most SMALL_CROSSING_BYTES."""
+    _, nbytes = describe(value, size)
+    return nbytes.isdigit() and int(nbytes) <= SMALL_CROSSING_BYTES

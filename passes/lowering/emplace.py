@@ -1,0 +1,245 @@
+"""The emplace lowering (``--staging=emplace``, the default): a crossing
+between a CPU and the device owning the staging memory has its CPU side done
+by dispatches on that CPU, which run on all its workers (a local-task queue
+copy runs on one thread). Each crossing site has its own pinned buffer, which
+the CPU writes with the value's producing dispatch (or a byte-copy
+dispatch, in pieces on the way to a GPU so the DMA of one piece overlaps
+the copy of the next) and reads with a byte-copy dispatch; the GPU side
+stays one queue copy. A value coming back into an output argument's storage
+is copied straight there. Staging in initializers keeps the copy lowering.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, scf, stream, util
+
+from .. import staging_template
+from ..ir_util import affinity_attr
+from ..memory_model import LinkPolicy, MemoryModel
+from .base import Lowering, Site
+from .emitter import Emitter, as_lifetime, in_initializer, is_small
+
+
+def emplace_applies(model: MemoryModel, emplace: bool, policy: LinkPolicy, src: str, dst: str) -> bool:
+    """--staging=emplace applies: a staged pair of a CPU and the device
+    owning the staging memory (or two CPUs), whose CPU side reads or
+    writes the pinned memory with its own dispatches."""
+    if not emplace or policy.mode != "staged" or in_initializer():
+        return False
+    usable = lambda d: d == policy.owner or model.devices[d].is_local  # noqa: E731
+    return usable(src) and usable(dst) and (model.devices[src].is_local or model.devices[dst].is_local)
+
+
+class Emplace(Lowering):
+    """--staging=emplace between a CPU and the staging memory's owner."""
+
+    name = "emplace"
+    caller_buffer_into_output = "output storage"
+
+    def __init__(self, emit: Emitter, emplace: bool, pieces: int | None):
+        self.emit = emit
+        self.emplace = emplace
+        self.pieces = pieces  # None: by size (_piece_count)
+
+    def applies(self, site: Site) -> bool:
+        return emplace_applies(self.emit.model, self.emplace, site.policy, site.src, site.dst)
+
+    def lower(self, site: Site) -> ir.Value:
+        """The CPU side by the CPU's dispatches into or out of the site's
+        pinned buffer (in pieces on the way to a GPU), the GPU side one
+        queue copy (a small value from a GPU: written by its producer)."""
+        value, size, src, dst, policy = site.value, site.size, site.src, site.dst, site.policy
+        result_type, carried = site.result_type, site.carried
+        view_type = ir.Type.parse("!hal.buffer_view")
+        src_local, small = self.emit.model.devices[src].is_local, is_small(value, size)
+        if small and not src_local:
+            pinned_view = self.emit.early_site_view(self.emit.site_function(), size, policy.owner)
+        else:
+            pinned_view = util.CallOp([view_type], self.emit.site_function(),
+                                      [size, self.emit.device(policy.owner)]).results[0]
+        if src_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
+            view = self._copy_in_pieces(value, size, src, dst, pinned_view)
+            return self.emit.imported(view, size, dst, result_type, carried)
+        view, ready = self._into_pinned(value, size, src, policy, pinned_view)
+        if self.emit.model.devices[dst].is_local:
+            return self._read_from_pinned(view, ready, size, dst, result_type)
+        if ready is None:
+            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+        view = util.CallOp(
+            [view_type], self.emit.helper("from_pinned", staging_template.stage_from_pinned_function_text),
+            [view, ready, self.emit.device(dst)]).results[0]
+        return self.emit.imported(view, size, dst, result_type, carried)
+
+    def applies_into_output(self, site: Site, update) -> bool:
+        """A value coming back to CPU ``dst`` goes straight into the output
+        storage ``update`` writes it into (abi.update_into_argument), by the
+        CPU's copy dispatch out of pinned memory, not into a new buffer;
+        not for a value a CPU sends on in pieces."""
+        src, dst = site.src, site.dst
+        if not (self.applies(site) and self.emit.model.devices[dst].is_local):
+            return False
+        return not (self.emit.model.devices[src].is_local and self._in_pieces(dst))
+
+    def lower_into_output(self, site: Site, update) -> ir.Value:
+        """Returns the storage, to stand for ``update``'s result."""
+        value, size, src, dst, policy = site.value, site.size, site.src, site.dst, site.policy
+        view, ready = self._into_pinned(value, size, src, policy)
+        return self._read_from_pinned(view, ready, size, dst, None, into=update)
+
+    def _into_pinned(self, value, size, src, policy, pinned_view=None):
+        """``value`` of ``src`` written into a crossing site's pinned buffer
+        (or ``pinned_view``): by a CPU's dispatch, or a GPU's queue copy
+        that the host waits for. Returns the view and a fence for when it is
+        written (None: already)."""
+        if pinned_view is None:
+            pinned_view = util.CallOp([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
+                                      [size, self.emit.device(policy.owner)]).results[0]
+        if self.emit.model.devices[src].is_local or is_small(value, size):
+            return self.write_into_pinned(value, size, src, pinned_view)
+        src_view, src_ready = self.emit.export(value, size, src)
+        util.CallOp([], self.emit.helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
+                    [src_view, src_ready, pinned_view, self.emit.device(src)])
+        return pinned_view, None  # the helper waited on the host
+
+    def write_into_pinned(self, value, size, src, pinned_view):
+        """``src`` writes ``value`` into the pinned buffer ``pinned_view``
+        within its own submission (a ``stream.async.update`` there): its
+        producing dispatch when the crossing is its one use (IREE emplaces
+        the producer into the update's target). Otherwise a CPU writes it
+        with a copy dispatch (a local-task queue copy runs on one thread),
+        and a GPU with the copy IREE records for the update (a DMA). Other
+        uses must not read the pinned buffer, which the next crossing
+        overwrites (random programs seed 4242, e.g. index 7). A GPU does
+        this only for a small value (emitter.is_small): a queue copy after the
+        producer would be a second submission waiting on the first (20 us
+        or more on IREE 3.13's cuda; bench queue-latency), but IREE emplaces
+        a producing kernel whatever its size, and a large kernel writing
+        host memory over PCIe is slower than the DMA (256 MiB: 65.9 against
+        60.8 ms per call, run 44). Returns the exported view and a fence of
+        ``src`` for when it is written."""
+        external = ir.Type.parse("!stream.resource<external>")
+        star = ir.Type.parse("!stream.resource<*>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        where = affinity_attr(src)
+        pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
+                                       affinity=where).result
+        zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+        if self.emit.model.devices[src].is_local and not self._is_only_use_of_dispatch(value):
+            value = self.emit.copy_dispatch(value, size, src)
+        elif value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        pinned, ready = self.emit.written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
+                                                           affinity=where).result, size, src)
+        view = stream.TensorExportOp(ir.Type.parse("!hal.buffer_view"), pinned, bytes_type, [size], size,
+                                     affinity=where).result
+        return view, ready
+
+    @staticmethod
+    def _is_only_use_of_dispatch(value) -> bool:
+        """``value`` is made by a dispatch and crossing is its one use."""
+        produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
+            "stream.tensor.dispatch", "stream.async.dispatch")
+        return produced and len(list(value.uses)) == 1
+
+    def _in_pieces(self, dst: str) -> bool:
+        """A value a CPU writes into pinned memory goes on to ``dst`` in
+        pieces: with --staging-pieces above 1, or by default when ``dst`` is
+        not a CPU (whose DMA is what the pieces overlap)."""
+        if self.pieces is not None:
+            return self.pieces > 1
+        return not self.emit.model.devices[dst].is_local
+
+    def _piece_count(self, size):
+        """How many pieces ``_copy_in_pieces`` cuts ``size`` bytes into: the
+        --staging-pieces given, else one per PIECE_BYTES, from 1 to
+        MAX_PIECES (staging_template.py)."""
+        index = ir.IndexType.get()
+        if self.pieces is not None:
+            return arith.ConstantOp(index, self.pieces).result
+        per = arith.ConstantOp(index, staging_template.PIECE_BYTES).result
+        wanted = arith.CeilDivUIOp(size, per).result
+        at_most = arith.MinUIOp(wanted, arith.ConstantOp(index, staging_template.MAX_PIECES).result).result
+        return arith.MaxUIOp(at_most, arith.ConstantOp(index, 1).result).result
+
+    def _copy_in_pieces(self, value, size, src, dst, pinned_view):
+        """CPU ``src`` copies ``value`` into the pinned buffer ``pinned_view``
+        in pieces (``_piece_count``), and ``dst``'s queue copies each piece
+        on as soon as the host sees it written, so the DMA of one piece
+        overlaps the CPU's copy of the next. The host starts every piece: a
+        loop whose every iteration writes its piece into a fresh import of
+        the view the previous iteration's helper returned, so IREE issues it
+        after that helper and the CPU's queue never waits on its own earlier
+        piece (that chain stalled under IREE 3.13's local-task;
+        staging_template.PIECE_BYTES). Returns a view of the new ``dst``
+        buffer, once every piece has arrived."""
+        external = ir.Type.parse("!stream.resource<external>")
+        star = ir.Type.parse("!stream.resource<*>")
+        bytes_type = ir.Type.parse("tensor<?xi8>")
+        view_type = ir.Type.parse("!hal.buffer_view")
+        fence_type = ir.Type.parse("!hal.fence")
+        index = ir.IndexType.get()
+        where = affinity_attr(src)
+        dst_device = self.emit.device(dst)
+        dst_view, dst_ready = util.CallOp(
+            [view_type, fence_type],
+            self.emit.helper("pieces_destination", staging_template.pieces_destination_function_text),
+            [size, dst_device]).results
+        onto = self.emit.helper("piece_onto", staging_template.piece_onto_function_text)
+        count = self._piece_count(size)
+        align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
+        even = arith.CeilDivUIOp(size, count).result
+        chunk = arith.MulIOp(arith.CeilDivUIOp(even, align).result, align).result
+        # IREE 3.13 issues the piece copies below without waiting for a
+        # value this loop captures (one an enclosing loop carries, whose
+        # producer ran in the previous iteration: the CPU copied it before it
+        # was written; gpu_kit loop_dynamic_large, 22 of 40 runs wrong on the
+        # H200; IREE's own bug, test/lit/regress/iree_nested_loop_skips_wait.test).
+        # So the host waits for it first, on the timepoint IREE gives the
+        # value's barrier (an imported argument's is already reached, and the
+        # wait folds away).
+        if value.type != star:
+            value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
+        value = self.emit.waited(value, size, src, "*")
+        dones = util.ListCreateOp(ir.Type.parse("!util.list<?>"), initial_capacity=count).result
+        util.ListResizeOp(dones, count)
+        zero = arith.ConstantOp(index, 0).result
+        one = arith.ConstantOp(index, 1).result
+        loop = scf.ForOp(zero, count, one, [pinned_view])
+        with ir.InsertionPoint(loop.body):
+            i, view = loop.induction_variable, loop.inner_iter_args[0]
+            start = arith.MinUIOp(arith.MulIOp(chunk, i).result, size).result
+            end = arith.MinUIOp(arith.AddIOp(start, chunk).result, size).result
+            length = arith.SubIOp(end, start).result
+            pinned = stream.TensorImportOp(external, view, bytes_type, [size], size, consume=True,
+                                           affinity=where).result
+            copied = self.emit.copy_dispatch(value, size, src, offset=start, length=length)
+            _, ready = self.emit.written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
+                                                          affinity=where).result, size, src)
+            again, done = util.CallOp([view_type, fence_type], onto,
+                                      [view, ready, start, length, dst_view, dst_ready, dst_device]).results
+            util.ListSetOp(dones, i, done)
+            scf.YieldOp([again])
+        return util.CallOp([view_type], self.emit.helper("pieces_arrived", staging_template.pieces_arrived_function_text),
+                           [dst_view, dones]).results[0]
+
+    def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):
+        """CPU ``dst`` copies the value out of pinned memory with a copy
+        dispatch, once ``ready`` (a fence; None: already) is reached; the host
+        waits for the copy, so the pinned buffer may be reused after.
+        ``into``: the ``stream.async.update`` that wrote the value into an
+        output argument's storage (update_into_argument); the copy dispatch
+        writes there instead (IREE emplaces it), and the storage is returned."""
+        external = ir.Type.parse("!stream.resource<external>")
+        where = affinity_attr(dst)
+        if ready is not None:
+            self.emit.host_await(ready)
+        imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
+                                         affinity=where).result
+        copied = self.emit.copy_dispatch(imported, size, dst)
+        if into is not None:
+            storage = into.opview
+            written = stream.AsyncUpdateOp(storage.target, storage.target_size, storage.target_offset,
+                                           storage.target_end, copied, size, affinity=where).result
+            return self.emit.waited(written, storage.target_size, dst, "external")
+        return as_lifetime(self.emit.waited(copied, size, dst, "*"), size, dst, result_type)

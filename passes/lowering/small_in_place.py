@@ -1,0 +1,124 @@
+"""The small-in-place lowering (``--staging=emplace``, a value of at most
+emitter.SMALL_CROSSING_BYTES known at compile time, from a CPU): no queue
+copy at all. The CPU writes the value into the site's pinned buffer and the
+GPU's dispatches read it there; the site's next write waits on the host for
+those reads, whose fence the site records (``finish``).
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import stream, util
+
+from ..ir_util import affinity_attr, get_attr
+from ..module_facts import single_device
+from .base import Lowering, Site
+from .emitter import Emitter, barrier, export_fence, is_small
+from .emplace import Emplace
+
+
+class SmallInPlace(Lowering):
+    """A small value from a CPU, read in pinned memory by its consumers."""
+
+    name = "small in place"
+
+    def __init__(self, emit: Emitter, emplace: Emplace):
+        self.emit = emit
+        self.emplace = emplace  # whose applies() this needs, and whose write into pinned memory it uses
+        # (value on the destination, size, destination, record_read function)
+        # of each site read in place, for finish().
+        self._reads_in_place: list[tuple] = []
+
+    def applies(self, site: Site) -> bool:
+        return (self.emplace.applies(site) and self.emit.model.devices[site.src].is_local
+                and is_small(site.value, site.size) and str(site.result_type) == "!stream.resource<*>")
+
+    def lower(self, site: Site) -> ir.Value:
+        """A small ``value`` from CPU ``src``: the CPU writes it into the
+        site's pinned buffer and the host waits for that (no queue may wait
+        on another driver's fence); then ``dst`` reads it from there, in the
+        submission of its consumers: no queue copy, allocation or host wait
+        of its own. Nothing waits for those reads but the site's next write,
+        which first waits on the host for the fence the site records
+        (staging_template.site_view_function_text); ``finish`` emits
+        the reads' fence once every crossing is rewritten."""
+        value, size, src, dst, policy, result_type = (site.value, site.size, site.src, site.dst, site.policy,
+                                                      site.result_type)
+        view_type = ir.Type.parse("!hal.buffer_view")
+        view_function, record_read = self.emit.released_site_functions()
+        pinned_view = util.CallOp([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
+        view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
+        self.emit.host_await(ready)
+        imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
+                                         ir.Type.parse("tensor<?xi8>"), [size], size,
+                                         affinity=affinity_attr(dst)).result
+        on_dst = stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
+        self._reads_in_place.append((on_dst, size, dst, record_read))
+        return on_dst
+
+    def finish(self) -> None:
+        """Gives every site read in place (``lower``) the
+        fence of its reads, emitted at the end of the block: the call that
+        records it, right after a read, would cut IREE's partition there (a
+        call does), splitting the read from what follows into two
+        submissions, the second waiting on the first. Readers that are
+        dispatches on the destination, in the same
+        block, not writing into the value, read the pinned buffer itself,
+        and the fence is their results' (or, for a result whose one use is
+        an update, into which IREE emplaces it, the update's: the barrier
+        must not be a second use that stops that). Any other use gets a
+        copy first, a copy dispatch on the destination, and the fence is
+        the copy's."""
+        for on_dst, size, dst, record_read in self._reads_in_place:
+            block = on_dst.owner.operation.block
+            readers = [use.owner for use in on_dst.uses]
+            if not readers:
+                continue
+            if all(_reads_without_writing(reader, on_dst, block, dst) for reader in readers):
+                done = [_emplaced_result(reader.results[0]) for reader in readers]
+            else:
+                after = list(block.operations)
+                with ir.InsertionPoint(after[after.index(on_dst.owner.operation) + 1]):
+                    copied = self.emit.copy_dispatch(on_dst, size, dst)
+                on_dst.replace_all_uses_except(copied, copied.owner.operation)
+                done = [copied]
+            with ir.InsertionPoint(block.operations[len(block.operations) - 1]):
+                timepoints = [barrier(value, _size_of(value), dst, value.type)[1] for value in done]
+                joined = timepoints[0]
+                if len(timepoints) > 1:
+                    joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
+                util.CallOp([], record_read, [export_fence(joined, dst)])
+
+
+def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:
+    """``op`` is a dispatch on ``device`` in ``block`` that only reads
+    ``value`` (no result of it is tied to it, i.e. written in place)."""
+    if op.name != "stream.tensor.dispatch" or op.operation.block != block:
+        return False
+    if single_device(get_attr(op.operation, "affinity")) != device:
+        return False
+    tied = get_attr(op.operation, "tied_operands")
+    ties = [] if tied is None else [ir.IntegerAttr(t).value for t in tied]
+    operands = list(op.opview.mixed_operands)  # what a tie's index counts
+    return not any(0 <= t < len(operands) and operands[t] == value for t in ties)
+
+
+def _emplaced_result(value: ir.Value) -> ir.Value:
+    """``value``, or the result of the update that is its one use (IREE
+    emplaces a dispatch into such an update's target, and the update's
+    result is then ready when the dispatch is done)."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+        return value
+    update = uses[0].owner
+    if update.opview.update != value or update.operation.block != value.owner.operation.block:
+        return value  # (an update in a nested region: the barrier must stay in this block)
+    return update.results[0]
+
+
+def _size_of(value: ir.Value) -> ir.Value:
+    """The resource size of a dispatch's result or an update's result."""
+    op = value.owner
+    if op.name == "stream.async.update":
+        return op.opview.target_size
+    return list(op.opview.result_sizes)[list(op.results).index(value)]

@@ -1,0 +1,46 @@
+"""The order mdc's passes run in, stated once. Each level's passes run in
+this order at that level (registry.passes_at).
+
+STEPS are registered passes that the pipeline runs only inside a combined
+pass (transfer-insertion runs place-unplaced-ops, then stage-crossings);
+mdc-opt runs them by name, alone.
+"""
+
+from __future__ import annotations
+
+from .device_isolation_verifier import DeviceIsolationVerifier
+from .executable_per_target import ExecutablePerTarget
+from .host_entry_points import HostEntryPoints
+from .host_fences import HostFences
+from .loop_init_isolation import LoopInitIsolation
+from .partition_fence import PartitionFence
+from .recursive_calls import RefuseRecursiveCalls
+from .returned_arguments import ReturnedArgumentMoves
+from .place_unplaced_ops import PlaceUnplacedOps
+from .stage_crossings import StageCrossings
+from .transfer_insertion import TransferInsertion
+
+# The order mdc-compile has run them in, kept exactly: it came from the order
+# modules first imported the registry, not from the list the registry meant
+# to state. pipeline/cli.py imported host_entry_points before the registry
+# loaded the rest, and pipeline/report.py imported transfer_insertion, so
+# host-entry-points ran before refuse-recursive-calls and
+# returned-argument-moves, and transfer-insertion before
+# executable-per-target. Changing the order changes the vmfbs.
+PIPELINE = [
+    HostEntryPoints,
+    RefuseRecursiveCalls,
+    ReturnedArgumentMoves,
+    TransferInsertion,
+    ExecutablePerTarget,
+    LoopInitIsolation,
+    HostFences,
+    PartitionFence,
+    DeviceIsolationVerifier,
+]
+
+STEPS = [PlaceUnplacedOps, StageCrossings]
+
+_names = [p.name for p in [*PIPELINE, *STEPS]]
+assert len(_names) == len(set(_names)), _names
+assert all(p.level in ("input", "stream", "hal") for p in PIPELINE), PIPELINE

@@ -1,0 +1,131 @@
+"""place-unplaced-ops: give every resource op without an affinity a device,
+by placement.py's rule, and say where everything runs (the placement graph).
+
+Right after IREE's tensor pipeline a dispatch fed by arguments imported on
+different devices has no affinity yet; IREE would place it later with an
+analysis Python cannot reach, so mdc decides first and writes the decision
+into the IR. The decisions and their reasons (outputs.PlacedOp) and the
+placement graph go to the report. It first makes every import of a public
+function's argument run on the device the argument is declared on.
+
+Modules whose device pairs all share memory are left untouched (only the
+graph is taken). The first step of transfer-insertion; mdc-opt runs it
+alone by name.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+from iree.compiler.dialects import stream
+
+from . import placement_graph
+from .crossings import describe, policy_at
+from .diagnostics import MdcError, format_location
+from .ir_util import affinity_attr, get_attr, inside_executable, top_level_ops, walk
+from .memory_model import MemoryModel
+from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
+from .outputs import PlacedOp
+from .pass_base import ModulePass, PassOptions
+from .placement import Placement
+
+_AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
+
+
+def needs_staging(model: MemoryModel) -> bool:
+    """Some pair of the module's devices is staged, or it has GPUs of two
+    drivers (whose values go through a host)."""
+    drivers = {d.driver for d in model.devices.values() if not d.is_local}
+    return bool(model.staged_pairs()) or len(drivers) > 1
+
+
+def place(module, model: MemoryModel) -> tuple[Placement, placement_graph.PlacementGraph, list[PlacedOp]]:
+    """Places every unplaced op of ``module`` (where staging is needed);
+    returns the placement analysis of the result (for stage-crossings),
+    the placement graph, and each op placed with why."""
+    _check_devices_declared(module, model)
+    if not needs_staging(model):
+        # Nothing to rewrite; still say where things run, for reports.
+        placement = Placement(module)
+        placement.analyze()
+        return placement, placement_graph.snapshot(module, placement, model, describe), []
+    _import_arguments_where_declared(module, model)
+    placement = Placement(module)
+    placement.analyze()
+    placed = [PlacedOp(format_location(op.location), op.name, device, why)
+              for op, device, why in placement.place_unplaced_ops()]
+    placement.analyze()
+    return placement, placement_graph.snapshot(module, placement, model, describe), placed
+
+
+def _check_devices_declared(module, model: MemoryModel) -> None:
+    """Every device an op's affinity names is one the module declares
+    (fuzzer, seed 796041255 case 124: an undeclared @nv was a KeyError in
+    the memory model, or passed unnoticed)."""
+    for op in walk(module):
+        if inside_executable(op):
+            continue
+        for attr_name in _AFFINITY_ATTRS:
+            for name in affinity_devices(get_attr(op, attr_name)):
+                if name not in model.devices:
+                    raise MdcError(
+                        f"'{op.name}' runs on device '{name}', which the module does not declare",
+                        location=format_location(op.location),
+                        notes=[f"declared devices: {', '.join(sorted(model.devices)) or 'none'}"],
+                    )
+
+
+def _import_arguments_where_declared(module, model: MemoryModel) -> None:
+    """Every import of a public function's argument runs on the device the
+    argument is declared on (its ``iree.abi.affinity``, else the module's
+    default device, where the caller places it), followed by a move to the
+    device IREE imported it on, which is then staged like any other.
+
+    IREE gives an argument declared without an affinity the affinity of its
+    consumers, and clones its import once per consumer device: a
+    ``flow.tensor.transfer`` of it to device_b becomes an import on
+    device_b and a clone there, and the move is gone (the caller's buffer,
+    in device_a's memory, is then read by device_b;
+    test/lit/regress/argument_moved_from_default_device.mlir)."""
+    default = module_default_device(module)
+    for function in top_level_ops(module):
+        if function.name != "util.func" or not function.regions[0].blocks:
+            continue
+        visibility = get_attr(function, "sym_visibility")
+        if visibility is not None and str(visibility) != '"public"':
+            continue
+        declared = declared_argument_devices(function)
+        if declared is None:
+            continue
+        entry = function.regions[0].blocks[0]
+        for op in walk(function):
+            if op.name != "stream.tensor.import" or not isinstance(op.operands[0].owner, ir.Block) \
+                    or op.operands[0].owner != entry:
+                continue
+            index = ir.BlockArgument(op.operands[0]).arg_number
+            home = (declared[index] if index < len(declared) else None) or default
+            imported_on = single_device(get_attr(op, "affinity"))
+            if home is None or imported_on is None or imported_on == home or home not in model.devices:
+                continue
+            if not policy_at(model, home, imported_on, op).is_staged:
+                continue
+            op.attributes["affinity"] = affinity_attr(home)
+            result = op.results[0]
+            size = op.opview.result_size
+            with ir.InsertionPoint.after(op), op.location:
+                moved = stream.AsyncTransferOp(result.type, result, size, size,
+                                               source_affinity=affinity_attr(home),
+                                               target_affinity=affinity_attr(imported_on)).result
+            result.replace_all_uses_except(moved, moved.owner.operation)
+
+
+class PlaceUnplacedOps(ModulePass):
+    """Places ops with no affinity and records where everything runs."""
+
+    name = "place-unplaced-ops"
+    level = "stream"
+    summary = "give resource ops without an affinity a device (placement.py's rule), for transfer-insertion"
+
+    def apply(self, module, options: PassOptions) -> None:
+        _, graph, placed = place(module, MemoryModel.of(module, options.links))
+        options.report.graph = graph
+        options.report.placements.extend(placed)

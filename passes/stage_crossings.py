@@ -1,0 +1,224 @@
+"""stage-crossings: find every crossing between devices whose memories are
+incompatible and lower each with the first lowering that applies
+(lowering/: pinned arguments, small in place, emplace, copy).
+
+Crossings found (placement.py says where things live and run):
+
+* explicit transfers ``stream.async.transfer from(A) -> to(B)``;
+* transfers with no target, whose consumers run on B;
+* any op running on B that consumes a value living on A with no transfer in
+  between (an ABI result declared on B, a global stored on A and read on B).
+
+Each crossing is planned (``plan_transfer``, ``plan_operand``: a
+crossings.Crossing record, no IR changed) right before it is lowered, in the
+order the IR holds them: a lowering inserts ops and replaces uses, and the
+next crossing is planned on the IR as it is then, which is what the report
+and the output have always been made from.
+
+Assumes placed IR (place-unplaced-ops runs first inside transfer-insertion);
+mdc-opt runs it alone by name. Modules whose device pairs all share memory
+are left untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+from iree.compiler.dialects import stream
+
+from .abi import PINNED_ARGUMENTS_ATTR, is_constant_zero, pinned_arguments_attr, update_into_argument
+from .crossings import Crossing, describe, policy_at
+from .diagnostics import format_location
+from .ir_util import affinity_attr, get_attr, inside_executable, is_resource, walk
+from .lowering import Lowerings, Site, StagingOptions
+from .memory_model import MemoryModel
+from .module_facts import single_device
+from .pass_base import ModulePass, PassOptions
+from .place_unplaced_ops import needs_staging
+from .placement import Placement
+
+_REGION_ARGUMENT_USERS = {"scf.yield", "scf.for", "scf.while", "scf.condition", "scf.if", "cf.br", "cf.cond_br"}
+
+
+def stage_crossings(module, model: MemoryModel, placement: Placement, options: StagingOptions) -> list[Crossing]:
+    """Lowers every staged crossing of placed ``module`` (``placement`` is
+    its analysis); returns one Crossing per crossing, in order. The
+    arguments given pinned are recorded on the module
+    (abi.PINNED_ARGUMENTS_ATTR)."""
+    lowerings = Lowerings(module, model, options)
+    crossings: list[Crossing] = []
+    # Only the moves are collected: a rewrite erases its move and may erase
+    # other ops after it (the update and clone of an output argument), and a
+    # Python reference to an erased op reads freed memory without an error
+    # (its name came back as garbage once: a crash in nanobind's string
+    # conversion in the bench's build).
+    transfers = [op for op in walk(module) if op.name == "stream.async.transfer" and not inside_executable(op)]
+    for op in transfers:
+        _rewrite_transfer(op, placement, model, lowerings, crossings)
+    for op in [op for op in walk(module) if not inside_executable(op)]:
+        _rewrite_implicit_crossings(op, placement, model, lowerings, crossings)
+    lowerings.finish()
+    if lowerings.pinned_arguments:
+        module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(lowerings.pinned_arguments)
+    return crossings
+
+
+def plan_transfer(op, placement: Placement, model: MemoryModel) -> Crossing | None:
+    """The crossing ``op`` (a ``stream.async.transfer``) makes when its pair
+    is staged; None otherwise. Changes no IR."""
+    src, dst = placement.transfer_source(op), placement.transfer_target(op)
+    if src is None or dst is None:
+        return None
+    policy = policy_at(model, src, dst, op)
+    if not policy.is_staged:
+        return None
+    encoding, nbytes = describe(op.operands[0], op.operands[1])
+    return Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes)
+
+
+def _say_where_it_goes(op, placement: Placement) -> None:
+    """A transfer left to IREE (a shared pair) gets its source and target
+    written out."""
+    src, dst = placement.transfer_source(op), placement.transfer_target(op)
+    if src is None or dst is None:
+        return
+    if get_attr(op, "target_affinity") is None:
+        # Say where it goes: left targetless, IREE runs it on the default
+        # device, which may not be able to use the source's memory.
+        op.attributes["target_affinity"] = affinity_attr(dst)
+    if single_device(get_attr(op, "source_affinity")) != src:
+        # And where it comes from: left sourceless, IREE may schedule the
+        # copy in another device's partition and allocate the result for
+        # both devices (test/lit/regress/constant_round_trip_result_on_b.mlir);
+        # left with a wrong source (Placement.transfer_source), likewise
+        # (random programs, seed 796039204 index 92).
+        op.attributes["source_affinity"] = affinity_attr(src)
+
+
+def _rewrite_transfer(op, placement, model, lowerings: Lowerings, crossings: list[Crossing]) -> None:
+    planned = plan_transfer(op, placement, model)
+    if planned is None:
+        _say_where_it_goes(op, placement)
+        return
+    site = Site(op.operands[0], op.operands[1], planned.source, planned.target, planned.policy,
+                op.results[0].type, carried=_flows_into_region_arguments(op.results[0]))
+    # A move whose one use writes it into an output argument's storage goes
+    # straight there where a lowering can; the storage is then the result.
+    into_output = update_into_argument(op.results[0])
+    staged = _stage_into_output(site, into_output, lowerings) if into_output is not None else None
+    written = None
+    if staged is not None:
+        written = staged.value
+    else:
+        with ir.InsertionPoint(op), op.location:
+            staged = lowerings.stage(site)
+        op.results[0].replace_all_uses_with(staged.value)
+        if into_output is not None:
+            written = into_output.results[0]  # IREE's own update writes the staged value there
+    caller_buffer = staged.caller_buffer or ("output storage" if into_output is not None else None)
+    crossings.append(dataclasses.replace(planned, caller_buffer=caller_buffer))
+    op.erase()
+    if written is not None:
+        _return_storage_uncloned(written)
+
+
+def _stage_into_output(site: Site, into_output, lowerings: Lowerings):
+    """``site`` lowered straight into the output storage ``into_output``
+    writes it into, which is then gone (with the caller's storage import,
+    when nothing else uses it); None, nothing emitted, where no lowering can."""
+    storage = into_output.opview.target.owner
+    with ir.InsertionPoint(into_output), into_output.location:
+        staged = lowerings.stage_into_output(site, into_output)
+    if staged is None:
+        return None
+    into_output.results[0].replace_all_uses_with(staged.value)
+    into_output.erase()
+    if storage.name == "stream.tensor.import" and not list(storage.results[0].uses):
+        storage.erase()  # the caller's pinned storage, now imported after the copy into it
+    return staged
+
+
+def _return_storage_uncloned(storage: ir.Value) -> None:
+    """IREE returns an output argument's storage as a clone of a slice of
+    it, which a CPU makes with a one-thread queue copy into a new buffer
+    (a new buffer's page faults are what bound GPU->CPU moves). A staged
+    value written into that storage is returned as the slice itself, as
+    the output argument says it is: the caller's storage, with no copy."""
+    for use in list(storage.uses):
+        sliced = use.owner
+        if sliced.name != "stream.async.slice" or not is_constant_zero(sliced.opview.source_offset):
+            continue
+        users = list(sliced.results[0].uses)
+        if len(users) != 1 or users[0].owner.name != "stream.async.clone":
+            continue
+        clone = users[0].owner
+        with ir.InsertionPoint(clone), clone.location:
+            same = stream.AsyncCastOp(clone.results[0].type, sliced.results[0], clone.opview.source_size,
+                                      clone.opview.result_size, affinity=get_attr(clone, "affinity")).result
+        clone.results[0].replace_all_uses_with(same)
+        clone.erase()
+
+
+def _operand_targets(op, placement: Placement) -> list[str | None]:
+    """Where each operand of ``op`` is used (empty: nowhere that counts)."""
+    if op.name == "scf.yield":
+        return placement.yield_targets(op)
+    if op.name in ("cf.br", "cf.cond_br"):
+        return placement.branch_targets(op)
+    device = placement.exec_device(op)
+    if device is None or op.name == "stream.async.transfer":
+        return []
+    return [device] * len(op.operands)
+
+
+def plan_operand(op, index: int, device: str | None, placement: Placement, model: MemoryModel) -> Crossing | None:
+    """The crossing operand ``index`` of ``op``, used on ``device``, makes
+    when its value lives on a device of a staged pair with it; else None.
+    Changes no IR."""
+    value = op.operands[index]
+    if device is None or not is_resource(value):
+        return None
+    home = placement.home(value)
+    if home is None or home == device:
+        return None
+    policy = policy_at(model, home, device, op)
+    if not policy.is_staged:
+        return None
+    encoding, nbytes = describe(value)
+    return Crossing(format_location(op.location), home, device, policy, "implicit", encoding, nbytes)
+
+
+def _rewrite_implicit_crossings(op, placement, model, lowerings: Lowerings, crossings: list[Crossing]) -> None:
+    targets = _operand_targets(op, placement)
+    for index in range(len(op.operands)):
+        planned = plan_operand(op, index, targets[index] if index < len(targets) else None, placement, model)
+        if planned is None:
+            continue
+        value = op.operands[index]
+        with ir.InsertionPoint(op), op.location:
+            size = stream.ResourceSizeOp(value).result
+            staged = lowerings.stage(Site(value, size, planned.source, planned.target, planned.policy, value.type,
+                                          carried=op.name in _REGION_ARGUMENT_USERS))
+        op.operands[index] = staged.value
+        crossings.append(dataclasses.replace(planned, caller_buffer=staged.caller_buffer))
+
+
+def _flows_into_region_arguments(value: ir.Value) -> bool:
+    return any(use.owner.name in _REGION_ARGUMENT_USERS for use in value.uses)
+
+
+class StageCrossings(ModulePass):
+    """Lowers every staged crossing of placed IR."""
+
+    name = "stage-crossings"
+    level = "stream"
+    summary = "lower each crossing between incompatible memories (pinned arguments, small in place, emplace, copy)"
+
+    def apply(self, module, options: PassOptions) -> None:
+        model = MemoryModel.of(module, options.links)
+        if not needs_staging(model):
+            return
+        placement = Placement(module)
+        placement.analyze()
+        options.report.crossings.extend(stage_crossings(module, model, placement, StagingOptions.of(options)))

@@ -1,0 +1,51 @@
+"""The steps of transfer-insertion as plain functions, without the pipeline:
+place() says what it placed and why, plan_transfer() describes a crossing
+and changes no IR, and the lowerings are tried in their stated order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from passes import lowering
+from passes.ir_util import walk
+from passes.memory_model import MemoryModel
+from passes.place_unplaced_ops import place
+from passes.stage_crossings import plan_transfer
+from pipeline.ireec import Compiler, module_text
+
+LIT = Path(__file__).resolve().parents[1] / "lit" / "passes"
+
+
+def _first_module(path: Path) -> str:
+    return path.read_text().split("// -----")[0]
+
+
+def test_place_keeps_why():
+    compiler = Compiler([])
+    module = compiler.parse_text(_first_module(LIT / "place_unplaced_ops.mlir"), "placed.mlir")
+    with compiler.context, module.location:
+        _, graph, placed = place(module, MemoryModel.of(module, {}))
+    assert [(p.op, p.device, p.why) for p in placed] == [
+        ("stream.tensor.dispatch", "device_a", "operand bytes tie; module default device")]
+    assert graph.nodes
+
+
+def test_plan_transfer_changes_nothing():
+    compiler = Compiler([])
+    module = compiler.parse_text(_first_module(LIT / "stage_crossings.mlir"), "plan.mlir")
+    with compiler.context, module.location:
+        placement, _, _ = place(module, MemoryModel.of(module, {}))
+        before = module_text(module)
+        transfer = next(op for op in walk(module) if op.name == "stream.async.transfer")
+        planned = plan_transfer(transfer, placement, MemoryModel.of(module, {}))
+        assert module_text(module) == before
+    assert (planned.source, planned.target, planned.shape, planned.bytes) == ("device_a", "device_b", "transfer", "16")
+    assert planned.caller_buffer is None
+
+
+def test_lowering_order():
+    compiler = Compiler([])
+    module = compiler.parse_text(_first_module(LIT / "stage_crossings.mlir"), "order.mlir")
+    with compiler.context, module.location:
+        chosen = lowering.Lowerings(module, MemoryModel.of(module, {}), lowering.StagingOptions())
+    assert [type(x).__name__ for x in chosen.order] == ["PinnedArguments", "SmallInPlace", "Emplace", "HostHopCopy"]
