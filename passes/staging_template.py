@@ -301,6 +301,34 @@ util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #ut
 """
 
 
+def await_view_function_text(name: str) -> str:
+    """``@name(%fence, %view) -> view``: waits on the host until ``%fence``
+    (null: no wait), then returns ``%view``. A device that reads what the
+    host waited for must import the view this returns, not the one passed
+    in: a ``stream.tensor.import`` has no side effects, and IREE's stream
+    scheduling moves it, and the work reading it, above a call that returns
+    nothing (random programs seed 20261201 index 247: the CPU copied a
+    GPU's result out of pinned memory before the GPU's copy into it, and
+    returned zeros). A returned value is a dependency IREE keeps, if it is
+    a new one: IREE's inter-procedural optimization replaces a result that
+    is an argument passed through with that argument, and the dependency
+    with it, so the view returned is a new view of the same bytes."""
+    return f"""
+util.func private @{name}(%fence: !hal.fence, %view: !hal.buffer_view) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %forever = arith.constant -1 : i32
+{_wait_unless_null("  ", "%fence", "mdc: a copy through staging memory failed")}{_same_bytes_anew("view", "again")}  util.return %again : !hal.buffer_view
+}}
+"""
+
+
+def _same_bytes_anew(view: str, again: str) -> str:
+    """``%again``: a new byte view of the bytes ``%view`` views."""
+    return f"""  %length = hal.buffer_view.dim<%{view} : !hal.buffer_view>[0] : index
+  %{again}_buffer = hal.buffer_view.buffer<%{view} : !hal.buffer_view> : !hal.buffer
+{_byte_view(again, again + "_buffer")}"""
+
+
 def _wait_unless_null(indent: str, fence: str, what: str) -> str:
     """The host waits until ``fence`` is reached, unless it is null."""
     return f"""{indent}%none = util.null : !hal.fence
@@ -312,9 +340,11 @@ def _wait_unless_null(indent: str, fence: str, what: str) -> str:
 
 
 def copy_into_pinned_function_text(name: str, output: bool = False) -> str:
-    """``@name(%src_view, %src_ready, %pinned_view, %src_device)``: on the
-    source (GPU) queue, after ``%src_ready``, copies the value into the
-    pinned buffer; waits on the host. ``output``: the pinned buffer is the
+    """``@name(%src_view, %src_ready, %pinned_view, %src_device) -> view``:
+    on the source (GPU) queue, after ``%src_ready``, copies the value into
+    the pinned buffer; waits on the host; returns a new view of the pinned
+    bytes, which is what the destination must import (see
+    await_view_function_text). ``output``: the pinned buffer is the
     caller's output storage (an output argument given in the source
     device's pinned memory), first checked to be host-visible memory that
     can take the value: IREE checks a storage it imports, but this one is
@@ -326,7 +356,7 @@ def copy_into_pinned_function_text(name: str, output: bool = False) -> str:
   hal.buffer.assert<%output : !hal.buffer> message("mdc: output storage") allocator(%allocator : !hal.allocator) minimum_length(%length) type(HostVisible) usage("TransferTarget")
 """
     return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %pinned_view: !hal.buffer_view, %src_device: !hal.device) attributes {{inlining_policy = #util.inline.never}} {{
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %pinned_view: !hal.buffer_view, %src_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
   %any_queue = arith.constant -1 : i64
   %forever = arith.constant -1 : i32
@@ -334,7 +364,7 @@ util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %
   %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
   {target} = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
 {check}{_copy("  ", tag, "%src_device", "%src_ready", "%src", target, 1, what)}
-  util.return
+{_byte_view("again", target[1:])}  util.return %again : !hal.buffer_view
 }}
 """
 

@@ -170,6 +170,13 @@ class Emitter:
         """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
         util.CallOp([], self.helper("await", staging_template.await_function_text), [fence])
 
+    def awaited_view(self, fence, view) -> ir.Value:
+        """``view`` once the host has waited for ``fence``: the view a device
+        must import to read what was waited for
+        (staging_template.await_view_function_text)."""
+        return util.CallOp([view.type], self.helper("await_view", staging_template.await_view_function_text),
+                           [fence, view]).results[0]
+
     def waited(self, resource, size, device, lifetime: str = "external"):
         """``resource`` (of ``lifetime``) after a barrier whose fence the host waits for."""
         resource, done = self.written(resource, size, device, lifetime)

@@ -98,9 +98,10 @@ class Emplace(Lowering):
         if self.emit.model.devices[src].is_local or is_small(value, size):
             return self.write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self.emit.export(value, size, src)
-        util.CallOp([], self.emit.helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
-                    [src_view, src_ready, pinned_view, self.emit.device(src)])
-        return pinned_view, None  # the helper waited on the host
+        written = util.CallOp(
+            [pinned_view.type], self.emit.helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
+            [src_view, src_ready, pinned_view, self.emit.device(src)]).results[0]
+        return written, None  # the helper waited on the host; its view is the one to import
 
     def write_into_pinned(self, value, size, src, pinned_view):
         """``src`` writes ``value`` into the pinned buffer ``pinned_view``
@@ -233,7 +234,7 @@ class Emplace(Lowering):
         external = ir.Type.parse("!stream.resource<external>")
         where = affinity_attr(dst)
         if ready is not None:
-            self.emit.host_await(ready)
+            view = self.emit.awaited_view(ready, view)
         imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=where).result
         copied = self.emit.copy_dispatch(imported, size, dst)

@@ -89,8 +89,8 @@ class PinnedArguments(Lowering):
         storage = function_argument_view(update.opview.target)
         src_view, src_ready = self.emit.export(value, size, src)
         into_output = functools.partial(staging_template.copy_into_pinned_function_text, output=True)
-        util.CallOp([], self.emit.helper("copy_into_output", into_output),
-                    [src_view, src_ready, storage, self.emit.device(src)])
+        storage = util.CallOp([storage.type], self.emit.helper("copy_into_output", into_output),
+                              [src_view, src_ready, storage, self.emit.device(src)]).results[0]
         target_size = update.opview.target_size
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,
                                          ir.Type.parse("tensor<?xi8>"), [target_size], target_size,

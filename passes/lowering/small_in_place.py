@@ -48,7 +48,7 @@ class SmallInPlace(Lowering):
         view_function, record_read = self.emit.released_site_functions()
         pinned_view = util.CallOp([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
         view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
-        self.emit.host_await(ready)
+        view = self.emit.awaited_view(ready, view)
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
                                          ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=affinity_attr(dst)).result

@@ -62,8 +62,9 @@
 // CHECK-NOT:  stream.async.transfer
 // CHECK:      %[[SRC_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
 // CHECK-NEXT: %[[DEV_B:.+]] = util.global.load immutable @device_b
-// CHECK-NEXT: util.call @__mdc_stage_copy_into_output(%[[SRC_VIEW]], %{{.+}}, %arg1, %[[DEV_B]])
-// CHECK-NEXT: %[[STORAGE:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %arg1
+// The import takes the view the copy returns, so it cannot come first.
+// CHECK-NEXT: %[[WRITTEN_VIEW:.+]] = util.call @__mdc_stage_copy_into_output(%[[SRC_VIEW]], %{{.+}}, %arg1, %[[DEV_B]])
+// CHECK-NEXT: %[[STORAGE:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[WRITTEN_VIEW]]
 // CHECK-NOT:  stream.async.update
 // CHECK:      %[[SLICED:.+]] = stream.async.slice on(#hal.device.affinity<@device_a>) %{{.+}}[%{{.+}} to %{{.+}}]
 // CHECK-NEXT: %[[SAME:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[SLICED]] : !stream.resource<external>{{.+}} -> !stream.resource<*>
@@ -92,7 +93,7 @@
 // STAGED:       %[[PV:.+]] = util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
 // STAGED-NEXT:  %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) consume %[[PV]]
 // STAGED:       stream.async.update on(#hal.device.affinity<@device_b>) %{{.+}}, %[[PIN]][
-// STAGED:       util.call @__mdc_stage_await(
+// STAGED:       util.call @__mdc_stage_await_view(
 // STAGED:       %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a
 // STAGED-NEXT:  %[[WRITTEN:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[COPIED]], %[[STORAGE]]
 // STAGED-NEXT:  %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[WRITTEN]]

@@ -40,8 +40,8 @@
 // CHECK-NEXT: %[[RES:[^ ,]+]], %[[TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[FILLED]]
 // CHECK-NEXT: %[[READY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[TP]]
 // CHECK-NEXT: %[[VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_a>) %[[RES]]
-// CHECK-NEXT: util.call @__mdc_stage_await(%[[READY]])
-// CHECK-NEXT: %[[ON_B:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[VIEW]]
+// CHECK-NEXT: %[[WAITED:.+]] = util.call @__mdc_stage_await_view(%[[READY]], %[[VIEW]])
+// CHECK-NEXT: %[[ON_B:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[WAITED]]
 // CHECK-NEXT: %[[ON_B_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[ON_B]]
 // The consumer reads the pinned buffer itself.
 // CHECK-NEXT: %[[SCALED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%[[ON_B_ANY]])
@@ -50,8 +50,8 @@
 // CHECK-NEXT: %[[BRES:[^ ,]+]], %[[BTP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[WRITTEN]]
 // CHECK-NEXT: %[[BREADY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[BTP]]
 // CHECK-NEXT: %[[BVIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>) %[[BRES]]
-// CHECK-NEXT: util.call @__mdc_stage_await(%[[BREADY]])
-// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_a>) %[[BVIEW]]
+// CHECK-NEXT: %[[BWAITED:.+]] = util.call @__mdc_stage_await_view(%[[BREADY]], %[[BVIEW]])
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_a>) %[[BWAITED]]
 // CHECK:      stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @__mdc_copy_on_device_a::@__mdc_copy_on_device_a_bytes
 // CHECK:      util.call @__mdc_stage_await(
 // At the end of the block, the site records its reader's fence: that of the
@@ -67,8 +67,8 @@
 // CHECK-NOT:  @__mdc_copy_on_device_b
 // Returned on the GPU: a copy there first; the fence is the copy's.
 // CHECK-LABEL: util.func public @returned(
-// CHECK:      util.call @__mdc_stage_await(
-// CHECK-NEXT: %[[R_IMP:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>)
+// CHECK:      %[[R_WAITED:.+]] = util.call @__mdc_stage_await_view(
+// CHECK-NEXT: %[[R_IMP:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[R_WAITED]]
 // CHECK-NEXT: %[[R_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[R_IMP]]
 // CHECK:      %[[R_COPY:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @__mdc_copy_on_device_b::@__mdc_copy_on_device_b_bytes[%{{.+}}](%[[R_ANY]],
 // CHECK-NEXT: %{{.+}}, %[[R_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[R_COPY]]

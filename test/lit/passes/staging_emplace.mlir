@@ -46,8 +46,10 @@
 // before the buffer can be reused.
 // CHECK:      %[[PV2:.+]] = util.call @__mdc_stage_pinned_site_1_view(%[[SIZE]],
 // CHECK:      %[[BACK_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
-// CHECK:      util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> ()
-// CHECK-NEXT: %[[BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[PV2]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
+// device_a imports the view the copy returns: IREE may not read the
+// buffer before the call that fills it.
+// CHECK:      %[[FILLED2:.+]] = util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> !hal.buffer_view
+// CHECK-NEXT: %[[BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[FILLED2]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
 // CHECK:      %[[BACK_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[BACK]]
 // CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]], %{{.+}}, %[[SIZE]]) : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index, index, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
 // CHECK-NEXT: %[[OUT:[^ ,]+]], %[[OUT_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[COPIED]]
