@@ -3,8 +3,9 @@
     python test/e2e/vmfb_digests.py DIR     # one line per vmfb, sorted by path
 
 The vmfb of a program built from DIR/x.mlir holds that path in its source
-locations; replacing it lets builds in different folders compare byte for
-byte (vmfb_digests.sh).
+locations. Replacing it is not enough to compare builds in different
+folders (the ZIP checksums and mdc's seal cover the path too): compare
+builds made from the same checkout path into the same DIR (vmfb_digests.sh).
 """
 
 from __future__ import annotations

@@ -2,11 +2,13 @@
 # The proof that a refactoring changed no output: builds every gpu_kit case
 # and one full seed of random programs (both execution models, cuda and
 # vulkan beside a local CPU) and prints the sha256 of every .vmfb, one line
-# each, sorted. Run it before and after a change and diff the two lists:
-#     bash test/e2e/vmfb_digests.sh /tmp/before > before.txt
+# each, sorted. A vmfb holds the paths of its sources (locations), and its
+# ZIP checksums and mdc's seal cover them: build before and after from a
+# checkout at the same path, into the same OUT_DIR, and diff the two lists:
+#     bash test/e2e/vmfb_digests.sh /tmp/vd > before.txt
+#     ... change, in the same checkout ...
+#     bash test/e2e/vmfb_digests.sh /tmp/vd > after.txt && diff before.txt after.txt
 # (python test/e2e/vmfb_digests.py DIR re-hashes a finished build.)
-#     ... change ...
-#     bash test/e2e/vmfb_digests.sh /tmp/after > after.txt && diff before.txt after.txt
 # SEED and COUNT pick the random programs (default 20261213, 160).
 set -euo pipefail
 out=${1:?usage: vmfb_digests.sh OUT_DIR}
