@@ -9,11 +9,11 @@ mdc test, and check that mdc-compile's output for such a program runs.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from progen import run_killing_group
 
 RECURSIVE = """
 func.func private @halve(%x: tensor<4xf32>, %n: i32) -> tensor<4xf32> {
@@ -39,36 +39,24 @@ func.func public @main(%x: tensor<4xf32>, %n: i32) -> tensor<4xf32> {
 # Stock iree-compile needs about a second for a program this size; twenty
 # times that without an answer is a hang.
 HANG_S = 20
+TIMED_OUT = -999  # progen.run_killing_group's return code for a timeout
 
 
 def _bin(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-def _run_killing_the_group(cmd: list[str], timeout_s: float) -> int | None:
-    """Runs ``cmd`` in a session of its own; its exit status, or None when
-    it is still running after ``timeout_s`` (then it is killed, with every
-    process it started: the venv's ``iree-compile`` is a Python wrapper
-    around the real binary, and killing the wrapper alone left the compiler
-    spinning on both of CI's cores)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        return proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return None
-
-
 def test_canary_stock_iree_compile_hangs_on_recursion(tmp_path):
     src = tmp_path / "recursive.mlir"
     src.write_text(RECURSIVE)
-    status = _run_killing_the_group(
+    # The venv's iree-compile is a Python wrapper around the real binary: a
+    # timeout must kill the whole process group, or the compiler spins on.
+    done = run_killing_group(
         [_bin("iree-compile"), str(src), "--iree-hal-target-device=local",
          "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
          "-o", str(tmp_path / "r.vmfb")], HANG_S)
-    assert status is None, (f"stock iree-compile now ends on recursion (exit {status}): "
-                            "drop refuse-recursive-calls (see this file's docstring)")
+    assert done.returncode == TIMED_OUT, (f"stock iree-compile now ends on recursion (exit {done.returncode}): "
+                                          "drop refuse-recursive-calls (see this file's docstring)")
 
 
 def test_mdc_compile_refuses_recursion_at_once(tmp_path):
