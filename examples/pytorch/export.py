@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Exports the models of models.py to MLIR with iree-turbine, with inputs
+and torch's reference outputs, for mdc's tests to use without torch.
+
+Run it in the export environment (README.md: torch 2.13 CPU, iree-turbine
+3.9.0, iree-base-compiler 3.9.0), not in mdc's venv. For each model NAME it
+writes into the output folder (default: exported/ beside this script):
+
+  NAME.mlir           torch-dialect IR from iree.turbine.aot.export
+  NAME.inputK.npy     the K-th argument
+  NAME.outputK.npy    torch's K-th result for those arguments
+  index.json          per model: function, argument devices, files
+
+Every file is rewritten only if its bytes change, and a second run writes
+the same bytes. --check exports into a temporary folder and compares it
+with the output folder instead (exit 1 if anything differs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NAMES = ("split_mlp", "embed_head", "dynamic_batch")
+FUNCTION = "main"  # the exported function's name, in module @NAME
+
+ENV_HELP = (
+    "export.py needs the export environment, not mdc's venv: torch 2.13 (CPU), "
+    "iree-turbine==3.9.0, iree-base-compiler==3.9.0 and iree-base-runtime==3.9.0 "
+    "(examples/pytorch/README.md says how to make it). "
+)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Export the example PyTorch models (models.py) to MLIR with iree-turbine, "
+                    "with deterministic inputs and torch's reference outputs as .npy files. "
+                    "Needs the export environment of README.md (torch, iree-turbine 3.9.0).")
+    p.add_argument("--out", default=os.path.join(HERE, "exported"),
+                   help="output folder (default: exported/ beside export.py)")
+    p.add_argument("--only", action="append", choices=NAMES, metavar="NAME",
+                   help=f"export only NAME (repeatable; one of {', '.join(NAMES)})")
+    p.add_argument("--check", action="store_true",
+                   help="export into a temporary folder and compare with --out; exit 1 on any difference")
+    return p.parse_args(argv)
+
+
+def import_env():
+    """The export environment's modules, or a clear message and exit 1."""
+    try:
+        import numpy as np
+        import torch
+        sys.path.insert(0, HERE)
+        import turbine_compat  # noqa: F401  (restores what iree-base-compiler 3.13 dropped)
+        from iree.turbine import aot
+        import models
+    except ImportError as e:
+        print(f"error: {ENV_HELP}Missing: {e.name or e}.", file=sys.stderr)
+        sys.exit(1)
+    return np, torch, aot, models
+
+
+def _replace_if_changed(tmp: str, dest: str) -> None:
+    if os.path.exists(dest) and filecmp.cmp(tmp, dest, shallow=False):
+        os.unlink(tmp)
+    else:
+        os.replace(tmp, dest)
+
+
+def write_npy(np, path: str, array) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, np.ascontiguousarray(array), allow_pickle=False)
+    _replace_if_changed(tmp, path)
+
+
+def export_one(np, torch, aot, models, name: str, out: str) -> dict:
+    import warnings
+
+    model = models.build(name)
+    inputs = models.example_inputs(name)
+    args = tuple(torch.from_numpy(a.copy()) for a in inputs)
+    shapes = models.EXAMPLES[name].dynamic_shapes
+    with torch.no_grad():
+        result = model(*args)
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    with warnings.catch_warnings():
+        # torch.export's pytree deprecation notes, nothing about this export
+        warnings.simplefilter("ignore", FutureWarning)
+        exported = aot.export(model, args=args, arg_device=models.arg_device(name),
+                              dynamic_shapes=shapes() if shapes else None,
+                              module_name=name, function_name=FUNCTION)
+    exported.verify()
+    mlir = os.path.join(out, f"{name}.mlir")
+    tmp = os.path.join(out, f".{name}.tmp.mlir")
+    exported.save_mlir(tmp)
+    _replace_if_changed(tmp, mlir)
+    entry = {"mlir": f"{name}.mlir", "module": name, "function": FUNCTION, "inputs": [], "outputs": []}
+    for k, a in enumerate(inputs):
+        write_npy(np, os.path.join(out, f"{name}.input{k}.npy"), a)
+        dev = models.EXAMPLES[name].arg_device.get(k)
+        entry["inputs"].append({"file": f"{name}.input{k}.npy", "dtype": str(a.dtype), "shape": list(a.shape),
+                                "device": None if dev is None else f"__device_{dev}"})
+    for k, r in enumerate(results):
+        a = r.detach().numpy()
+        write_npy(np, os.path.join(out, f"{name}.output{k}.npy"), a)
+        entry["outputs"].append({"file": f"{name}.output{k}.npy", "dtype": str(a.dtype), "shape": list(a.shape)})
+    if shapes:
+        entry["dynamic"] = "dimension 0 of every argument (one Dim, 1..4096)"
+    return entry
+
+
+def export_all(names, out: str) -> None:
+    np, torch, aot, models = import_env()
+    torch.set_num_threads(1)  # one summation order for the reference outputs
+    os.makedirs(out, exist_ok=True)
+    index_path = os.path.join(out, "index.json")
+    index = {}
+    if os.path.exists(index_path):
+        with open(index_path) as f:
+            index = json.load(f)
+    for name in names:
+        index[name] = export_one(np, torch, aot, models, name, out)
+        print(f"exported {name}")
+    index = {n: index[n] for n in NAMES if n in index}
+    tmp = index_path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(index, f, indent=2, sort_keys=True)
+        f.write("\n")
+    _replace_if_changed(tmp, index_path)
+
+
+def check(names, out: str) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        if os.path.exists(os.path.join(out, "index.json")):
+            # start from the committed index so --only compares like for like
+            with open(os.path.join(out, "index.json")) as f, open(os.path.join(tmp, "index.json"), "w") as g:
+                g.write(f.read())
+        export_all(names, tmp)
+        differ = [f for f in sorted(os.listdir(tmp))
+                  if not os.path.exists(os.path.join(out, f))
+                  or not filecmp.cmp(os.path.join(tmp, f), os.path.join(out, f), shallow=False)]
+    for f in differ:
+        print(f"differs: {os.path.join(out, f)}", file=sys.stderr)
+    print("identical" if not differ else f"{len(differ)} file(s) differ")
+    return 1 if differ else 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    names = args.only or list(NAMES)
+    if args.check:
+        return check(names, args.out)
+    export_all(names, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Three small PyTorch models split over two logical devices, for mdc.
+
+Each model names two IREE logical devices: ``__device_0`` (meant to be the
+CPU, ``--device=__device_0=local[0]``) and ``__device_1`` (meant to be the
+GPU, ``--device=__device_1=cuda[0]``). A tensor moves between them with
+``iree.turbine.ops.iree.transfer_to_logical_device("1", t)`` (the moniker
+"1" names ``@__device_1``); an argument is placed on a device by
+``aot.export(..., arg_device={index: DeviceAffinity(n)})``.
+
+Every model is built by ``build(name)``, which seeds torch first, so its
+weights are the same on every run. The weights are a few KB each: they are
+inlined in the exported MLIR as dense resources.
+
+``EXAMPLES`` holds, for each model, what export.py needs: the example
+arguments (made with numpy from a fixed seed), the argument devices and the
+dynamic shapes.
+
+Needs torch and iree-turbine (the export environment, see README.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+from torch import nn
+from iree.turbine.aot import DeviceAffinity
+from iree.turbine.ops.iree import transfer_to_logical_device
+
+CPU = "0"  # moniker of @__device_0
+GPU = "1"  # moniker of @__device_1
+
+
+def to_device(moniker: str, t: torch.Tensor) -> torch.Tensor:
+    """Moves ``t`` to logical device ``@__device_<moniker>`` (in eager
+    torch, a copy)."""
+    return transfer_to_logical_device(moniker, t)
+
+
+class SplitMLP(nn.Module):
+    """Three linear layers: the first (with its ReLU) on __device_0, the
+    other two on __device_1. Input [4, 16] float32 on __device_0, output
+    [4, 8] float32 computed on __device_1."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Linear(16, 24)
+        self.hidden = nn.Linear(24, 24)
+        self.out = nn.Linear(24, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.first(x))
+        h = to_device(GPU, h)
+        h = torch.relu(self.hidden(h))
+        return self.out(h)
+
+
+class EmbedHead(nn.Module):
+    """An embedding lookup of int64 token ids on __device_0, then a linear
+    layer and a softmax over the classes on __device_1. Input [2, 5] int64
+    on __device_0, output [2, 5, 10] float32 (rows sum to 1)."""
+
+    def __init__(self, vocab: int = 32, width: int = 16, classes: int = 10):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, ids):
+        e = self.embed(ids)
+        e = to_device(GPU, e)
+        return torch.softmax(self.head(e), dim=-1)
+
+
+class DynamicBatch(nn.Module):
+    """Two arguments with one dynamic batch dimension: ``x`` [B, 8] on
+    __device_1 and ``y`` [B, 8] on __device_0. ``y`` goes through a linear
+    layer and tanh on __device_0, moves to __device_1 and gates a linear
+    layer of ``x`` there. Output [B, 8] float32."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(8, 8)
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, y):
+        g = torch.tanh(self.gate(y))
+        g = to_device(GPU, g)
+        return self.proj(x) * g
+
+
+@dataclass(frozen=True)
+class Example:
+    """How to export one model and what to feed it."""
+
+    make: Callable[[], nn.Module]
+    # The example arguments, from a numpy Generator seeded per model.
+    inputs: Callable[[np.random.Generator], tuple[np.ndarray, ...]]
+    # argument index -> logical device ordinal
+    arg_device: dict[int, int]
+    seed: int
+    # builds torch.export dynamic_shapes (a Dim must be made in the export env)
+    dynamic_shapes: Callable[[], dict] | None = field(default=None)
+
+
+def _split_mlp_inputs(rng):
+    return (rng.standard_normal((4, 16), dtype=np.float32),)
+
+
+def _embed_head_inputs(rng):
+    return (rng.integers(0, 32, size=(2, 5), dtype=np.int64),)
+
+
+def _dynamic_batch_inputs(rng):
+    # A batch of 3: the export's example shape; any B >= 1 runs.
+    return (rng.standard_normal((3, 8), dtype=np.float32),
+            rng.standard_normal((3, 8), dtype=np.float32))
+
+
+def _dynamic_batch_shapes():
+    batch = torch.export.Dim("batch", min=1, max=4096)
+    return {"x": {0: batch}, "y": {0: batch}}
+
+
+EXAMPLES: dict[str, Example] = {
+    "split_mlp": Example(SplitMLP, _split_mlp_inputs, {0: 0}, seed=1),
+    "embed_head": Example(EmbedHead, _embed_head_inputs, {0: 0}, seed=2),
+    "dynamic_batch": Example(DynamicBatch, _dynamic_batch_inputs, {0: 1, 1: 0}, seed=3,
+                             dynamic_shapes=_dynamic_batch_shapes),
+}
+
+
+def build(name: str) -> nn.Module:
+    """The model ``name`` with its seeded weights, in eval mode."""
+    torch.manual_seed(EXAMPLES[name].seed)
+    return EXAMPLES[name].make().eval()
+
+
+def arg_device(name: str) -> dict[int, DeviceAffinity]:
+    return {i: DeviceAffinity(d) for i, d in EXAMPLES[name].arg_device.items()}
+
+
+def example_inputs(name: str) -> tuple[np.ndarray, ...]:
+    return EXAMPLES[name].inputs(np.random.default_rng(EXAMPLES[name].seed))
