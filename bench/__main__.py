@@ -61,7 +61,7 @@ With no cuda device, a measuring command says so and exits with status 2
 (``--allow-no-gpu``: it says so and exits 0).
 
 ``run``, ``pieces`` and ``components`` take ``--workers N`` (local-task worker threads)
-and ``--retain-host-memory`` (runtime_shim.host_memory: freed host memory is
+and ``--retain-host-memory`` (mdc.runtime_shim.host_memory: freed host memory is
 kept, so a new result's pages are not faulted in again), and print the host
 settings they ran under.
 
@@ -250,7 +250,7 @@ def _mdc_transfer_time(kit, module_name, function, nbytes, src_is_gpu):
     """Median seconds per call of an mdc program moving nbytes, the argument
     already resident on its device and the result left on its device."""
     sys.path.insert(0, ROOT)
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     m = load(os.path.join(kit, module_name), ["local-task", GPU])
     f = m.function(function)
@@ -269,7 +269,7 @@ def _compute_rows(kit, sizes_mib):
     time of both lowerings against the op alone on its device (stock IREE);
     the difference is the transfer."""
     sys.path.insert(0, ROOT)
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     directions = (("CPU", "GPU", "compute_on_cpu", "compute_to_gpu", 0),
                   ("GPU", "CPU", "compute_on_gpu", "compute_to_cpu", 1))
@@ -301,7 +301,7 @@ def _resident_call(m, f, host, device_index, place=None):
     ``place(device, array, kind)``: how the argument is placed (default:
     as the shim places it on ``device_index``)."""
     import iree.runtime as rt
-    from runtime_shim import values
+    from mdc.runtime_shim import values
 
     (array, kind), = f.prepare([host])
     if place is None:
@@ -325,7 +325,7 @@ def _into_call(kit, module_name, host):
     GPU, the output storage placed once (Function.place: in the GPU's pinned
     memory when the module pins it, else in the CPU's memory) and reused."""
     import iree.runtime as rt
-    from runtime_shim import load, values
+    from mdc.runtime_shim import load, values
 
     m = load(os.path.join(kit, module_name), ["local-task", GPU])
     f = m.function("to_cpu_into")
@@ -349,10 +349,10 @@ def _into_call(kit, module_name, host):
 
 def _placing_call(m, f, host, device_index, register):
     """A call of ``f`` that first places its argument in pinned memory of
-    device ``device_index`` as the shim does (runtime_shim.values.to_pinned):
+    device ``device_index`` as the shim does (mdc.runtime_shim.values.to_pinned):
     the whole cost a caller with the argument in ordinary memory pays."""
     import iree.runtime as rt
-    from runtime_shim import values
+    from mdc.runtime_shim import values
 
     (array, kind), = f.prepare([host])
     device, vm_fn = m._devices[device_index], f._vm_function
@@ -369,7 +369,7 @@ def _placing_call(m, f, host, device_index, register):
 
 
 def values_aligned(nbytes):
-    from runtime_shim import aligned_array
+    from mdc.runtime_shim import aligned_array
 
     pattern = (np.arange(nbytes, dtype=np.int64) % 251).astype(np.int8)
     return aligned_array(pattern)
@@ -415,7 +415,7 @@ def _torch_rows(nbytes):
 
 def _seed_latency(kit, name, devices, calls=300):
     sys.path.insert(0, ROOT)
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     m = load(os.path.join(kit, name), devices)
     f = m.function("multi_device_mul")
@@ -550,7 +550,7 @@ def _configure_host(workers: int, retain: bool) -> None:
         rt.flags.parse_flags(f"--task_topology_group_count={workers}")
     retained = False
     if retain:
-        from runtime_shim.host_memory import retain_freed_memory
+        from mdc.runtime_shim.host_memory import retain_freed_memory
 
         retained = retain_freed_memory()
     try:
@@ -853,7 +853,7 @@ def _finish_row(iree, mib: int, row: dict, cols, ok: bool, direction: int) -> No
 def pinned(kit: str, sizes_mib) -> int:
     """CPU->GPU bandwidth of an argument given in the GPU's pinned memory."""
     sys.path.insert(0, ROOT)
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     kit = os.path.abspath(kit)
     iree = _gpu_or_none()
@@ -959,7 +959,7 @@ def main() -> int:
         sp.add_argument("--workers", type=int, default=0,
                         help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
         sp.add_argument("--retain-host-memory", action="store_true",
-                        help="keep freed host memory for reuse (runtime_shim.host_memory)")
+                        help="keep freed host memory for reuse (mdc.runtime_shim.host_memory)")
     a = p.parse_args()
     GPU = "local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda"
     ALLOW_NO_GPU = getattr(a, "allow_no_gpu", False)

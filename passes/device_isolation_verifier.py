@@ -51,7 +51,7 @@ from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
 from iree.compiler.dialects import hal as _hal  # noqa: F401
 
 from .diagnostics import MdcError, format_location
-from contract.manifest import LOCAL
+from mdc.contract.manifest import LOCAL
 
 from .ir_util import top_level_ops, walk
 from .memory_model import MemoryModel

@@ -24,7 +24,7 @@ import re
 
 from iree.compiler import ir
 
-from contract.manifest import kind_uses_host_memory
+from mdc.contract.manifest import kind_uses_host_memory
 
 from .ir_util import get_attr, top_level_ops, walk
 

@@ -2,7 +2,7 @@
 on (``input``: IR after IREE's input phase, before its ABI; ``stream``:
 stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
 ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
-rewrites the module in place or raises :class:`passes.diagnostics.MdcError`;
+rewrites the module in place or raises :class:`mdc.passes.diagnostics.MdcError`;
 and the options the command line gives them. Pass modules import this, never
 the registry, so the registry can import every pass without a cycle.
 """

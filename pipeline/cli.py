@@ -13,10 +13,10 @@ import re
 import sys
 import tempfile
 
-from passes import host_entry_points, registry
-from passes.diagnostics import MdcError, format_location
-from passes.ir_util import top_level_ops
-from passes.module_facts import Device, defined_devices, referenced_devices
+from mdc.passes import host_entry_points, registry
+from mdc.passes.diagnostics import MdcError, format_location
+from mdc.passes.ir_util import top_level_ops
+from mdc.passes.module_facts import Device, defined_devices, referenced_devices
 
 from . import options, report, stages
 from .ireec import Compiler, IreeCompileError, module_text
@@ -221,7 +221,7 @@ def _survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
     would kill mdc with no message; here the parent reports it. Outputs are
     written atomically by the child, so a crash leaves none behind.
     """
-    from contract.forked import run_forked_captured
+    from mdc.contract.forked import run_forked_captured
 
     code, crash, returned, stderr = run_forked_captured(body)
     if crash or returned:
@@ -487,7 +487,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
-    from passes.module_facts import declared_devices, hal_devices
+    from mdc.passes.module_facts import declared_devices, hal_devices
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)

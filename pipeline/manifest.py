@@ -29,9 +29,9 @@ import json
 
 from iree.compiler import ir
 
-from contract.manifest import FORMAT, KEY, SEAL_LENGTH, SEAL_PREFIX
-from passes.ir_util import top_level_ops
-from passes.memory_model import MemoryModel
+from mdc.contract.manifest import FORMAT, KEY, SEAL_LENGTH, SEAL_PREFIX
+from mdc.passes.ir_util import top_level_ops
+from mdc.passes.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from passes.diagnostics import MdcError
+from mdc.passes.diagnostics import MdcError
 
 _SPEC = re.compile(r"^([a-z][a-z0-9_-]*)(?:\[(\d+)\])?$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.\-]*$")

@@ -17,7 +17,7 @@ import html
 import json
 from collections import defaultdict
 
-from passes.outputs import Report
+from mdc.passes.outputs import Report
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 

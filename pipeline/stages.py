@@ -26,8 +26,8 @@ from typing import Callable
 
 from iree.compiler import ir
 
-from passes import registry
-from passes.diagnostics import MdcError
+from mdc.passes import registry
+from mdc.passes.diagnostics import MdcError
 
 from . import manifest
 from .ireec import Compiler
@@ -91,8 +91,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments and host twins the passes
     made)."""
-    from passes.memory_model import MemoryModel
-    from passes.abi import pinned_arguments_of
+    from mdc.passes.memory_model import MemoryModel
+    from mdc.passes.abi import pinned_arguments_of
 
     options = ctx.pass_options
     twins = options.host_entry_points

@@ -3,11 +3,11 @@
 Needs only iree-base-runtime and numpy (never iree.compiler): GPU machines
 run prebuilt modules without the compiler.
 
-    from runtime_shim import load
+    from mdc.runtime_shim import load
     m = load("out.vmfb", devices=["local-task", "cuda"])
     y = m.multi_device_mul(x)
 
-The command line is `mdc-run` (`python -m runtime_shim`), see cli.py.
+The command line is `mdc-run` (`python -m mdc.runtime_shim`), see cli.py.
 """
 
 from .errors import ShimError, ShimTypeError

@@ -126,7 +126,7 @@ def console_main() -> int:
     mdc-compile sealed it is refused before IREE sees it; an unsealed one,
     e.g. stock iree-compile output, can pass IREE's verifier and crash the
     VM, stock iree-run-module too.)"""
-    from contract.forked import run_forked
+    from mdc.contract.forked import run_forked
 
     code, crash = run_forked(main)
     if crash:

@@ -28,7 +28,7 @@ from typing import Sequence
 
 import iree.runtime as rt
 
-from contract.manifest import driver_uses_host_memory
+from mdc.contract.manifest import driver_uses_host_memory
 
 from .errors import ShimError, short
 from .manifest import MANIFEST_KEY, Manifest

@@ -42,9 +42,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from contract.manifest import FORMAT as MANIFEST_FORMAT
-from contract.manifest import KEY as MANIFEST_KEY
-from contract.manifest import SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
+from mdc.contract.manifest import KEY as MANIFEST_KEY
+from mdc.contract.manifest import SEAL_LENGTH, SEAL_PREFIX
 
 from .errors import ShimError
 

@@ -1,6 +1,6 @@
 """Loading a compiled module on a set of runtime devices, and calling it.
 
-    from runtime_shim import load
+    from mdc.runtime_shim import load
     m = load("out.vmfb", devices=["local-task", "cuda"])
     y = m.multi_device_mul(x)          # numpy in, numpy out
     print(m.describe())                # functions and their signatures

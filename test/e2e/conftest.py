@@ -34,14 +34,14 @@ def _run_compiler(cmd: list[str]) -> None:
 def compile_mlir(source: Path, output: Path, devices, *, links=(),
                  async_external: bool = False, flags=CPU_FLAGS) -> None:
     """The one place test modules are compiled: with mdc-compile (run as
-    `python -m pipeline`, so this checkout's code), which writes the
+    `python -m mdc.pipeline`, so this checkout's code), which writes the
     mdc.manifest that runtime_shim reads.
 
     devices: `--device` values, e.g. ("a=local[0]", "b=local[1]") (`a` is
     short for the program's @device_a); links: `--link` values, e.g.
     ("a:b=staged",); flags: passed on to IREE.
     """
-    _run_compiler([sys.executable, "-m", "pipeline", str(source), "-o", str(output),
+    _run_compiler([sys.executable, "-m", "mdc.pipeline", str(source), "-o", str(output),
                    *(f"--device={d}" for d in devices), *(f"--link={link}" for link in links),
                    *flags, *(["--iree-execution-model=async-external"] if async_external else [])])
 
@@ -124,8 +124,8 @@ def run_tool():
 
 @pytest.fixture(scope="session")
 def mdc_run(run_tool):
-    """mdc_run(*flags) runs `python -m runtime_shim` (what `mdc-run` runs)."""
+    """mdc_run(*flags) runs `python -m mdc.runtime_shim` (what `mdc-run` runs)."""
     def run(*flags, timeout: float = 120, cwd=REPO):
-        return run_tool([sys.executable, "-m", "runtime_shim", *flags], timeout=timeout, cwd=cwd)
+        return run_tool([sys.executable, "-m", "mdc.runtime_shim", *flags], timeout=timeout, cwd=cwd)
 
     return run

@@ -8,7 +8,7 @@ portable CPU target) and a cuda device, draws seeded inputs, and computes the
 expected outputs with *stock* IREE on all-local devices on this machine.
 ``run`` executes every case with stock ``iree-run-module`` (cases whose
 arguments and results live on local devices), with the runtime shim
-(``python -m runtime_shim``), or with the shim's placed inputs (runner
+(``python -m mdc.runtime_shim``), or with the shim's placed inputs (runner
 ``placed``: each input placed once with Function.place, then called with
 its bytes overwritten in place, then restored, under a timeout, compares with the expected
 outputs, and prints one table. With no cuda device it says so and exits
@@ -268,7 +268,7 @@ def _run_case(kit: str, case: dict, timeout: float):
     if os.path.exists(out):
         os.unlink(out)
     if case["runner"] in ("shim", "placed"):
-        cmd = [sys.executable, "-m", "runtime_shim"]
+        cmd = [sys.executable, "-m", "mdc.runtime_shim"]
         if case["runner"] == "placed":
             cmd = [sys.executable, os.path.abspath(__file__), "_placed"]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
@@ -305,7 +305,7 @@ def _placed(argv) -> int:
     Function.place), a call with input 0's bytes overwritten in place (its
     result must differ from the first call's), then with them restored (its
     result, which must equal the first call's, is the output)."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     flags = dict(a.split("=", 1) for a in argv)
     devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]

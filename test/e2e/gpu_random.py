@@ -143,8 +143,8 @@ def _one_device_module(path: str, devices: list, timeout_s: float):
     equal), run by stock iree-run-module: its declarations still name every
     device, which the shim would refuse as undeclared."""
     import iree.runtime as rt
-    from runtime_shim import native
-    from runtime_shim.module import read_signatures
+    from mdc.runtime_shim import native
+    from mdc.runtime_shim.module import read_signatures
 
     signatures, _ = read_signatures(rt.VmModule.mmap(rt.VmInstance(), path))
     return native.NativeModule(path, devices, None, signatures, {}, "every device the one GPU",
@@ -170,7 +170,7 @@ def check_results(outs: list, expected: list) -> str | None:
 def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-task",
         allow_no_gpu: bool = False) -> int:
     import iree.runtime as rt
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     kit = os.path.abspath(kit)
     spec_path = os.path.join(kit, "random.json")
@@ -269,7 +269,7 @@ def main() -> int:
                    help="the oracle for a GPU-only failure: stock iree-compile, every device the GPU, no mdc")
     b.add_argument("--gpu", default="cuda", choices=["cuda", "vulkan"],
                    help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
-                   "points, as runtime_shim.load does for Vulkan beside a CPU)")
+                   "points, as mdc.runtime_shim.load does for Vulkan beside a CPU)")
     r = sub.add_parser("run")
     r.add_argument("kit")
     r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")

@@ -2,7 +2,7 @@
 """Check runtime_shim on a GPU machine, with prebuilt modules (no compiler).
 
 Cases: every case runs through the Python API (in a child process) and
-through mdc-run (`python -m runtime_shim`), each under a timeout, and both
+through mdc-run (`python -m mdc.runtime_shim`), each under a timeout, and both
 outputs are compared with the expected .npy files:
 
     python test/e2e/gpu_runtime_shim.py cases DIR
@@ -131,8 +131,8 @@ def api_check(case: dict, timeout: float) -> str:
 
 
 def _api_child(case: dict) -> int:
-    from runtime_shim import load
-    from runtime_shim.cli import read_input
+    from mdc.runtime_shim import load
+    from mdc.runtime_shim.cli import read_input
 
     d = Path(case["dir"])
     os.chdir(d)  # inputs are relative to the case directory, as for mdc-run
@@ -156,7 +156,7 @@ def cli_check(case: dict, timeout: float) -> str:
     d = Path(case["dir"])
     with tempfile.TemporaryDirectory() as tmp:
         outs = [Path(tmp) / f"out{i}.npy" for i in range(len(case["expected"]))]
-        cmd = [sys.executable, "-m", "runtime_shim", f"--module={d / case['module']}",
+        cmd = [sys.executable, "-m", "mdc.runtime_shim", f"--module={d / case['module']}",
                f"--function={case['function']}",
                *(f"--device={u}" for u in case["devices"]),
                *(f"--input={i}" for i in case["inputs"]),
@@ -195,7 +195,7 @@ def _last_line(text: str) -> str:
 
 
 def run_stability(args) -> int:
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     inputs = [np.load(f) for f in args.input]
     expected = [np.load(f) for f in args.expected]

@@ -194,7 +194,7 @@ def run(kit: str, call_timeout: float) -> int:
 
 
 def _calls(vmfb, devices, case, inputs, kit, call_timeout) -> str:
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     try:
         module = load(vmfb, devices, timeout_s=call_timeout)

@@ -68,9 +68,9 @@ VARIANTS = {
 
 # Compiles in a fresh interpreter, so HOST_WAIT_POLL applies to that one build.
 _BUILD = """import sys
-from passes import staging_template
+from mdc.passes import staging_template
 staging_template.HOST_WAIT_POLL = {poll!r}
-from pipeline.cli import compile_main
+from mdc.pipeline.cli import compile_main
 sys.exit(compile_main({argv!r}))
 """
 
@@ -115,7 +115,7 @@ def _child(name: str, path: str, mib: int, seconds: float, stall: float, slow: f
     if workers:  # before any device exists
         rt.flags.parse_flags(f"--task_topology_group_count={workers}")
     from bench.__main__ import _resident_call, values_aligned
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     m = load(path, list(VARIANTS[name].pair[1]))
     f = m.function("to_gpu")

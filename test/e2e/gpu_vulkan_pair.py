@@ -9,7 +9,7 @@ direction, computing on each device, in both execution models, one with
 its argument and results declared on the GPUs. ``run`` runs each module on
 stock iree-run-module (the runtime wheel's own binary, through the host
 entry point where there is one) with local-task + cuda + vulkan, and with
-runtime_shim.load (which runs such device sets in that same tool, as
+mdc.runtime_shim.load (which runs such device sets in that same tool, as
 mdc-run does) in both device orders, each call under a timeout, and
 compares every result with numpy. A run with no cuda or no Vulkan device
 exits 2.
@@ -141,8 +141,8 @@ def _stock(vmfb: str, name: str, kit: str, refs: list) -> str:
 
 
 def _shim(vmfb: str, name: str, kit: str, refs: list, order: list) -> str:
-    """runtime_shim.load, which runs this device set in iree-run-module."""
-    from runtime_shim import load
+    """mdc.runtime_shim.load, which runs this device set in iree-run-module."""
+    from mdc.runtime_shim import load
 
     try:
         with load(vmfb, order, timeout_s=60) as m:
@@ -171,8 +171,8 @@ def run(kit: str) -> int:
             vmfb = os.path.join(kit, f"{name}-{model}.vmfb")
             for runner, result in (
                     ("stock iree-run-module", _stock(vmfb, name, kit, refs)),
-                    ("runtime_shim.load", _shim(vmfb, name, kit, refs, RUNTIME)),
-                    ("runtime_shim.load, vulkan first", _shim(vmfb, name, kit, refs, RUNTIME[::-1]))):
+                    ("mdc.runtime_shim.load", _shim(vmfb, name, kit, refs, RUNTIME)),
+                    ("mdc.runtime_shim.load, vulkan first", _shim(vmfb, name, kit, refs, RUNTIME[::-1]))):
                 failures += not result.startswith("match")
                 rows.append((name, model, runner, result))
     print("| program | model | runner | result |\n|---|---|---|---|")

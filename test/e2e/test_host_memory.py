@@ -1,4 +1,4 @@
-"""runtime_shim.host_memory: freed host memory is kept for reuse.
+"""mdc.runtime_shim.host_memory: freed host memory is kept for reuse.
 
 Each case runs in a fresh interpreter (the setting is process-wide): a
 64 MiB buffer from the C heap is touched, freed, and allocated and touched
@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PROBE = r"""
 import ctypes, ctypes.util, resource, sys
 sys.path.insert(0, sys.argv[1])
-from runtime_shim.host_memory import retain_freed_memory
+from mdc.runtime_shim.host_memory import retain_freed_memory
 if sys.argv[2] == "retain":
     assert retain_freed_memory()
 libc = ctypes.CDLL(ctypes.util.find_library("c"))

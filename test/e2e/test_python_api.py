@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import iree.runtime as rt
-import runtime_shim
-from runtime_shim import NativeModule, ShimError, ShimTypeError, load, load_vm_flatbuffer_file
+from mdc import runtime_shim
+from mdc.runtime_shim import NativeModule, ShimError, ShimTypeError, load, load_vm_flatbuffer_file
 from test_runtime_shim import (ONE_LOCAL, STAGED_LINK, TWO_LOCAL, TYPES, TYPES_FLAGS, assert_user_error,
                                seed_program)
 

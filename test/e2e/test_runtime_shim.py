@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import iree.runtime as rt
-from runtime_shim import ShimError, load
-from runtime_shim.manifest import parse_declaration
+from mdc.runtime_shim import ShimError, load
+from mdc.runtime_shim.manifest import parse_declaration
 
 SEED_INPUT = "4xf32=10,11,12,13"
 SEED_OUTPUT = "EXEC @multi_device_mul\nresult[0]: hal.buffer_view\n4xf32=0 55 144 273\n"
@@ -93,7 +93,7 @@ def assert_manifest_follows_flags(path, devices, links=(), twins=None):
 
 
 def assert_read_as_flags_say(read, devices, links=()):
-    """What runtime_shim read (`read`, a runtime_shim.manifest.Manifest) is
+    """What runtime_shim read (`read`, a mdc.runtime_shim.manifest.Manifest) is
     the manifest the flags call for, taken from the module, not scanned."""
     want = manifest_from_flags(devices, links)
     assert read.source == "mdc.manifest"
@@ -358,8 +358,8 @@ def test_cli_placement(placement, mdc_run, ext):
 def test_bind_by_kind_and_ordinal():
     # The binder alone, on hand-written manifests: CUDA and HIP devices that
     # a module built here could not run on.
-    from runtime_shim.devices import bind
-    from runtime_shim.manifest import parse_manifest
+    from mdc.runtime_shim.devices import bind
+    from mdc.runtime_shim.manifest import parse_manifest
 
     mixed = parse_manifest(json.dumps(manifest([("a", "local[0]"), ("b", "cuda[0]")])))
     assert bind(mixed, ["local-task", "cuda"]) == {"a": 0, "b": 1}
@@ -466,8 +466,8 @@ def test_relayed_pairs_reach_the_reader(build_vmfb):
     """The relayed pairs (owner null, via the local device) that mdc-compile
     writes are read as written. Read without opening devices: this machine
     runs neither GPU."""
-    from runtime_shim.manifest import check_seal
-    from runtime_shim.module import read_signatures
+    from mdc.runtime_shim.manifest import check_seal
+    from mdc.runtime_shim.module import read_signatures
 
     path = build_vmfb("relay", RELAY, RELAY_DEVICES, flags=())  # mdc-compile's default targets
     # The program takes a value on cuda and returns one on hip: both GPUs.
@@ -500,7 +500,7 @@ def test_manifest_parsing():
     # The parser alone, on hand-written manifests: malformed ones, which
     # mdc-compile does not write, and a pair relayed through a local device
     # (via), which only modules for GPUs of two drivers carry.
-    from runtime_shim.manifest import parse_manifest
+    from mdc.runtime_shim.manifest import parse_manifest
 
     relayed = dict(manifest([("a", "cuda[0]"), ("b", "hip[0]"), ("c", "local[0]")]),
                    staging=[{"from": "a", "to": "b", "owner": None, "via": "c"},
@@ -687,7 +687,7 @@ def test_list_functions(placement, mdc_run):
 
 
 def test_zero_copy_import_only_when_aligned():
-    from runtime_shim import values
+    from mdc.runtime_shim import values
 
     device = rt.get_driver("local-task").create_default_device()
     aligned = values.aligned_array(np.arange(16, dtype=np.float32))
@@ -716,7 +716,7 @@ def test_imported_array_is_kept_by_the_buffer_object_not_the_view():
     import gc
     import weakref
 
-    from runtime_shim import values
+    from mdc.runtime_shim import values
 
     device = rt.get_driver("local-task").create_default_device()
     array = values.aligned_array(np.arange(1 << 14, dtype=np.float32))
@@ -739,7 +739,7 @@ def test_unaligned_and_readonly_inputs_run(types, run_tool):
     it. Run in a child process so a crash fails this test only."""
     code = f"""
 import numpy as np
-from runtime_shim import load
+from mdc.runtime_shim import load
 with load({str(types)!r}, ["local-task"]) as m:
     raw = np.zeros(4096 + 16, np.uint8)
     start = (-raw.ctypes.data) % 64 + 4
@@ -765,7 +765,7 @@ class Block:
         if name == "iree.compiler" or name.startswith("iree.compiler."):
             raise ImportError("iree.compiler is blocked")
 sys.meta_path.insert(0, Block())
-from runtime_shim import cli
+from mdc.runtime_shim import cli
 rc = cli.main(["--module={seed()}", "--device=local-task", "--device=local-sync",
                "--input={SEED_INPUT}"])
 assert not any(m.startswith("iree.compiler") for m in sys.modules)
@@ -874,7 +874,7 @@ def test_task_topology_group_count_reaches_the_runtime(seed, run_tool):
     def threads(n):
         code = f"""
 import os, sys
-from runtime_shim import cli
+from mdc.runtime_shim import cli
 import iree.runtime as rt
 rc = cli.main(["--module={seed()}", "--device=local-task", "--device=local-task",
                "--input={SEED_INPUT}", "--task_topology_group_count={n}"])

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from passes import lowering
-from passes.ir_util import walk
-from passes.memory_model import MemoryModel
-from passes.place_unplaced_ops import place
-from passes.stage_crossings import plan_transfer
-from pipeline.ireec import Compiler, module_text
+from mdc.passes import lowering
+from mdc.passes.ir_util import walk
+from mdc.passes.memory_model import MemoryModel
+from mdc.passes.place_unplaced_ops import place
+from mdc.passes.stage_crossings import plan_transfer
+from mdc.pipeline.ireec import Compiler, module_text
 
 LIT = Path(__file__).resolve().parents[1] / "lit" / "passes"
 

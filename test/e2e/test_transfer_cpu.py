@@ -151,7 +151,7 @@ def test_pieces_wait_for_a_loop_carried_value(devices, tmp_path):
     without that wait (a copy inside the nested pieces loop of a value the
     outer loop carries); before the fix 19 of 20 calls came back wrong here,
     as loop_dynamic_large did on the H200 (8 of 25)."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "loop.mlir"), "--device=a=local[0]", "--device=b=local[1]",
@@ -174,7 +174,7 @@ def test_small_crossing_site_waits_for_its_last_read(devices, tmp_path):
     is waited for by nobody but the site's next write (the record_read
     fence). Without that wait, 19 of 20 calls came back wrong on
     local-sync + local-task and 5 of 20 on local-task + local-task."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "sum_on_b.mlir"), "--device=a=local[0]", "--device=b=local[1]",
@@ -218,7 +218,7 @@ def test_argument_copied_in_pieces_arrives_whole(pieces, tmp_path):
     pieces of a size rounded up to 64 bytes, so with sizes around and below
     that (down to empty, and pieces left empty) every byte must still arrive
     once, in place."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     program = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "programs", "to_gpu.mlir")
     vmfb = tmp_path / "m.vmfb"
@@ -242,7 +242,7 @@ def test_pinned_arguments_arrive_and_are_placed_pinned(model, staging, tmp_path,
     device_b's pinned memory, the shim places them there (and nowhere
     else), and the GPU side reads them straight from there: the results
     match numpy, for sizes down to empty."""
-    from runtime_shim import load, values
+    from mdc.runtime_shim import load, values
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_arguments.mlir"), "--device=a=local[0]",
@@ -275,7 +275,7 @@ def test_pinned_arguments_arrive_and_are_placed_pinned(model, staging, tmp_path,
             assert placed == [m._devices[1], m._devices[1]], "a placed input was placed again"
             np.testing.assert_array_equal(total, (x + step) + np.cos(x))
             np.testing.assert_array_equal(difference, (x + step) - np.cos(x))
-        from runtime_shim import ShimError
+        from mdc.runtime_shim import ShimError
         with pytest.raises(ShimError, match="input 1 .*given input 0 of @pinned_arguments"):
             f(x_in, x_in)
     finally:
@@ -286,10 +286,10 @@ def test_pinned_arguments_arrive_and_are_placed_pinned(model, staging, tmp_path,
 
 @pytest.mark.parametrize("register", [False, True])
 def test_to_pinned_gives_the_bytes(register):
-    """runtime_shim.values.to_pinned, copying or importing the array's own
+    """mdc.runtime_shim.values.to_pinned, copying or importing the array's own
     pages: the view holds the array's bytes, shape and type."""
     import iree.runtime as rt
-    from runtime_shim import values
+    from mdc.runtime_shim import values
 
     device = rt.get_driver("local-task").create_default_device()
     for x in (np.arange(12, dtype=np.float32).reshape(3, 4), values.aligned_array(np.arange(4097, dtype=np.int8)),
@@ -308,7 +308,7 @@ def test_pinned_output_written_in_place(model, tmp_path):
     copies it straight into the caller's storage, the result is that
     storage (a placed output comes back as the placed memory itself, no
     copy), and storage too small for the value is refused, not overrun."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",
@@ -343,7 +343,7 @@ def test_placed_input_keeps_the_memory_it_borrows(tmp_path):
     import gc
     import weakref
 
-    from runtime_shim import load, values
+    from mdc.runtime_shim import load, values
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",
@@ -378,7 +378,7 @@ def test_output_storage_in_cpu_memory_is_the_result(staging, tmp_path):
     copied into it (with emplace, by the CPU's copy dispatch out of pinned
     memory) and the result is that storage, not a copy: a placed output
     comes back as the placed memory, and the numbers match numpy."""
-    from runtime_shim import load
+    from mdc.runtime_shim import load
 
     vmfb = tmp_path / "m.vmfb"
     _run(["mdc-compile", os.path.join(PROGRAMS, "pinned_output.mlir"), "--device=a=local[0]",

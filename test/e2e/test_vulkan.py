@@ -23,7 +23,7 @@ Two limits of IREE 3.13, each with a canary below:
 
 * IREE 3.13's Python runtime cannot open a Vulkan device beside another
   device (``test_canary_python_runtime_cannot_open_vulkan_beside_another``):
-  mdc-run and runtime_shim.load run such modules in the wheel's own
+  mdc-run and mdc.runtime_shim.load run such modules in the wheel's own
   iree-run-module (runtime_shim/native.py), also through the host entry
   point.
 * Stock IREE computes narrow types wrongly on lavapipe: f16 arithmetic
@@ -75,7 +75,7 @@ def _entry_point(vmfb):
     host twin of the program's one public function where mdc-compile added
     one (a value declared on device_b), else that function."""
     import iree.runtime as rt
-    from runtime_shim.module import read_signatures
+    from mdc.runtime_shim.module import read_signatures
 
     signatures, manifest = read_signatures(rt.VmModule.mmap(rt.VmInstance(), str(vmfb)))
     (name,) = [n for n in signatures if not n.endswith("$host")]
@@ -125,7 +125,7 @@ def test_vulkan_matches_stock_all_local(case, model, staging, runner, tmp_path):
     runtime = [f"--function={function}", *[f"--device={d}" for d in _runtime_devices(len(devices))]]
     tool = ["iree-run-module"]
     if runner == "mdc-run":
-        tool, runtime = [sys.executable, "-m", "runtime_shim"], [
+        tool, runtime = [sys.executable, "-m", "mdc.runtime_shim"], [
             f"--device={d}" for d in reversed(_runtime_devices(len(devices)))]
     if any("bf16" in str(v.type) for v in signature.results):  # iree-run-module writes no bf16 .npy
         if runner == "mdc-run":
@@ -212,10 +212,10 @@ func.func public @both(%x: tensor<?xf32> {iree.abi.affinity = #hal.device.promis
 
 @pytest.mark.parametrize("model", ["async-internal", "async-external"])
 def test_load_runs_vulkan_beside_a_cpu(tmp_path, model):
-    """runtime_shim.load gives a module whose functions run in
+    """mdc.runtime_shim.load gives a module whose functions run in
     iree-run-module: arguments and results on both devices, numpy in and
     out, checked against numpy; twins are not among its functions."""
-    from runtime_shim import ShimError, load
+    from mdc.runtime_shim import ShimError, load
 
     src = tmp_path / "both.mlir"
     src.write_text(PLACED_BOTH_WAYS)
