@@ -10,6 +10,24 @@ these constants from here.
 * The integrity seal: a vmfb is a ZIP archive; its comment, the last
   ``SEAL_LENGTH`` bytes of the file, is ``SEAL_PREFIX`` and the hex SHA-256
   of every byte before it (the comment length field included).
+* ``FUNCTIONS``: the optional manifest entry that describes the public
+  functions IREE wrote no ``iree.abi.declaration`` for (a program whose
+  input already speaks the buffer-view ABI, such as IREE's torch input
+  conversion of an iree-turbine export)::
+
+    "functions": {"main$async": {"model": "coarse-fences",
+                                 "arguments": [{"type": "tensor<?x8xf32>", "device": "__device_1"}],
+                                 "results": [{"type": "tensor<?x8xf32>", "device": "__device_1"}]},
+                  "main": {"model": "sync", "calls": "main$async", ...}}
+
+  ``model`` is ``MODEL_SYNC`` or ``MODEL_COARSE_FENCES`` (the VM function
+  also takes a wait and a signal fence after the arguments listed, as for
+  IREE's ``async func``); each value's ``type`` is its MLIR type
+  (``!hal.buffer_view`` when mdc could not tell the tensor type) and
+  ``device`` the declared device it lives on (null: not known, or not a
+  tensor); ``calls``, on a sync function that only calls a coarse-fences
+  one with its own arguments, names that function. Values are named
+  ``input0``..., ``output0``... by position, as in IREE's declarations.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -19,6 +37,10 @@ from __future__ import annotations
 
 KEY = "mdc.manifest"
 FORMAT = "mdc.manifest/1"
+
+FUNCTIONS = "functions"
+MODEL_SYNC = "sync"
+MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

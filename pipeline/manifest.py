@@ -20,7 +20,15 @@ says that argument 0 of ``@f`` must be given in device_b's pinned memory
 ``"host_entry_points": {"f": "f$host"}`` names, for each public function
 that has one, its host twin (passes/host_entry_points.py): the same
 function with every tensor taken and returned on the local device
-``"host"``.
+``"host"``. A coarse-fences function that a sync wrapper calls may share
+the wrapper's twin.
+
+``"functions"`` (contract/manifest.py gives the format) describes each
+public function that has no ``iree.abi.declaration``: a program already in
+the buffer-view ABI, such as IREE's torch input conversion of an
+iree-turbine export, gets none from IREE. The types and devices are read
+off the stream IR (passes/stub_signatures.py); such a function gets an
+``iree.reflection`` holding only the manifest.
 """
 
 from __future__ import annotations
@@ -29,17 +37,19 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import FORMAT, KEY, SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest import FORMAT, FUNCTIONS, KEY, SEAL_LENGTH, SEAL_PREFIX
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
-                  host_entry_points: dict | None = None, host: str | None = None) -> str:
+                  host_entry_points: dict | None = None, host: str | None = None,
+                  functions: dict | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
-    each twin's values on device ``host``."""
+    each twin's values on device ``host``. ``functions``: {name:
+    stub_signatures.StubSignature} of the functions without a declaration."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -56,21 +66,38 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
             "staging": staging,
             **({"pinned_arguments": pinned_arguments} if pinned_arguments else {}),
             **({"host": host, "host_entry_points": host_entry_points} if host_entry_points else {}),
+            **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
+               if functions else {}),
         },
         separators=(",", ":"),
         sort_keys=False,
     )
 
 
-def attach(module, text: str) -> None:
-    """Adds the manifest to every public function's reflection dictionary."""
+def _function_entry(sig) -> dict:
+    def values(vs):
+        return [{"type": v.type, "device": v.device} for v in vs]
+
+    entry = {"model": sig.model, "arguments": values(sig.arguments), "results": values(sig.results)}
+    if sig.calls is not None:
+        entry["calls"] = sig.calls
+    return entry
+
+
+def attach(module, text: str, undeclared=()) -> None:
+    """Adds the manifest to every public function's reflection dictionary,
+    and gives the public functions named in ``undeclared`` (which IREE gave
+    none) one holding only the manifest."""
     for op in top_level_ops(module):
-        if op.name != "util.func" or "iree.reflection" not in op.attributes:
+        if op.name != "util.func":
+            continue
+        name = op.attributes["sym_name"].value if "sym_name" in op.attributes else None
+        if "iree.reflection" not in op.attributes and name not in undeclared:
             continue
         visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
         if visibility is not None and str(visibility) != '"public"':
             continue
-        old = op.attributes["iree.reflection"]
+        old = op.attributes["iree.reflection"] if "iree.reflection" in op.attributes else ir.DictAttr.get({})
         entries = {old[i].name: old[i].attr for i in range(len(old))}
         entries[KEY] = ir.StringAttr.get(text)
         op.attributes["iree.reflection"] = ir.DictAttr.get(entries)

@@ -90,15 +90,17 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     """The manifest step of the mdc stage: after mdc's stream-level passes,
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments and host twins the passes
-    made)."""
+    made, and the signatures of functions IREE wrote no declaration for)."""
     from mdc.passes.memory_model import MemoryModel
     from mdc.passes.abi import pinned_arguments_of
+    from mdc.passes.stub_signatures import stub_signatures
 
     options = ctx.pass_options
     twins = options.host_entry_points
+    functions = stub_signatures(module)
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, options.links), pinned_arguments_of(module),
-        dict(options.host_entry_point_names), twins.host if twins else None))
+        dict(options.host_entry_point_names), twins.host if twins else None, functions), functions)
 
 
 STAGES: list[Stage] = [

@@ -18,6 +18,11 @@ Two sources, both read with no devices and no compiler:
   each public function with a value on a device the CPU cannot reach).
   An optional "default" key names the device of values without an affinity;
   otherwise it is the first device, as in IREE.
+  "functions" (contract/manifest.py gives its format) describes each public
+  function IREE wrote no `iree.abi.declaration` for (a program already in
+  the buffer-view ABI, such as an iree-turbine export): its model (sync or
+  coarse-fences), and each argument's and result's type and device. The
+  shim makes a Signature of it, as of a declaration.
 
 * `iree.abi.declaration`, written by IREE for every public function::
 
@@ -43,8 +48,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
+from mdc.contract.manifest import FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, SEAL_LENGTH, SEAL_PREFIX
 from mdc.contract.manifest import KEY as MANIFEST_KEY
-from mdc.contract.manifest import SEAL_LENGTH, SEAL_PREFIX
 
 from .errors import ShimError
 
@@ -117,6 +122,12 @@ class Manifest:
     pinned_arguments: tuple[tuple[str, int, str], ...] = ()
     host: Optional[str] = None  # the local device host entry points use
     host_entry_points: tuple[tuple[str, str], ...] = ()  # (function, its twin)
+    # Signatures of the functions IREE wrote no declaration for, from "functions".
+    functions: tuple[tuple[str, "Signature"], ...] = ()
+
+    def signature(self, function: str) -> Optional["Signature"]:
+        """The manifest's signature of @function, or None."""
+        return next((s for f, s in self.functions if f == function), None)
 
     def host_entry_point(self, function: str) -> Optional[str]:
         """The name of @function's host twin, or None."""
@@ -160,6 +171,10 @@ def parse_manifest(text: str) -> Manifest:
                        for i, d in arguments.items())
         twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
         host = _name(data.get("host"))
+        functions = tuple((str(f), signature_of_entry(str(f), entry))
+                          for f, entry in data.get(FUNCTIONS, {}).items())
+    except ShimError as e:
+        raise ShimError(f"malformed {MANIFEST_KEY}: {e}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e!r}") from None
     if not devices:
@@ -175,8 +190,36 @@ def parse_manifest(text: str) -> Manifest:
         raise ShimError(f"{MANIFEST_KEY} pins arguments in device {unknown[0]!r}, which it does not declare")
     if twins and host not in names:
         raise ShimError(f"{MANIFEST_KEY} host device {host!r} of its host entry points is not declared")
+    for f, sig in functions:
+        unknown = [v.affinity for v in sig.args + sig.results if v.affinity is not None and v.affinity not in names]
+        if unknown:
+            raise ShimError(f"{MANIFEST_KEY} places a value of @{f} on device {unknown[0]!r}, "
+                            "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
-                    host_entry_points=twins)
+                    host_entry_points=twins, functions=functions)
+
+
+def signature_of_entry(name: str, entry: dict) -> "Signature":
+    """The Signature a "functions" entry of the manifest describes, with a
+    text in the form of IREE's declarations."""
+    model = entry["model"]
+    if model not in (MODEL_SYNC, MODEL_COARSE_FENCES):
+        raise ShimError(f"@{name} has the unknown model {model!r} (expected {MODEL_SYNC!r} "
+                        f"or {MODEL_COARSE_FENCES!r})")
+
+    def values(items, prefix):
+        return tuple(Value(f"{prefix}{i}", parse_type(str(v["type"])), _name(v.get("device")))
+                     for i, v in enumerate(items))
+
+    def text(v: Value) -> str:
+        where = f" {{iree.abi.affinity = #hal.device.promise<@{v.affinity}>}}" if v.affinity else ""
+        return f"%{v.name}: {v.type}{where}"
+
+    args, results = values(entry["arguments"], "input"), values(entry["results"], "output")
+    is_async = model == MODEL_COARSE_FENCES
+    declaration = (f"{'async' if is_async else 'sync'} func @{name}({', '.join(text(v) for v in args)}) "
+                   f"-> ({', '.join(text(v) for v in results)})")
+    return Signature(name, is_async, args, results, declaration, declared_by="mdc")
 
 
 def _name(value) -> Optional[str]:
@@ -250,6 +293,9 @@ class Signature:
     args: tuple[Value, ...]
     results: tuple[Value, ...]
     text: str
+    # "iree": its iree.abi.declaration; "mdc": the manifest's "functions"
+    # (IREE wrote no declaration).
+    declared_by: str = "iree"
 
     def __str__(self) -> str:
         return self.text

@@ -165,26 +165,34 @@ def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s) ->
 
 
 def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optional[Manifest]]:
-    """Public functions with their declarations, and the module's manifest."""
-    signatures, manifests = {}, {}
+    """Public functions with their declarations, and the module's manifest.
+    A function IREE wrote no declaration for takes its signature from the
+    manifest's "functions" (an iree-turbine export compiled by mdc-compile)."""
+    signatures, manifests, undeclared = {}, {}, []
     for name in vm_module.function_names:
         if name.startswith("__"):  # __init and other internal entry points
             continue
         reflection = vm_module.lookup_function(name).reflection
+        if MANIFEST_KEY in reflection:
+            manifests[reflection[MANIFEST_KEY]] = name
         if DECLARATION_KEY not in reflection:
-            raise ShimError(f"function @{name} has no {DECLARATION_KEY}; "
-                            "was the module built by iree-compile or mdc-compile?")
+            undeclared.append(name)
+            signatures[name] = None
+            continue
         signature = parse_declaration(reflection[DECLARATION_KEY])
         if signature.name != name:
             raise ShimError(f"function @{name} is declared as @{signature.name} in its "
                             f"{DECLARATION_KEY}; the module is inconsistent (damaged?)")
         signatures[name] = signature
-        if MANIFEST_KEY in reflection:
-            manifests[reflection[MANIFEST_KEY]] = name
     if len(manifests) > 1:
         raise ShimError(f"functions disagree on {MANIFEST_KEY}: " + ", ".join(
             f"@{n}" for n in manifests.values()))
     manifest = parse_manifest(next(iter(manifests))) if manifests else None
+    for name in undeclared:
+        signatures[name] = manifest.signature(name) if manifest is not None else None
+        if signatures[name] is None:
+            raise ShimError(f"function @{name} has no {DECLARATION_KEY}, and no mdc manifest describes it; "
+                            "was the module built by iree-compile or mdc-compile?")
     return signatures, manifest
 
 

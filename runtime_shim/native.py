@@ -219,7 +219,9 @@ class FunctionAPI:
             lines += [f"  {v.name}: {_described(v, where, sig)}" for v in sig.results]
         else:
             lines.append("Returns None.")
-        lines += ["", f"IREE declaration: {sig.text}"]
+        said_by = ("IREE declaration" if sig.declared_by == "iree"
+                   else "declaration (from mdc's manifest; IREE wrote none)")
+        lines += ["", f"{said_by}: {sig.text}"]
         self.__doc__ = "\n".join(lines)
 
     def bind_arguments(self, args: Sequence, kwargs: dict) -> list:

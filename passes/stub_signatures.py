@@ -1,0 +1,192 @@
+"""The signatures of public ABI functions that carry no declaration.
+
+IREE's ABI conversion writes an ``iree.abi.declaration`` into the reflection
+of every public function it wraps: the tensor types and the device of each
+argument and result, which the runtime reads. A program whose input already
+speaks the buffer-view ABI has none: IREE's torch input conversion (what
+iree-turbine's exports go through) turns ``@main`` into
+
+* ``@main$async(%bv..., %wait: !hal.fence, %signal: !hal.fence)`` with
+  ``iree.abi.model = "coarse-fences"``: each argument imported on the device
+  its ``iree.abi.affinity`` named, each result exported where IREE's
+  affinity analysis leaves it, the signal fence joined by the results;
+* ``@main(%bv...)``, which makes a fence, calls ``@main$async`` with its
+  own arguments and waits.
+
+This module reads the same facts off the stream IR right after IREE's
+tensor pipeline (or later): an argument's tensor type and device from its
+``stream.tensor.import``, a result's from the ``stream.tensor.export`` that
+makes the returned view, and a value passed to or returned from a call of
+another such function from that function's signature. Imports and exports
+of other values (mdc's staging moves bytes as ``tensor<?xi8>``) play no
+part. The manifest carries the result (pipeline/manifest.py), and the
+stub-host-entry-points pass uses it to build host twins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
+
+from .ir_util import get_attr, top_level_ops
+from .module_facts import single_device
+
+BUFFER_VIEW = "!hal.buffer_view"
+FENCE = "!hal.fence"
+
+
+@dataclasses.dataclass(frozen=True)
+class StubValue:
+    """One argument or result: its type (``tensor<?x8xf32>``; a scalar's
+    type; ``!hal.buffer_view`` when no import or export says more) and the
+    device it lives on (None: not known, or not a tensor)."""
+
+    type: str
+    device: str | None = None
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.type.startswith("tensor<")
+
+
+@dataclasses.dataclass(frozen=True)
+class StubSignature:
+    """``model``: MODEL_SYNC, or MODEL_COARSE_FENCES (the function also
+    takes a wait and a signal fence, its last two arguments, which are not
+    in ``arguments``). ``calls``: for a sync function that only calls a
+    coarse-fences function with its own arguments, that function."""
+
+    name: str
+    model: str
+    arguments: tuple[StubValue, ...]
+    results: tuple[StubValue, ...]
+    calls: str | None = None
+
+
+def _name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def _has_declaration(op: ir.Operation) -> bool:
+    reflection = get_attr(op, "iree.reflection")
+    return reflection is not None and "iree.abi.declaration" in ir.DictAttr(reflection)
+
+
+def undeclared_functions(module) -> dict[str, ir.Operation]:
+    """Public ``util.func`` definitions in the buffer-view ABI (every
+    argument and result a buffer view, a fence or a scalar, at least one a
+    buffer view) without an ``iree.abi.declaration``, by name."""
+    out = {}
+    for op in top_level_ops(module):
+        if op.name != "util.func" or "function_type" not in op.attributes:
+            continue
+        visibility = get_attr(op, "sym_visibility")
+        if visibility is not None and ir.StringAttr(visibility).value != "public":
+            continue
+        if not len(op.regions) or not len(op.regions[0].blocks) or _has_declaration(op):
+            continue
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        types = [str(t) for t in [*ftype.inputs, *ftype.results]]
+        if BUFFER_VIEW in types and all(t in (BUFFER_VIEW, FENCE) or not t.startswith(("!", "tensor<")) for t in types):
+            out[_name(op)] = op
+    return out
+
+
+def _model(op: ir.Operation) -> str:
+    attr = get_attr(op, "iree.abi.model")
+    model = ir.StringAttr(attr).value if attr is not None else MODEL_SYNC
+    ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+    fences = [str(t) for t in list(ftype.inputs)[-2:]]
+    return MODEL_COARSE_FENCES if model == MODEL_COARSE_FENCES and fences == [FENCE, FENCE] else MODEL_SYNC
+
+
+class _Reader:
+    def __init__(self, functions: dict[str, ir.Operation]):
+        self.functions = functions
+        self.done: dict[str, StubSignature] = {}
+        self.busy: set[str] = set()
+
+    def signature(self, name: str) -> StubSignature | None:
+        if name in self.done:
+            return self.done[name]
+        if name in self.busy or name not in self.functions:
+            return None  # a call cycle, or not such a function
+        self.busy.add(name)
+        op = self.functions[name]
+        model = _model(op)
+        block = op.regions[0].blocks[0]
+        count = len(block.arguments) - (2 if model == MODEL_COARSE_FENCES else 0)
+        arguments = tuple(self._argument(block.arguments[i]) for i in range(count))
+        returned = next(o for o in block.operations if o.operation.name == "util.return").operation
+        results = tuple(self._result(v) for v in returned.operands)
+        self.busy.discard(name)
+        self.done[name] = StubSignature(name, model, arguments, results, self._wrapped(op, block, returned))
+        return self.done[name]
+
+    def _argument(self, arg: ir.Value) -> StubValue:
+        if str(arg.type) != BUFFER_VIEW:
+            return StubValue(str(arg.type))
+        for use in arg.uses:
+            user = use.owner
+            if user.name == "stream.tensor.import" and use.operand_number == 0:
+                return StubValue(str(ir.TypeAttr(user.attributes["result_encoding"]).value),
+                                 single_device(get_attr(user, "affinity")))
+        for use in arg.uses:
+            callee = self._callee(use.owner)
+            if callee is not None and use.operand_number < len(callee.arguments):
+                return callee.arguments[use.operand_number]
+        return StubValue(BUFFER_VIEW)
+
+    def _result(self, value: ir.Value) -> StubValue:
+        if str(value.type) != BUFFER_VIEW:
+            return StubValue(str(value.type))
+        if isinstance(value.owner, ir.Block):  # an argument returned as it is
+            block = value.owner
+            if block.owner is not None and block.owner.name == "util.func":
+                return self._argument(value)
+            return StubValue(BUFFER_VIEW)
+        op = value.owner
+        if op.name == "stream.tensor.export":
+            return StubValue(str(ir.TypeAttr(op.attributes["source_encoding"]).value),
+                             single_device(get_attr(op, "affinity")))
+        callee = self._callee(op)
+        index = ir.OpResult(value).result_number
+        if callee is not None and index < len(callee.results):
+            return callee.results[index]
+        return StubValue(BUFFER_VIEW)
+
+    def _callee(self, op: ir.Operation) -> StubSignature | None:
+        if op.name != "util.call":
+            return None
+        return self.signature(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+
+    def _wrapped(self, op, block, returned) -> str | None:
+        """The coarse-fences function a sync ``op`` calls with its own
+        arguments and whose results it returns, else None."""
+        if _model(op) != MODEL_SYNC:
+            return None
+        calls = [o.operation for o in block.operations if o.operation.name == "util.call"]
+        if len(calls) != 1:
+            return None
+        call = calls[0]
+        callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+        target = self.functions.get(callee)
+        if target is None or _model(target) != MODEL_COARSE_FENCES:
+            return None
+        own = list(block.arguments)
+        if list(call.operands)[:len(own)] != own or len(call.operands) != len(own) + 2:
+            return None
+        if list(returned.operands) != list(call.results):
+            return None
+        return callee
+
+
+def stub_signatures(module) -> dict[str, StubSignature]:
+    """The signature of every public buffer-view function without an
+    ``iree.abi.declaration`` (undeclared_functions), in program order."""
+    functions = undeclared_functions(module)
+    reader = _Reader(functions)
+    return {name: reader.signature(name) for name in functions}
