@@ -19,6 +19,7 @@ from .returned_arguments import ReturnedArgumentMoves
 from .place_unplaced_ops import PlaceUnplacedOps
 from .stage_crossings import StageCrossings
 from .strip_marks import StripMarks
+from .stub_host_entry_points import StubHostEntryPoints
 from .transfer_insertion import TransferInsertion
 
 # The order mdc-compile has run them in, kept exactly: it came from the order
@@ -28,12 +29,16 @@ from .transfer_insertion import TransferInsertion
 # host-entry-points ran before refuse-recursive-calls and
 # returned-argument-moves, and transfer-insertion before
 # executable-per-target. Changing the order changes the vmfbs.
+# stub-host-entry-points adds twins at the stream level, before
+# transfer-insertion stages their moves; it changes nothing in a program
+# IREE's ABI wrapped (every such function has a declaration).
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE.
 PIPELINE = [
     HostEntryPoints,
     RefuseRecursiveCalls,
     ReturnedArgumentMoves,
+    StubHostEntryPoints,
     TransferInsertion,
     ExecutablePerTarget,
     LoopInitIsolation,
