@@ -28,7 +28,9 @@ through pinned host memory. Any --iree-* flag is passed to IREE unchanged.
 
 devices:
   --device=NAME=SPEC declares device symbol NAME (the program's @NAME; 'a' is
-  short for 'device_a') as IREE target SPEC: local[0], cuda[0], hip[0], ...
+  short for 'device_a', and digits N for '__device_N', the devices of an
+  iree-turbine export: --device=0=local[0] --device=1=cuda[0]) as IREE
+  target SPEC: local[0], cuda[0], hip[0], ...
   Defaults: local -> llvm-cpu with --iree-llvmcpu-target-cpu=host (pass
   --iree-llvmcpu-target-cpu=generic or x86-64-v3 for a vmfb meant for another
   machine); cuda -> --iree-cuda-target=sm_80 (sm_90 does not compile in IREE

@@ -1,8 +1,9 @@
 """mdc-compile's device and link options, and the IREE flags they become.
 
 ``--device=NAME=SPEC`` declares the device symbol ``NAME`` (``a`` is short
-for ``device_a`` when the program uses ``@device_a`` and not ``@a``) as the
-IREE target device ``SPEC`` (``local[0]``, ``cuda[0]``, ``hip[0]``,
+for ``device_a`` when the program uses ``@device_a`` and not ``@a``; a name
+of digits ``N`` is short for ``__device_N``, the devices of an iree-turbine
+export) as the IREE target device ``SPEC``  (``local[0]``, ``cuda[0]``, ``hip[0]``,
 ``vulkan[0]``...). Each becomes ``--iree-hal-target-device=NAME=SPEC``, in
 the order given; the first is the default device.
 
@@ -25,7 +26,7 @@ import re
 from mdc.passes.diagnostics import MdcError
 
 _SPEC = re.compile(r"^([a-z][a-z0-9_-]*)(?:\[(\d+)\])?$")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.\-]*$")
+_NAME = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_$.\-]*|[0-9]+)$")
 _KNOWN_KINDS = ("local", "cuda", "hip", "vulkan", "metal", "webgpu")
 
 BACKEND_DEFAULTS: dict[str, list[tuple[str, str]]] = {
@@ -94,7 +95,7 @@ def resolve_names(
     warnings: list[str] = []
     seen: dict[str, str] = {}
     for d in devices:
-        name = d.name
+        name = long_name(d.name)
         if name not in referenced and f"device_{name}" in referenced:
             name = f"device_{name}"
         if name in seen:
@@ -104,6 +105,13 @@ def resolve_names(
             warnings.append(f"--device={d.name}={d.spec}: the program never names device '{name}'")
         resolved.append(dataclasses.replace(d, name=name))
     return resolved, warnings
+
+
+def long_name(name: str) -> str:
+    """``__device_N`` for a name of digits ``N`` (iree-turbine names its
+    devices ``@__device_0``, ``@__device_1``, ... after the monikers "0",
+    "1"; no MLIR symbol is digits alone), else ``name``."""
+    return f"__device_{name}" if name.isdigit() else name
 
 
 def staging_hops(devices: list[DeviceOption], referenced: dict[str, object]) -> list[str]:
@@ -128,6 +136,7 @@ def resolve_link_names(
     by_short = {d.name[len("device_"):]: d.name for d in devices if d.name.startswith("device_")}
 
     def canonical(n: str, flag: str) -> str:
+        n = long_name(n)
         if n in by_name:
             return n
         if n in by_short:
