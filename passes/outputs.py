@@ -23,9 +23,12 @@ class PlacedOp:
 
 @dataclasses.dataclass
 class Report:
-    """The placement graph (None until placement ran), the ops placed, and
-    every crossing staged, in the order they were rewritten."""
+    """The placement graph (None until placement ran), the ops placed,
+    every crossing staged, in the order they were rewritten, and the
+    program's own tensor types of its moves before IREE's phases
+    (sizes.source_types: location -> sizes), which reports show."""
 
     graph: PlacementGraph | None = None
     placements: list[PlacedOp] = dataclasses.field(default_factory=list)
     crossings: list[Crossing] = dataclasses.field(default_factory=list)
+    source_types: dict = dataclasses.field(default_factory=dict)

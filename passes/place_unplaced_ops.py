@@ -19,7 +19,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import stream
 
 from . import placement_graph
-from .crossings import describe, policy_at
+from .crossings import policy_at
 from .diagnostics import MdcError, format_location
 from .ir_util import affinity_attr, get_attr, inside_executable, top_level_ops, walk
 from .memory_model import MemoryModel
@@ -27,6 +27,7 @@ from .module_facts import affinity_devices, declared_argument_devices, module_de
 from .outputs import PlacedOp
 from .pass_base import ModulePass, PassOptions
 from .placement import Placement
+from .sizes import measure
 
 _AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
 
@@ -47,14 +48,14 @@ def place(module, model: MemoryModel) -> tuple[Placement, placement_graph.Placem
         # Nothing to rewrite; still say where things run, for reports.
         placement = Placement(module)
         placement.analyze()
-        return placement, placement_graph.snapshot(module, placement, model, describe), []
+        return placement, placement_graph.snapshot(module, placement, model, measure), []
     _import_arguments_where_declared(module, model)
     placement = Placement(module)
     placement.analyze()
     placed = [PlacedOp(format_location(op.location), op.name, device, why)
               for op, device, why in placement.place_unplaced_ops()]
     placement.analyze()
-    return placement, placement_graph.snapshot(module, placement, model, describe), placed
+    return placement, placement_graph.snapshot(module, placement, model, measure), placed
 
 
 def _check_devices_declared(module, model: MemoryModel) -> None:

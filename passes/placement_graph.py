@@ -53,6 +53,7 @@ class Edge:
     crossing: bool
     bytes: str | None = None
     strategy: str | None = None
+    size: object = None  # sizes.TensorSize of a crossing's value
 
 
 @dataclasses.dataclass
@@ -86,7 +87,7 @@ def _enclosing_function(op: ir.Operation) -> str:
 
 
 def snapshot(module, placement, model, describe) -> PlacementGraph:
-    """``describe(value) -> (encoding text, bytes text)`` labels crossings;
+    """``describe(value) -> sizes.TensorSize`` labels crossings;
     ``placement`` says where things run (placement.Placement)."""
     nodes: list[Node] = []
     by_op: dict = {}
@@ -114,7 +115,8 @@ def snapshot(module, placement, model, describe) -> PlacementGraph:
             crossing = producer.device != node.device and None not in (producer.device, node.device)
             edge = Edge(producer.id, node.id, crossing)
             if crossing:
-                _, edge.bytes = describe(value)
+                edge.size = describe(value)
+                edge.bytes = edge.size.bytes_text()
                 try:
                     policy = model.policy(producer.device, node.device)
                     edge.strategy = policy.mode if policy.is_staged else "left to IREE"

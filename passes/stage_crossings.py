@@ -28,7 +28,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import stream
 
 from .abi import PINNED_ARGUMENTS_ATTR, is_constant_zero, pinned_arguments_attr, update_into_argument
-from .crossings import Crossing, describe, policy_at
+from .crossings import Crossing, policy_at
 from .diagnostics import format_location
 from .ir_util import affinity_attr, get_attr, inside_executable, is_resource, walk
 from .lowering import Lowerings, Site, StagingOptions
@@ -37,6 +37,7 @@ from .module_facts import single_device
 from .pass_base import ModulePass, PassOptions
 from .place_unplaced_ops import needs_staging
 from .placement import Placement
+from .sizes import measure
 
 _REGION_ARGUMENT_USERS = {"scf.yield", "scf.for", "scf.while", "scf.condition", "scf.if", "cf.br", "cf.cond_br"}
 
@@ -73,8 +74,9 @@ def plan_transfer(op, placement: Placement, model: MemoryModel) -> Crossing | No
     policy = policy_at(model, src, dst, op)
     if not policy.is_staged:
         return None
-    encoding, nbytes = describe(op.operands[0], op.operands[1])
-    return Crossing(format_location(op.location), src, dst, policy, "transfer", encoding, nbytes)
+    size = measure(op.operands[0], op.operands[1])
+    return Crossing(format_location(op.location), src, dst, policy, "transfer", size.encoding, size.bytes_text(),
+                    size=size)
 
 
 def _say_where_it_goes(op, placement: Placement) -> None:
@@ -185,8 +187,9 @@ def plan_operand(op, index: int, device: str | None, placement: Placement, model
     policy = policy_at(model, home, device, op)
     if not policy.is_staged:
         return None
-    encoding, nbytes = describe(value)
-    return Crossing(format_location(op.location), home, device, policy, "implicit", encoding, nbytes)
+    size = measure(value)
+    return Crossing(format_location(op.location), home, device, policy, "implicit", size.encoding, size.bytes_text(),
+                    size=size)
 
 
 def _rewrite_implicit_crossings(op, placement, model, lowerings: Lowerings, crossings: list[Crossing]) -> None:

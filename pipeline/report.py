@@ -4,7 +4,10 @@ placement picture.
 ``--report=FILE.json`` (or ``.md``) lists every crossing between devices:
 source location, from and to devices, element type and shape, bytes
 (symbolic for dynamic dimensions), the strategy and why, and which device's
-memory it is staged through; then a summary per device pair.
+memory it is staged through; then a summary per device pair, and what each
+dynamic dimension is. A dynamic dimension has one name (d0, d1, ...) in the
+whole report and picture, and a tensor is shown with the program's own
+type where IREE moves it collapsed (passes/sizes.py).
 
 ``--graph=FILE.svg`` (or ``.dot``) draws the program's work in one lane per
 device, in program order, with crossings as labelled edges between lanes.
@@ -18,14 +21,57 @@ import json
 from collections import defaultdict
 
 from mdc.passes.outputs import Report
+from mdc.passes.sizes import real_size
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 
 
+class _Names:
+    """d0, d1, ... for the dynamic dimensions a report meets, in order: one
+    name per dimension (sizes.Dim.key) across the whole report."""
+
+    def __init__(self):
+        self.names: dict = {}
+        self.what: dict = {}
+
+    def see(self, size):
+        for extent in (size.dims or ()) + ((size.bytes,) if size.bytes is not None else ()):
+            for d in extent.dims:
+                if d.key not in self.names:
+                    self.names[d.key] = f"d{len(self.names)}"
+                    self.what[d.key] = d.what
+        return size
+
+    def legend(self) -> list[dict]:
+        return [{"name": n, "is": self.what[k]} for k, n in self.names.items()]
+
+
+def _crossing_sizes(done: Report):
+    """The names, each crossing's size (the program's own type where IREE
+    moves it collapsed, sizes.real_size) and each shared-pair edge's size."""
+    names = _Names()
+    crossings = [names.see(real_size(c.size, c.location, done.source_types)) if c.size else None
+                 for c in done.crossings]
+    edges = {}
+    if done.graph is not None:
+        for i, e in enumerate(done.graph.edges):
+            if e.crossing and e.size is not None:
+                location = done.graph.nodes[e.target].location
+                edges[i] = names.see(real_size(e.size, location, done.source_types))
+    return names, crossings, edges
+
+
+def _shape(size, names: dict):
+    if size is None or size.dims is None:
+        return None
+    return [e.static if not e.dims else e.text(names) for e in size.dims]
+
+
 def report_data(done: Report, devices) -> dict:
-    graph, crossings = done.graph, done.crossings
+    graph = done.graph
+    names, sizes, edge_sizes = _crossing_sizes(done)
     entries = []
-    for c in crossings:
+    for c, size in zip(done.crossings, sizes):
         strategy = {"staged": "staged", "staged-via-host": "staged through host twice"}.get(
             c.policy.mode, "left to IREE")
         if c.caller_buffer == "pinned argument":
@@ -39,20 +85,24 @@ def report_data(done: Report, devices) -> dict:
             "from": c.source,
             "to": c.target,
             "kind": "explicit transfer" if c.shape == "transfer" else "implicit (no transfer in the source)",
-            "tensor": c.encoding,
-            "bytes": c.bytes,
+            "tensor": size.encoding if size is not None else c.encoding,
+            "bytes": size.bytes_text(names.names) if size is not None else c.bytes,
+            "shape": _shape(size, names.names),
             "strategy": strategy,
             "why": c.policy.reason,
             "staging_memory_of": c.policy.owner or c.policy.via,
         })
     # Crossings IREE handles itself (shared pairs) come from the graph.
     if graph is not None:
-        for e in graph.edges:
+        for i, e in enumerate(graph.edges):
             if e.crossing and e.strategy == "left to IREE":
                 src, dst = graph.nodes[e.source], graph.nodes[e.target]
+                size = edge_sizes.get(i)
                 entries.append({
                     "location": dst.location, "from": src.device, "to": dst.device,
-                    "kind": "value used on another device", "tensor": None, "bytes": e.bytes,
+                    "kind": "value used on another device", "tensor": size.encoding if size else None,
+                    "bytes": size.bytes_text(names.names) if size else e.bytes,
+                    "shape": _shape(size, names.names),
                     "strategy": "left to IREE", "why": "the devices share memory",
                     "staging_memory_of": None,
                 })
@@ -66,7 +116,16 @@ def report_data(done: Report, devices) -> dict:
         "crossings": entries,
         "summary": [{"pair": k, "count": v["count"], "bytes": " + ".join(v["bytes"])}
                     for k, v in summary.items()],
+        "dimensions": names.legend(),
     }
+
+
+def _tensor_cell(c: dict) -> str:
+    cell = f"`{c['tensor'] or '?'}`"
+    shape = c.get("shape")
+    if shape and any(isinstance(d, str) for d in shape):
+        cell += " (" + " x ".join(str(d) for d in shape) + ")"
+    return cell
 
 
 def report_markdown(data: dict, source: str) -> str:
@@ -78,17 +137,27 @@ def report_markdown(data: dict, source: str) -> str:
         lines += ["| # | location | from | to | tensor | bytes | strategy | staged through | why |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for i, c in enumerate(data["crossings"], 1):
-            lines.append(f"| {i} | `{c['location']}` | {c['from']} | {c['to']} | `{c['tensor'] or '?'}` | "
+            lines.append(f"| {i} | `{c['location']}` | {c['from']} | {c['to']} | {_tensor_cell(c)} | "
                          f"{c['bytes']} | {c['strategy']} | {c['staging_memory_of'] or '-'} | {c['why']} |")
         lines += ["", "## Summary", "", "| device pair | crossings | bytes per call |", "|---|---|---|"]
         for s in data["summary"]:
             lines.append(f"| {s['pair']} | {s['count']} | {s['bytes']} |")
+    if data.get("dimensions"):
+        lines += ["", "## Dynamic dimensions", ""]
+        lines += [f"- `{d['name']}`: {d['is']}" for d in data["dimensions"]]
     lines.append("")
     return "\n".join(lines)
 
 
+def _edge_bytes(done: Report) -> dict:
+    """Each graph edge's bytes as text, dimensions named as in the report."""
+    names, _, sizes = _crossing_sizes(done)
+    return {i: size.bytes_text(names.names) for i, size in sizes.items()}
+
+
 def graph_dot(done: Report) -> str:
     graph = done.graph
+    labels = _edge_bytes(done)
     out = ["digraph mdc {", "  rankdir=TB;", "  node [shape=box, style=filled, fontname=Helvetica];"]
     by_device = defaultdict(list)
     for n in graph.nodes:
@@ -100,10 +169,10 @@ def graph_dot(done: Report) -> str:
         for n in nodes:
             out.append(f'    n{n.id} [label="{n.function}: {n.label}", fillcolor="{colour}33"];')
         out.append("  }")
-    for e in graph.edges:
+    for i, e in enumerate(graph.edges):
         if e.crossing:
             out.append(f'  n{e.source} -> n{e.target} [color="#e67e22", penwidth=2.5, '
-                       f'label="{e.bytes} B, {e.strategy}"];')
+                       f'label="{labels.get(i, e.bytes)} B, {e.strategy}"];')
         else:
             out.append(f"  n{e.source} -> n{e.target};")
     out.append("}")
@@ -112,6 +181,7 @@ def graph_dot(done: Report) -> str:
 
 def graph_svg(done: Report) -> str:
     graph = done.graph
+    labels = _edge_bytes(done)
     lanes = list(graph.devices)
     lane_w, row_h, box_w, box_h, top = 300, 56, 230, 34, 70
     x_of = {d: 40 + i * lane_w for i, d in enumerate(lanes)}
@@ -155,14 +225,14 @@ def graph_svg(done: Report) -> str:
                      f'fill-opacity="0.25" stroke="{colour}"><title>{html.escape(n.location or "")}</title></rect>')
         parts.append(f'<text x="{x + box_w / 2}" y="{y + 21}" text-anchor="middle">'
                      f'{html.escape(n.label[:34])}</text>')
-    for e in graph.edges:
+    for i, e in enumerate(graph.edges):
         (x1, y1, bx1, by1), (x2, y2, bx2, by2) = centre[e.source], centre[e.target]
         if e.crossing:
             sx = bx1 + box_w if bx2 > bx1 else bx1
             ex = bx2 if bx2 > bx1 else bx2 + box_w
             parts.append(f'<line x1="{sx}" y1="{y1}" x2="{ex}" y2="{y2}" stroke="#e67e22" '
                          f'stroke-width="3" marker-end="url(#x)"/>')
-            label = f"{e.bytes} B · {e.strategy}"
+            label = f"{labels.get(i, e.bytes)} B · {e.strategy}"
             parts.append(f'<text x="{(sx + ex) / 2}" y="{(y1 + y2) / 2 - 6}" text-anchor="middle" '
                          f'fill="#b35900" font-weight="bold">{html.escape(label)}</text>')
         elif by2 - by1 <= row_h:

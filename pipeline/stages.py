@@ -28,6 +28,7 @@ from iree.compiler import ir
 
 from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
+from mdc.passes.sizes import source_types
 
 from . import manifest
 from .ireec import Compiler
@@ -62,6 +63,8 @@ def _python_passes(level: str):
                 remove_device_keeper(module)
             for pass_cls in registry.passes_at(level):
                 pass_cls().apply(module, ctx.pass_options)
+            if level == "input":  # the program's own tensor types, for reports
+                ctx.pass_options.report.source_types = source_types(module)
             if level == "stream" and ctx.manifest_devices is not None:
                 write_manifest(module, ctx)
             module.verify()
@@ -98,8 +101,13 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     options = ctx.pass_options
     twins = options.host_entry_points
     functions = stub_signatures(module)
+    pinned = pinned_arguments_of(module)
+    for name, sig in functions.items():
+        # A sync wrapper hands its own arguments to the function it calls.
+        if sig.calls in pinned and name not in pinned:
+            pinned[name] = pinned[sig.calls]
     manifest.attach(module, manifest.manifest_json(
-        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned_arguments_of(module),
+        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned,
         dict(options.host_entry_point_names), twins.host if twins else None, functions), functions)
 
 
