@@ -34,9 +34,15 @@ def tool(name):
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "examples")))
 config.substitutions.append(("%programs", os.path.join(os.path.dirname(__file__), "test", "e2e", "programs")))
+# The committed iree-turbine exports (examples/pytorch/exported: MLIR, inputs, torch's outputs).
+config.substitutions.append(("%pytorch", os.path.join(os.path.dirname(__file__), "examples", "pytorch", "exported")))
 for name in ("mdc-compile", "mdc-opt", "iree-compile", "iree-run-module"):
     config.substitutions.append((f"\\b{name}\\b", tool(name)))
 config.substitutions.append(("\\bFileCheck\\b", tool("filecheck")))
+# `%print-manifest OUT.vmfb`: each function's declaration and the manifest, one fact a line.
+config.substitutions.append(
+    ("%print-manifest", f"{sys.executable} " + os.path.join(os.path.dirname(__file__), "test", "lit", "tools", "print_manifest.py"))
+)
 # `... 2>&1 | %no-traceback | FileCheck ...` fails the test on any traceback.
 config.substitutions.append(
     ("%no-traceback", f"{sys.executable} " + os.path.join(os.path.dirname(__file__), "test", "lit", "tools", "no_traceback.py"))
