@@ -9,6 +9,10 @@ writes into the output folder (default: exported/ beside this script):
   NAME.mlir           torch-dialect IR from iree.turbine.aot.export
   NAME.inputK.npy     the K-th argument
   NAME.outputK.npy    torch's K-th result for those arguments
+  NAME.sizeS.inputK.npy, NAME.sizeS.outputK.npy
+                      the same at size S of a dynamic dimension (models.py's
+                      other_sizes), for checking the program at sizes other
+                      than the one it was exported at
   index.json          per model: function, argument devices, files
 
 Every file is rewritten only if its bytes change, and a second run writes
@@ -112,6 +116,24 @@ def export_one(np, torch, aot, models, name: str, out: str) -> dict:
         entry["outputs"].append({"file": f"{name}.output{k}.npy", "dtype": str(a.dtype), "shape": list(a.shape)})
     if shapes:
         entry["dynamic"] = "dimension 0 of every argument (one Dim, 1..4096)"
+    for size in models.EXAMPLES[name].other_sizes:
+        entry.setdefault("other_sizes", []).append(export_size(np, torch, models, model, name, size, out))
+    return entry
+
+
+def export_size(np, torch, models, model, name: str, size: int, out: str) -> dict:
+    """Inputs at ``size`` of the dynamic dimension and torch's outputs for
+    them, written beside the export; their index entry."""
+    inputs = models.sized_inputs(name, size)
+    with torch.no_grad():
+        result = model(*(torch.from_numpy(a.copy()) for a in inputs))
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    entry = {"size": size, "inputs": [], "outputs": []}
+    for kind, arrays in (("input", inputs), ("output", [r.detach().numpy() for r in results])):
+        for k, a in enumerate(arrays):
+            file = f"{name}.size{size}.{kind}{k}.npy"
+            write_npy(np, os.path.join(out, file), a)
+            entry[f"{kind}s"].append({"file": file, "dtype": str(a.dtype), "shape": list(a.shape)})
     return entry
 
 

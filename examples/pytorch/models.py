@@ -102,6 +102,9 @@ class Example:
     seed: int
     # builds torch.export dynamic_shapes (a Dim must be made in the export env)
     dynamic_shapes: Callable[[], dict] | None = field(default=None)
+    # Other sizes of the dynamic dimension the exported program is checked
+    # at: for each, inputs(rng, size) and torch's outputs are written too.
+    other_sizes: tuple[int, ...] = ()
 
 
 def _split_mlp_inputs(rng):
@@ -112,10 +115,10 @@ def _embed_head_inputs(rng):
     return (rng.integers(0, 32, size=(2, 5), dtype=np.int64),)
 
 
-def _dynamic_batch_inputs(rng):
+def _dynamic_batch_inputs(rng, batch: int = 3):
     # A batch of 3: the export's example shape; any B >= 1 runs.
-    return (rng.standard_normal((3, 8), dtype=np.float32),
-            rng.standard_normal((3, 8), dtype=np.float32))
+    return (rng.standard_normal((batch, 8), dtype=np.float32),
+            rng.standard_normal((batch, 8), dtype=np.float32))
 
 
 def _dynamic_batch_shapes():
@@ -127,7 +130,7 @@ EXAMPLES: dict[str, Example] = {
     "split_mlp": Example(SplitMLP, _split_mlp_inputs, {0: 0}, seed=1),
     "embed_head": Example(EmbedHead, _embed_head_inputs, {0: 0}, seed=2),
     "dynamic_batch": Example(DynamicBatch, _dynamic_batch_inputs, {0: 1, 1: 0}, seed=3,
-                             dynamic_shapes=_dynamic_batch_shapes),
+                             dynamic_shapes=_dynamic_batch_shapes, other_sizes=(1, 7, 64)),
 }
 
 
@@ -143,3 +146,9 @@ def arg_device(name: str) -> dict[int, DeviceAffinity]:
 
 def example_inputs(name: str) -> tuple[np.ndarray, ...]:
     return EXAMPLES[name].inputs(np.random.default_rng(EXAMPLES[name].seed))
+
+
+def sized_inputs(name: str, size: int) -> tuple[np.ndarray, ...]:
+    """The arguments at another size of the dynamic dimension (one of
+    ``other_sizes``), from a generator seeded by the model and the size."""
+    return EXAMPLES[name].inputs(np.random.default_rng([EXAMPLES[name].seed, size]), size)
