@@ -13,6 +13,7 @@
 #   python test/e2e/gpu_random.py build KITS/rSEED --seed SEED --count 160      (any number of seeds)
 #   python test/e2e/gpu_random.py build KITS/rvk --seed SEED --count 60 --gpu vulkan
 #   python test/e2e/gpu_staging_ab.py build KITS/ab
+#   python test/e2e/gpu_torch.py build KITS/torch
 # NVIDIA's Vulkan driver beside cuda needs VK_DRIVER_FILES pointing at its ICD
 # file (and libvulkan1 installed).
 set -u
@@ -40,6 +41,7 @@ if [ "$MODE" = soak ]; then
 else
   [ -d "$KITS/kit" ] && check "gpu_kit" 300 python "$HERE/gpu_kit.py" run "$KITS/kit"
   [ -d "$KITS/ab" ] && check "gpu_staging_ab" 300 python "$HERE/gpu_staging_ab.py" run "$KITS/ab" --timeout 30
+  [ -d "$KITS/torch" ] && check "gpu_torch" 600 python "$HERE/gpu_torch.py" run "$KITS/torch"
   for kit in "$KITS"/r[0-9]*; do
     check "gpu_random $(basename "$kit")" 300 python "$HERE/gpu_random.py" run "$kit"
   done

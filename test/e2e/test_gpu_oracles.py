@@ -1,6 +1,6 @@
 """The GPU scripts' oracles, on a machine with no GPU (fast, CPU only):
 gpu_random.py's result check counts results, and an explicit run of
-gpu_kit.py, gpu_random.py or `python -m bench` with no cuda device says so
+gpu_kit.py, gpu_random.py, gpu_torch.py or `python -m bench` with no cuda device says so
 and fails (exit status 2) instead of passing with "skipping"."""
 
 import os
@@ -47,6 +47,7 @@ def _run(*argv):
 @pytest.mark.parametrize("argv", [
     ["test/e2e/gpu_kit.py", "run", "KIT"],
     ["test/e2e/gpu_random.py", "run", "KIT"],
+    ["test/e2e/gpu_torch.py", "run", "KIT"],
     ["-m", "bench", "run", "KIT"],
     ["-m", "bench", "pieces", "KIT"],
     ["-m", "bench", "pinned", "KIT"],

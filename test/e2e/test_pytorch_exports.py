@@ -183,3 +183,22 @@ def test_vulkan_python_api(case, vulkan_vmfb):
         assert m.function_names == ["main$async", "main"]
         assert_matches_torch([m.main(*args)], outputs, "load(local-task, vulkan).main")
         assert_matches_torch(m["main$async"].call(*args), outputs, "main$async")
+
+
+# -- the GPU kit, built for two CPUs -------------------------------------------
+
+
+def test_gpu_kit_cpu_only(tmp_path):
+    """gpu_torch.py build --cpu-only, then run: every case and runner matches
+    torch (the kit the H200 runs, with __device_1 a staged CPU)."""
+    script = str(REPO / "test" / "e2e" / "gpu_torch.py")
+    env = {"PYTHONPATH": str(REPO), "PATH": str(Path(sys.executable).parent)}
+    built = subprocess.run([sys.executable, script, "build", str(tmp_path), "--cpu-only"], capture_output=True,
+                           text=True, timeout=900, env=env)
+    assert built.returncode == 0, built.stdout + built.stderr
+    ran = subprocess.run([sys.executable, script, "run", str(tmp_path), "--timeout", "120"], capture_output=True,
+                         text=True, timeout=900, env=env)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    rows = [line for line in ran.stdout.splitlines() if line.startswith(("split_mlp", "embed_head", "dynamic"))]
+    assert len(rows) == 18 and all(" match " in row for row in rows), ran.stdout
+    assert ran.stdout.rstrip().endswith("18 passed, 0 failed")

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Build here, run on a GPU machine: the iree-turbine exports on local + cuda.
+
+    python test/e2e/gpu_torch.py build KIT_DIR [--cpu-only]   # here: needs the compiler
+    python test/e2e/gpu_torch.py run KIT_DIR                  # there: runtime only
+
+``build`` compiles the three exports of examples/pytorch/exported (the MLP
+split, the embedding with int64 ids, the dynamic batch) with mdc-compile
+for ``--device=0=local[0] --device=1=cuda[0]`` with a portable CPU
+(``--iree-llvmcpu-target-cpu=generic``, ``--iree-cuda-target=sm_80``), and
+copies their inputs and torch's outputs into the kit (the dynamic batch at
+every batch the export has torch's outputs for). ``--cpu-only`` builds the
+same kit for two CPU devices staged as for a GPU (``--device=1=local[1]
+--link=0:1=staged``), to check the kit and this script without a GPU.
+
+``run`` calls ``@main`` of every case through mdc-run (``python -m
+mdc.runtime_shim``) and through the Python API (``mdc.runtime_shim.load``,
+``@main`` and the fenced ``@main$async``, in a child process), each call
+under a timeout, compares every result with torch's within ``rtol=1e-4,
+atol=1e-5`` (CUDA's tanh, exp and summation order are not torch's CPU
+ones; the largest error is printed) and prints one table. With no cuda
+device (and a kit built for cuda) it says so and exits with status 2
+(``--allow-no-gpu``: exit 0, a skip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+EXPORTED = os.path.join(ROOT, "examples", "pytorch", "exported")
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+NO_GPU_STATUS = 2
+RTOL, ATOL = 1e-4, 1e-5
+
+GPU_FLAGS = ["--device=0=local[0]", "--device=1=cuda[0]", "--iree-llvmcpu-target-cpu=generic",
+             "--iree-cuda-target=sm_80"]
+CPU_ONLY_FLAGS = ["--device=0=local[0]", "--device=1=local[1]", "--link=0:1=staged",
+                  "--iree-llvmcpu-target-cpu=generic"]
+
+
+def _cases(index: dict) -> list[dict]:
+    """Each model at its exported shapes, and at every other size of its
+    dynamic dimension it has torch's outputs for."""
+    cases = []
+    for name, entry in index.items():
+        sized = [(name, entry)] + [(f"{name}_size{s['size']}", s) for s in entry.get("other_sizes", [])]
+        for case, files in sized:
+            cases.append(dict(name=case, module=f"{name}.vmfb", inputs=[i["file"] for i in files["inputs"]],
+                              expected=[o["file"] for o in files["outputs"]]))
+    return cases
+
+
+def build(kit: str, cpu_only: bool) -> int:
+    kit = os.path.abspath(kit)
+    os.makedirs(kit, exist_ok=True)
+    with open(os.path.join(EXPORTED, "index.json")) as f:
+        index = json.load(f)
+    flags = CPU_ONLY_FLAGS if cpu_only else GPU_FLAGS
+    for name, entry in index.items():
+        cmd = [sys.executable, "-m", "mdc.pipeline", os.path.join(EXPORTED, entry["mlir"]), *flags,
+               "-o", os.path.join(kit, f"{name}.vmfb")]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=ENV)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: mdc-compile did not finish within 600 s")
+            return 1
+        if r.returncode:
+            print(f"{name}: mdc-compile failed\n{r.stderr}")
+            return 1
+    cases = _cases(index)
+    for case in cases:
+        for file in case["inputs"] + case["expected"]:
+            shutil.copyfile(os.path.join(EXPORTED, file), os.path.join(kit, file))
+    devices = ["local-task", "local-task"] if cpu_only else ["local-task", "cuda"]
+    with open(os.path.join(kit, "cases.json"), "w") as f:
+        json.dump({"devices": devices, "cases": cases}, f, indent=1)
+    print(f"built {len(index)} modules, {len(cases)} cases in {kit} for {' + '.join(devices)}")
+    return 0
+
+
+def _cuda_available() -> bool:
+    try:
+        import iree.runtime as rt
+
+        return "cuda" in rt.query_available_drivers() and bool(rt.get_driver("cuda").query_available_devices())
+    except Exception:
+        return False
+
+
+def _compare(outputs: list[str], expected: list[str], kit: str) -> tuple[str, str]:
+    """(verdict, largest absolute error) of result files against torch's."""
+    worst = 0.0
+    for got_file, want_file in zip(outputs, expected):
+        if not os.path.exists(got_file):
+            return "NO-OUTPUT", ""
+        got, want = np.load(got_file), np.load(os.path.join(kit, want_file))
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return "MISMATCH", f"{got.dtype}{list(got.shape)} for {want.dtype}{list(want.shape)}"
+        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0)
+        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+            return "MISMATCH", f"{worst:.1e}"
+    return "match", f"{worst:.1e}"
+
+
+def _timed(cmd: list[str], kit: str, timeout: float) -> tuple[str, float, str]:
+    start = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=kit, timeout=timeout, env=ENV)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT", time.perf_counter() - start, ""
+    last = (r.stderr or r.stdout).strip().splitlines()[-1:] if r.returncode else []
+    return ("ok" if r.returncode == 0 else f"rc={r.returncode}"), time.perf_counter() - start, " ".join(last)
+
+
+def _run_case(kit: str, case: dict, devices: list[str], runner: str, timeout: float) -> tuple:
+    function = "main$async" if runner == "api main$async" else "main"
+    tag = runner.replace(" ", "_").replace("$", "_")
+    outputs = [os.path.join(kit, f"{case['name']}.{tag}.out{k}.npy") for k in range(len(case["expected"]))]
+    for path in outputs:
+        if os.path.exists(path):
+            os.unlink(path)
+    if runner == "mdc-run":
+        cmd = [sys.executable, "-m", "mdc.runtime_shim", f"--module={case['module']}", f"--function={function}",
+               *(f"--device={d}" for d in devices), *(f"--input=@{i}" for i in case["inputs"]),
+               *(f"--output=@{o}" for o in outputs)]
+    else:
+        cmd = [sys.executable, os.path.abspath(__file__), "_api", case["module"], function, ",".join(devices),
+               ",".join(case["inputs"]), ",".join(outputs)]
+    status, seconds, detail = _timed(cmd, kit, timeout)
+    if status != "ok":
+        return status, seconds, detail[:80]
+    verdict, error = _compare(outputs, case["expected"], kit)
+    return verdict, seconds, error
+
+
+def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
+    kit = os.path.abspath(kit)
+    path = os.path.join(kit, "cases.json")
+    spec = None
+    if os.path.exists(path):
+        with open(path) as f:
+            spec = json.load(f)
+    devices = spec["devices"] if spec else ["local-task", "cuda"]
+    if "cuda" in devices and not _cuda_available():
+        if allow_no_gpu:
+            print("gpu_torch: no cuda device here; skipping (--allow-no-gpu)")
+            return 0
+        print("gpu_torch: error: no cuda device here; nothing was checked "
+              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
+        return NO_GPU_STATUS
+    if spec is None:
+        print(f"gpu_torch: error: no {path}; build the kit first (gpu_torch.py build {kit})", file=sys.stderr)
+        return 1
+    rows, failures = [], 0
+    for case in spec["cases"]:
+        for runner in ("mdc-run", "api main", "api main$async"):
+            verdict, seconds, detail = _run_case(kit, case, devices, runner, timeout)
+            failures += verdict != "match"
+            rows.append((case["name"], runner, verdict, f"{seconds:.2f}s", detail))
+    print(f"devices: {' + '.join(devices)}; tolerance rtol={RTOL:g} atol={ATOL:g} against torch")
+    print(f"{'case':22} {'runner':16} {'result':9} {'wall':7} max abs error / detail")
+    for row in rows:
+        print(f"{row[0]:22} {row[1]:16} {row[2]:9} {row[3]:7} {row[4]}")
+    print(f"{len(rows) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def _api(argv: list[str]) -> int:
+    """Child process of ``run``: load the module, call the function on the
+    inputs, save the results."""
+    module, function, devices, inputs, outputs = argv
+    from mdc.runtime_shim import load
+
+    with load(module, devices.split(",")) as m:
+        results = m.function(function).call(*[np.load(p) for p in inputs.split(",")])
+    for path, result in zip(outputs.split(","), results):
+        np.save(path, result)
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "_api":
+        return _api(sys.argv[2:])
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("kit")
+    b.add_argument("--cpu-only", action="store_true",
+                   help="__device_1 a second CPU, staged as for a GPU (no GPU needed to run the kit)")
+    r = sub.add_parser("run")
+    r.add_argument("kit")
+    r.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
+    r.add_argument("--allow-no-gpu", action="store_true",
+                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
+    a = p.parse_args()
+    if a.cmd == "build":
+        return build(a.kit, a.cpu_only)
+    return run(a.kit, a.timeout, a.allow_no_gpu)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
