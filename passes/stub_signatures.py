@@ -190,3 +190,29 @@ def stub_signatures(module) -> dict[str, StubSignature]:
     functions = undeclared_functions(module)
     reader = _Reader(functions)
     return {name: reader.signature(name) for name in functions}
+
+
+def pin_wrapper_arguments(module) -> None:
+    """A function of these (undeclared_functions) that hands one of its own
+    arguments as it is to a call (a sync wrapper to its coarse-fences
+    function, a host twin to the function it stands for) takes it in a
+    GPU's pinned memory where the callee does (--pinned-arguments,
+    abi.PINNED_ARGUMENTS_ATTR). Updates the module's record, which the
+    manifest and the verifier read."""
+    from .abi import PINNED_ARGUMENTS_ATTR, pinned_arguments_attr, pinned_arguments_of
+
+    pinned = pinned_arguments_of(module)
+    before = {f: dict(a) for f, a in pinned.items()}
+    functions = undeclared_functions(module)
+    for _ in range(len(functions)):  # a chain of calls, to a fixpoint
+        for name, op in functions.items():
+            arguments = list(op.regions[0].blocks[0].arguments)
+            for call in (o.operation for o in op.regions[0].blocks[0].operations):
+                if call.name != "util.call":
+                    continue
+                callee = pinned.get(ir.FlatSymbolRefAttr(call.attributes["callee"]).value, {})
+                for j, operand in enumerate(call.operands):
+                    if j in callee and operand in arguments:
+                        pinned.setdefault(name, {}).setdefault(arguments.index(operand), callee[j])
+    if pinned != before:
+        module.attributes[PINNED_ARGUMENTS_ATTR] = pinned_arguments_attr(pinned)

@@ -96,18 +96,14 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     made, and the signatures of functions IREE wrote no declaration for)."""
     from mdc.passes.memory_model import MemoryModel
     from mdc.passes.abi import pinned_arguments_of
-    from mdc.passes.stub_signatures import stub_signatures
+    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures
 
     options = ctx.pass_options
     twins = options.host_entry_points
     functions = stub_signatures(module)
-    pinned = pinned_arguments_of(module)
-    for name, sig in functions.items():
-        # A sync wrapper hands its own arguments to the function it calls.
-        if sig.calls in pinned and name not in pinned:
-            pinned[name] = pinned[sig.calls]
+    pin_wrapper_arguments(module)
     manifest.attach(module, manifest.manifest_json(
-        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned,
+        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned_arguments_of(module),
         dict(options.host_entry_point_names), twins.host if twins else None, functions), functions)
 
 
