@@ -33,7 +33,7 @@ from .ir_util import top_level_ops
 from .pass_base import ModulePass, PassOptions
 from .stub_signatures import BUFFER_VIEW, StubSignature, StubValue, stub_signatures, undeclared_functions
 
-_TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][a-z0-9]*)>$")
+_TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][A-Za-z0-9]*)>$")
 
 
 def _affinity(device: str) -> str:
@@ -135,8 +135,11 @@ def _parse_beside(text: str, op: ir.Operation) -> ir.Operation:
 
 
 def needs_twin(sig: StubSignature, options: HostEntryPointOptions) -> bool:
-    values = sig.arguments + sig.results
-    return any(v.device in options.staged_from_host for v in values if v.is_tensor)
+    """A value lives on a device the host cannot reach, and every such value
+    is a dense tensor the twin can move (else no twin: one that passed a
+    value through would be wrong)."""
+    far = [v for v in sig.arguments + sig.results if v.device in options.staged_from_host]
+    return bool(far) and all(_TENSOR.match(v.type) for v in far)
 
 
 def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:

@@ -120,8 +120,14 @@ class _Reader:
         block = op.regions[0].blocks[0]
         count = len(block.arguments) - (2 if model == MODEL_COARSE_FENCES else 0)
         arguments = tuple(self._argument(block.arguments[i]) for i in range(count))
-        returned = next(o for o in block.operations if o.operation.name == "util.return").operation
-        results = tuple(self._result(v) for v in returned.operands)
+        returns = [o.operation for b in op.regions[0].blocks for o in b.operations
+                   if o.operation.name == "util.return"]
+        returned = returns[0] if len(returns) == 1 else None
+        if returned is not None:
+            results = tuple(self._result(v) for v in returned.operands)
+        else:  # several returns: what each gives is not one value
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            results = tuple(StubValue(str(t)) for t in ftype.results)
         self.busy.discard(name)
         self.done[name] = StubSignature(name, model, arguments, results, self._wrapped(op, block, returned))
         return self.done[name]
@@ -179,7 +185,7 @@ class _Reader:
         own = list(block.arguments)
         if list(call.operands)[:len(own)] != own or len(call.operands) != len(own) + 2:
             return None
-        if list(returned.operands) != list(call.results):
+        if returned is None or list(returned.operands) != list(call.results):
             return None
         return callee
 
