@@ -25,7 +25,7 @@ from iree.compiler.dialects import hal, stream, util
 
 from .ir_util import get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
-from .pass_base import ModulePass, PassOptions
+from .pass_base import MemoryModelOptions, ModulePass
 
 
 # Host waits live in never-inlined helpers. The relay hands a failure on to
@@ -133,7 +133,9 @@ class HostFences(ModulePass):
     level = "stream"
     summary = "await and signal the caller's fences on the host when devices are staged"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = MemoryModelOptions
+
+    def apply(self, module, options: MemoryModelOptions) -> None:
         model = MemoryModel.of(module, options.links)
         if model.staged_pairs():
             isolate_caller_fences(module)
