@@ -14,7 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from .ir_util import walk
-from .pass_base import ModulePass, PassOptions
+from .pass_base import ModulePass, NoOptions
 
 MARK_PREFIX = "mdc."
 
@@ -40,5 +40,5 @@ class StripMarks(ModulePass):
     level = "stream"
     summary = "remove mdc's own op marks (mdc.staged) before IREE's stream pipelines"
 
-    def apply(self, module, options: PassOptions) -> None:
+    def apply(self, module, options: NoOptions) -> None:
         strip_marks(module)

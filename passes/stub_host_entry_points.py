@@ -30,7 +30,8 @@ from iree.compiler import ir
 from .diagnostics import MdcError
 from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
 from .ir_util import top_level_ops
-from .pass_base import ModulePass, PassOptions
+from .outputs import Report
+from .pass_base import ModulePass
 from .stub_signatures import BUFFER_VIEW, StubSignature, StubValue, stub_signatures, undeclared_functions
 
 _TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][A-Za-z0-9]*)>$")
@@ -174,7 +175,9 @@ class StubHostEntryPoints(ModulePass):
     level = "stream"
     summary = "adds @F$host to public buffer-view functions without a declaration (iree-turbine's @main)"
 
-    def apply(self, module, options: PassOptions) -> None:
-        if options.host_entry_points is None:
-            return
-        options.host_entry_point_names.extend(add_stub_twins(module, options.host_entry_points))
+    Options = HostEntryPointOptions
+
+    def apply(self, module, options: HostEntryPointOptions) -> Report | None:
+        if options.host is None:
+            return None
+        return Report(host_twins=add_stub_twins(module, options))
