@@ -108,15 +108,40 @@ class DeviceValue:
     Module.devices) describe it; ``view`` is its iree.runtime
     HalBufferView. Released with its module, or with ``release()``."""
 
-    def __init__(self, module: "Module", view: rt.HalBufferView, device_index: int, borrowed: tuple = ()):
+    def __init__(self, module: "Module", ref: rt.VmRef, device_index: int, borrowed=()):
         self.module, self.device_index = module, device_index
-        self.shape = tuple(int(d) for d in view.shape)
-        self.element_type = int(view.element_type)
-        self._view: Optional[rt.HalBufferView] = view
+        # The VM's reference, not a HalBufferView: with IREE 3.13 making and
+        # dropping the Python view of a fresh result costs several
+        # microseconds a call, which a call timed alone must not pay. The
+        # view is made when first asked for.
+        self._ref: Optional[rt.VmRef] = ref
+        self._view: Optional[rt.HalBufferView] = None
         # A result may be the memory of an array the call imported (an
         # output argument given as an array); a view does not keep that
-        # array alive (Placed says why), so the result does.
+        # array alive (Placed says why), so the result keeps the call's
+        # inputs.
         self._borrowed = borrowed
+
+    @property
+    def released(self) -> bool:
+        return self._ref is None
+
+    @property
+    def view(self) -> rt.HalBufferView:
+        if self._ref is None:
+            raise ShimError(f"a result on {self.device} was used after its module was closed or it was released")
+        if self._view is None:
+            self._view = self._ref.deref(rt.HalBufferView)
+        return self._view
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(int(d) for d in self.view.shape)
+
+    @property
+    def element_type(self) -> int:
+        """Its HAL element type (iree.runtime.HalElementType's value)."""
+        return int(self.view.element_type)
 
     @property
     def dtype(self) -> np.dtype:
@@ -125,16 +150,6 @@ class DeviceValue:
     @property
     def device(self) -> str:
         return self.module.uris[self.device_index]
-
-    @property
-    def released(self) -> bool:
-        return self._view is None
-
-    @property
-    def view(self) -> rt.HalBufferView:
-        if self._view is None:
-            raise ShimError(f"a result on {self.device} of a module now closed (or released) was used")
-        return self._view
 
     def to_host(self) -> np.ndarray:
         """A new numpy array with its contents (a copy, wherever it lives)."""
@@ -145,12 +160,13 @@ class DeviceValue:
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
-        self._view, self._borrowed = None, ()
+        self._view, self._ref, self._borrowed = None, None, ()
 
     def __repr__(self) -> str:
-        shape = "x".join(map(str, self.shape)) or "scalar"
-        state = ", released" if self._view is None else ""
-        return f"<runtime_shim.DeviceValue {shape}x{values.type_name(self.element_type)} on {self.device}{state}>"
+        if self._ref is None:
+            return f"<runtime_shim.DeviceValue on {self.device}, released>"
+        shape = "x".join(map(str, self.shape))
+        return f"<runtime_shim.DeviceValue {shape + 'x' if shape else ''}{values.type_name(self.element_type)} on {self.device}>"
 
 
 def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] = (),
@@ -404,6 +420,8 @@ class Function(native.FunctionAPI):
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
+        # Per result, its numpy scalar type, or None for a buffer view.
+        self._scalar_results = tuple(values.SCALAR_TYPES.get(v.type) for v in signature.results)
         self._init_api(self._where)
 
     @property
@@ -439,12 +457,12 @@ class Function(native.FunctionAPI):
     def _checked(self, i: int, arg) -> tuple[object, object]:
         sig = self.signature
         value = sig.args[i]
-        where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
-        if isinstance(arg, Placed):
-            if (arg.function, arg.index) != (self.name, i):
-                raise ShimError(f"{where}: given input {arg.index} of @{arg.function}, placed for that one")
+        if isinstance(arg, Placed) and (arg.function, arg.index) == (self.name, i):
             arg.view  # noqa: B018  (raises if released)
             return arg, None
+        where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
+        if isinstance(arg, Placed):
+            raise ShimError(f"{where}: given input {arg.index} of @{arg.function}, placed for that one")
         if isinstance(arg, DeviceValue):
             return self._checked_device_value(i, arg, where), None
         if value.is_tensor:
@@ -514,13 +532,12 @@ class Function(native.FunctionAPI):
         inputs placed beforehand it times the program's own work alone."""
         inputs = self.prepare(self.bind_arguments(args, kwargs))
         result_list = self._run(inputs)
-        borrowed = tuple(a for a, kind in inputs if isinstance(kind, int))
         out = []
-        for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices)):
-            if value.type in values.SCALAR_TYPES:
-                out.append(values.SCALAR_TYPES[value.type](result_list.get_variant(i)))
+        for i, (scalar, index) in enumerate(zip(self._scalar_results, self._result_devices)):
+            if scalar is not None:
+                out.append(scalar(result_list.get_variant(i)))
                 continue
-            resident = DeviceValue(self.module, result_list.get_as_object(i, rt.HalBufferView), index, borrowed)
+            resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs)
             self.module._resident.add(resident)
             out.append(resident)
         return tuple(out)
