@@ -7,6 +7,8 @@
     python -m bench latency DIR      # there: seed call latency by CPU driver
     python -m bench queue-latency    # there: what chained queue operations cost
     python -m bench compile-time     # here: mdc-compile against iree-compile
+    python -m bench workload build DIR   # here: a split transformer-like model's kit
+    python -m bench workload run DIR     # there: it by split, against torch and stock IREE
 
 ``run`` prints one table; every row is measured in that same run:
 
@@ -57,6 +59,14 @@ and the host copy and the GPU's DMA from pinned memory alone and at once
 (the DMA in a second process): together they share host memory bandwidth,
 which bounds any overlap of the two.
 
+``workload`` builds a transformer-like stack of our own (bench/model.py:
+embedding, N blocks of matmul, RMS norm and SiLU, a head; 512 MiB of f32
+weights by default, made from a seed at run time) with the first k blocks
+on the CPU device and the rest on the GPU, one module per k, and measures
+per-call latency at batch 1 and throughput at a larger batch against torch
+doing the same split, and torch and stock IREE with everything on the GPU,
+every result checked against numpy (bench/workload.py).
+
 With no cuda device, a measuring command says so and exits with status 2
 (``--allow-no-gpu``: it says so and exits 0).
 
@@ -75,9 +85,9 @@ import argparse
 import sys
 
 from .common import NO_GPU_STATUS, Config, configure_host
+from .model import Stack
 
 SIZES_MIB = (1, 16, 256, 1024)
-MEASURING = ("run", "pieces", "pinned", "latency", "queue-latency", "components")  # need the GPU
 
 
 def _sizes(text: str) -> list[int]:
@@ -125,11 +135,58 @@ def _other_commands(sub) -> list:
     return [lt, ql, k]
 
 
+def _whole(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _list(text: str) -> list[str]:
+    return [t for t in text.split(",") if t]
+
+
+def _workload_commands(sub) -> list:
+    """workload build and workload run."""
+    w = sub.add_parser("workload", help="a transformer-like stack split between the CPU and the GPU",
+                       description="workload build DIR (here, with the compiler), then workload run DIR "
+                                   "(on the GPU machine, runtime only); see bench/workload.py")
+    ws = w.add_subparsers(dest="workload_cmd", required=True)
+    b = ws.add_parser("build", help="compile the kit (here)")
+    b.add_argument("dir")
+    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
+    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
+    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
+    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+    b.add_argument("--splits", type=_list, help="blocks on the CPU, comma separated (default 0,N/4,N/2,3N/4,N)")
+    b.add_argument("--models", type=_list, default=["sync", "async"],
+                   help="execution models, comma separated: sync, async (async-external); default both")
+    b.add_argument("--seed", type=_whole(0), default=Stack().seed, help="the weights' and ids' seed")
+    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
+    b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
+    r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
+    r.add_argument("dir")
+    r.add_argument("--calls", type=_whole(1), default=20, help="timed calls at batch 1 (default 20)")
+    r.add_argument("--batch-calls", type=_whole(1), default=5, help="timed calls at the larger batch (default 5)")
+    return [r]
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     measuring = [*_kit_commands(sub), *_other_commands(sub)]
+    workload = _workload_commands(sub)
+    for sp in workload:
+        sp.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
+        sp.add_argument("--allow-no-gpu", action="store_true",
+                        help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
     for sp in measuring:
         sp.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
         sp.add_argument("--allow-no-gpu", action="store_true",
@@ -143,9 +200,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def dispatch(a: argparse.Namespace, config: Config) -> int:
+def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import model, workload, workload_kit
+
+    if a.workload_cmd == "run":
+        return workload.run(config, a.dir, a.calls, a.batch_calls)
+    small = a.smoke
+    stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
+                        vocab=a.vocab or (256 if small else 8192), seed=a.seed)
+    try:
+        splits = sorted({int(k) for k in a.splits}) if a.splits else workload_kit.default_splits(stack.blocks)
+    except ValueError:
+        p.error(f"--splits: expected whole numbers, comma separated, got {','.join(a.splits)!r}")
+    if not splits or not all(0 <= k <= stack.blocks for k in splits):
+        p.error(f"--splits: each k must be from 0 to the block count {stack.blocks}")
+    unknown = [m for m in a.models if m not in workload_kit.MODELS]
+    if unknown or not a.models:
+        p.error(f"--models: expected sync and/or async, got {','.join(a.models)!r}")
+    plan = workload_kit.Plan(stack, (1, a.batch or (4 if small else 32)), tuple(splits),
+                             tuple(dict.fromkeys(a.models)), a.cpu, small)
+    return workload_kit.build(plan, a.dir)
+
+
+def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import compile_time, components, kit, latency, pieces, pinned, queue_latency, transfer
 
+    if a.cmd == "workload":
+        return _workload(p, a, config)
     if a.cmd == "build":
         return kit.build(a.dir, a.cpu, a.smoke)
     if a.cmd == "compile-time":
@@ -169,10 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         from .components import dma_loop
 
         return dma_loop(Config(gpu=argv[3]), int(argv[1]), float(argv[2]))
-    a = parser().parse_args(argv)
+    p = parser()
+    a = p.parse_args(argv)
     config = Config(gpu="local-sync" if getattr(a, "smoke", False) and a.cmd != "build" else "cuda",
                     allow_no_gpu=getattr(a, "allow_no_gpu", False))
-    return dispatch(a, config)
+    return dispatch(p, a, config)
 
 
 if __name__ == "__main__":
