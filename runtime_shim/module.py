@@ -165,8 +165,8 @@ class DeviceValue:
     def __repr__(self) -> str:
         if self._ref is None:
             return f"<runtime_shim.DeviceValue on {self.device}, released>"
-        shape = "x".join(map(str, self.shape))
-        return f"<runtime_shim.DeviceValue {shape + 'x' if shape else ''}{values.type_name(self.element_type)} on {self.device}>"
+        shape = "".join(f"{d}x" for d in self.shape)
+        return f"<runtime_shim.DeviceValue {shape}{values.type_name(self.element_type)} on {self.device}>"
 
 
 def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] = (),
