@@ -13,7 +13,7 @@ import re
 import sys
 import tempfile
 
-from mdc.passes import host_entry_points, registry
+from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError, format_location
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.module_facts import Device, defined_devices, referenced_devices
@@ -324,12 +324,11 @@ def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]) -> s
     if args.pinned_arguments and args.no_manifest:
         raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                        "arguments to place in pinned memory", notes=["drop --no-manifest"])
-    pass_options = registry.PassOptions(
+    settings = registry.CompileSettings(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices})
-    if not args.no_host_entry_points:
-        pass_options.host_entry_points = host_entry_points.options_from(pass_options)
-    ctx = stages.PipelineContext(pass_options, keep_devices=hops,
+        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
+        host_entry_points=not args.no_host_entry_points)
+    ctx = stages.PipelineContext(settings, keep_devices=hops,
                                  manifest_devices=None if args.no_manifest else devices)
     if args.dump_stages:
         ctx.dump = _stage_dumper(args.dump_stages)
@@ -354,7 +353,7 @@ def _write_outputs(args, ctx: stages.PipelineContext, devices, result) -> None:
     reached_mdc = not args.compile_to or stages.STAGE_NAMES.index(args.compile_to) >= stages.STAGE_NAMES.index("mdc")
     for path in filter(None, (args.report, args.graph)):
         if reached_mdc:
-            _write_atomically(path, report.render(path, ctx.pass_options.report, devices, args.input))
+            _write_atomically(path, report.render(path, ctx.report, devices, args.input))
     if not args.compile_to:
         _write_atomically(args.output, result)
     elif args.output == "-":
@@ -508,13 +507,11 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     link_overrides = options.resolve_link_names(links, known)
-    pass_options = registry.PassOptions(links=link_overrides, staging=staging,
-                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
-                                        devices=devices)
-    pass_options.host_entry_points = host_entry_points.options_from(pass_options)
+    settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
+                                        pinned_arguments=pinned_arguments, devices=devices)
     with compiler.context, module.location:
         for cls in passes:
-            cls().apply(module, pass_options)
+            registry.run_pass(cls, module, settings, registry.Report())
         try:
             module.verify()
         except Exception as e:
