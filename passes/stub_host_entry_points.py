@@ -85,7 +85,7 @@ def _move(view: str, value: StubValue, src: str, dst: str, tag: str, label: str)
 
 
 def _moves(value: StubValue, host: str) -> bool:
-    return value.is_tensor and value.device is not None and value.device != host and _TENSOR.match(value.type)
+    return value.device not in (None, host) and _TENSOR.match(value.type) is not None
 
 
 def twin_text(op: ir.Operation, sig: StubSignature, host: str) -> str:
