@@ -33,6 +33,10 @@ class IreeCompileError(Exception):
         self.diagnostics = diagnostics
 
 
+class IreeFlagError(IreeCompileError):
+    """IREE does not take one of the flags given (a command-line mistake)."""
+
+
 @dataclasses.dataclass
 class Diagnostic:
     severity: str
@@ -64,6 +68,15 @@ def _bind_extra_symbols() -> None:
     lib._mdc_bound = True
 
 
+def set_global_flags(program: str, flags: list[str]) -> None:
+    """MLIR's own command-line options (``--mlir-timing``, ...), which IREE
+    reads only from its global command line, as iree-compile sets it up:
+    once per process, before any session. LLVM exits the process on a flag
+    it does not know, after saying so."""
+    _c._init_dylib()
+    _c._initializeGlobalCL(program, *flags)
+
+
 class Compiler:
     """One IREE compiler session with a fixed set of flags.
 
@@ -77,7 +90,7 @@ class Compiler:
         try:
             self._session.set_flags(*flags)
         except ValueError as e:
-            raise IreeCompileError(f"IREE rejected a flag: {e}", []) from None
+            raise IreeFlagError(f"IREE rejected a flag: {e}", []) from None
         self.context: ir.Context = self._session.context
         self.context.allow_unregistered_dialects = False
 
