@@ -264,8 +264,11 @@ class Module(native.FunctionTable):
         try:
             return rt.VmContext(self._instance, modules)
         except Exception as e:  # IREE statuses: RuntimeError, ValueError, IndexError, ...
+            hint = ""
+            if "'io_parameters' not registered" in str(e):
+                hint = " (the module reads parameters: give their file with --parameters=SCOPE=FILE)"
             raise ShimError(f"the module does not initialise on devices "
-                            f"{', '.join(self.uris)}: {short(e)}") from None
+                            f"{', '.join(self.uris)}: {short(e)}{hint}") from None
 
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
