@@ -1,7 +1,7 @@
 """iree-run-module's flags that mdc-run takes as they are, or says why not.
 
 * Driver flags (``--task_*``, ``--cuda_*``, ``--hip_*``, ``--vulkan_*``,
-  ``--executable_plugin``) go to IREE's runtime flag parser unchanged, as
+  ``--executable_plugin``, ``--dump_task_topologies``) go to IREE's runtime flag parser unchanged, as
   iree-run-module takes them, and to the wheel's iree-run-module where
   mdc-run runs a module there.
 * ``--flagfile=FILE`` is replaced by the flags in FILE (one a line; blank
@@ -19,7 +19,8 @@ from typing import Optional, Sequence
 
 from .errors import ShimError
 
-DRIVER_PREFIXES = ("--task_", "--cuda_", "--hip_", "--vulkan_", "--executable_plugin")
+DRIVER_PREFIXES = ("--task_", "--cuda_", "--hip_", "--vulkan_", "--executable_plugin",
+                   "--dump_task_topologies")
 INFO_FLAGS = ("--list_drivers", "--list_devices", "--dump_devices", "--agents_md")
 
 _NOT_EXPOSED = ("IREE 3.13's Python runtime, which mdc-run runs on, does not expose {what}; run the "

@@ -76,6 +76,10 @@ def read_values(flag: str, texts: Sequence[str], declared: Sequence, files: File
             out += [(a, values.hal_type_for_dtype(a.dtype)) for a in _read_npy(where, text, files)]
         elif text == IGNORED and flag == "--expected_output":
             out.append(IGNORED)
+        elif text in ("(null)", IGNORED) or text.startswith("&"):
+            raise ShimError(f"{where}: null and output-storage (&...) inputs are not supported: mdc-run "
+                            "gives every argument as a buffer view on its declared device (give an "
+                            "iree.abi.output argument's storage as an ordinary input)")
         else:
             value = declared[len(out)] if len(out) < len(declared) else None
             out.append(_read_one(where, text, value, files))
