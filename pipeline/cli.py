@@ -155,19 +155,19 @@ def compile_main(argv: list[str] | None = None) -> int:
         return USAGE_STATUS
     ours, iree_passthrough = _split_iree_flags(translated.argv)
     args = _compile_parser().parse_args(ours)
-    for note in translated.notes:
-        print(note, file=sys.stderr)
     timings = _Timings(started) if args.timings else None
 
     def body() -> int:
         try:
-            return _compile(args, iree_passthrough, translated.mlir_flags, timings)
+            return reporting_errors(tool, args.verbose, lambda: _compile(
+                args, iree_passthrough, translated.mlir_flags, timings))
         finally:
             if timings is not None:
                 timings.print()
+            for note in translated.notes:  # last: an error's first line names the problem
+                print(note, file=sys.stderr)
 
-    return survive_compiler_crashes(tool, args.input, args.verbose,
-                                    lambda: reporting_errors(tool, args.verbose, body))
+    return survive_compiler_crashes(tool, args.input, args.verbose, body)
 
 
 class _Timings:

@@ -102,9 +102,9 @@ def test_report_pair_compiles_for_hip(mdc_compile, mdc_run, run_tool, tmp_path):
     assert stock.returncode != 0 and "UNAVAILABLE" in stock.stderr
     ran = mdc_run(*flags)
     assert ran.returncode == 2 and ran.stdout == ""
-    note, error = ran.stderr.splitlines()
-    assert note.startswith(TRACE_NOTE_START)
+    error, note = ran.stderr.splitlines()  # the error first, the notes after it
     assert error.startswith("mdc-run: error: device 'hip:0': the 'hip' driver is not available here")
+    assert note.startswith(TRACE_NOTE_START)
 
 
 @pytest.mark.vulkan
