@@ -57,7 +57,7 @@ from .ir_util import top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import (SYMBOL, declared_argument_devices, declared_result_devices, device_formats,
                            executable_formats, hal_devices)
-from .pass_base import ModulePass, PassOptions
+from .pass_base import DeviceOptions, ModulePass
 from .abi import pinned_arguments_of
 
 
@@ -702,7 +702,9 @@ class DeviceIsolationVerifier(ModulePass):
     level = "hal"
     summary = "reject buffers, shared allocations and fences that cross incompatible devices"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = DeviceOptions
+
+    def apply(self, module, options: DeviceOptions) -> None:
         violations = verify(module, options.links, options.devices)
         if not violations:
             return

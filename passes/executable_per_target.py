@@ -28,7 +28,7 @@ from iree.compiler import ir
 
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
-from .pass_base import ModulePass, PassOptions
+from .pass_base import ModulePass, NoOptions
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
 DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
@@ -111,5 +111,5 @@ class ExecutablePerTarget(ModulePass):
     level = "stream"
     summary = "copy executables dispatched on devices of different targets, one per target"
 
-    def apply(self, module, options: PassOptions) -> None:
+    def apply(self, module, options: NoOptions) -> None:
         split_executables(module)

@@ -37,7 +37,8 @@ from .diagnostics import MdcError
 from .ir_util import top_level_ops
 from .memory_model import MemoryModel
 from .module_facts import AFFINITY, Device, declared_device
-from .pass_base import ModulePass, PassOptions
+from .outputs import Report
+from .pass_base import CompileSettings, ModulePass
 
 TWIN_SUFFIX = "$host"
 FUNCTION_OPS = ("util.func", "func.func")
@@ -45,12 +46,20 @@ FUNCTION_OPS = ("util.func", "func.func")
 
 @dataclasses.dataclass(frozen=True)
 class HostEntryPointOptions:
-    """``host``: the CPU device twins take and return values on.
-    ``staged_from_host``: devices whose memory the host cannot use; a
-    function gets a twin when it declares a value on one of them."""
+    """``host``: the CPU device twins take and return values on (None: add
+    no twins). ``staged_from_host``: devices whose memory the host cannot
+    use; a function gets a twin when it declares a value on one of them."""
 
-    host: str
-    staged_from_host: frozenset[str]
+    host: str | None = None
+    staged_from_host: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "HostEntryPointOptions":
+        """For the devices and --link overrides of ``settings``; none when
+        it asks for no twins."""
+        if not settings.host_entry_points:
+            return cls()
+        return options_for(list(settings.devices.values()), settings.links) or cls()
 
 
 def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPointOptions | None:
@@ -62,11 +71,6 @@ def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPo
     model = MemoryModel({d.name: d for d in devices}, links)
     staged = frozenset(d.name for d in devices if d.name != host and model.policy(host, d.name).is_staged)
     return HostEntryPointOptions(host, staged) if staged else None
-
-
-def options_from(options: PassOptions) -> HostEntryPointOptions | None:
-    """options_for the devices and --link overrides the pass options hold."""
-    return options_for(list(options.devices.values()), options.links)
 
 
 def twin_name(function: str) -> str:
@@ -248,7 +252,9 @@ class HostEntryPoints(ModulePass):
     level = "input"
     summary = "adds @F$host, a twin of each public function with every tensor in host memory"
 
-    def apply(self, module, options: PassOptions) -> None:
-        if options.host_entry_points is None:
-            return
-        options.host_entry_point_names.extend(add_host_twins(module, options.host_entry_points))
+    Options = HostEntryPointOptions
+
+    def apply(self, module, options: HostEntryPointOptions) -> Report | None:
+        if options.host is None:
+            return None
+        return Report(host_twins=add_host_twins(module, options))

@@ -23,23 +23,20 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import hal, stream, util
 
+from . import staging_template
 from .ir_util import get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
-from .pass_base import ModulePass, PassOptions
+from .pass_base import MemoryModelOptions, ModulePass
 
 
-# Host waits live in never-inlined helpers. The relay hands a failure on to
-# the caller's fence instead of aborting: where IREE can prove the program's
-# own fence is already signalled it folds the wait into a constant OK
-# status, and a status check on a constant is rejected (vm.cond_fail),
-# while this branch simply folds away.
-_HELPERS = """
-util.func private @{await_name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  %forever = arith.constant -1 : i32
-  %status = hal.fence.await until([%fence]) timeout_millis(%forever) flags("None") : i32
-  util.status.check_ok %status, "mdc: waiting on a fence on the host failed"
-  util.return
-}}
+# Host waits live in never-inlined helpers: the wait for the caller's fence
+# is the one every lowering uses (staging_template.await_function_text: a
+# null fence, which a synchronous wrapper passes, is no wait). The relay
+# hands a failure on to the caller's fence instead of aborting: where IREE
+# can prove the program's own fence is already signalled it folds the wait
+# into a constant OK status, and a status check on a constant is rejected
+# (vm.cond_fail), while this branch simply folds away.
+_RELAY = """
 util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %forever = arith.constant -1 : i32
   %ok = arith.constant 0 : i32
@@ -58,7 +55,9 @@ util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attribute
 def _add_helpers(module) -> tuple[str, str]:
     await_name = unique_symbol(module, "__mdc_host_await")
     relay_name = unique_symbol(module, "__mdc_host_relay")
-    parsed = ir.Module.parse(_HELPERS.format(await_name=await_name, relay_name=relay_name))
+    parsed = ir.Module.parse(
+        staging_template.await_function_text(await_name, "mdc: waiting on a fence on the host failed")
+        + _RELAY.format(relay_name=relay_name))
     body = module.regions[0].blocks[0]
     for op in list(parsed.body.operations):
         body.append(op.operation)
@@ -133,7 +132,9 @@ class HostFences(ModulePass):
     level = "stream"
     summary = "await and signal the caller's fences on the host when devices are staged"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = MemoryModelOptions
+
+    def apply(self, module, options: MemoryModelOptions) -> None:
         model = MemoryModel.of(module, options.links)
         if model.staged_pairs():
             isolate_caller_fences(module)

@@ -32,7 +32,7 @@ from iree.compiler.dialects import stream, util
 from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
-from .pass_base import ModulePass, PassOptions
+from .pass_base import MemoryModelOptions, ModulePass
 from .lowering.emitter import is_copy_dispatch, is_staging_call
 
 _BYTES = "tensor<?xi8>"
@@ -136,7 +136,9 @@ class LoopInitIsolation(ModulePass):
     level = "stream"
     summary = "route loop initial values through export/import so IREE cannot start a loop at a packed offset"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = MemoryModelOptions
+
+    def apply(self, module, options: MemoryModelOptions) -> None:
         if not MemoryModel.of(module, options.links).staged_pairs():
             return
         placement = Placement(module)

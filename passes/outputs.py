@@ -23,9 +23,21 @@ class PlacedOp:
 
 @dataclasses.dataclass
 class Report:
-    """The placement graph (None until placement ran), the ops placed, and
-    every crossing staged, in the order they were rewritten."""
+    """The placement graph (None until placement ran), the ops placed,
+    every crossing staged, in the order they were rewritten, and the host
+    twins added. A pass returns one holding its own part
+    (pass_base.run_pass adds it to the compile's)."""
 
     graph: PlacementGraph | None = None
     placements: list[PlacedOp] = dataclasses.field(default_factory=list)
     crossings: list[Crossing] = dataclasses.field(default_factory=list)
+    # (function, twin) for each host twin host-entry-points added.
+    host_twins: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+    def extend(self, other: "Report") -> None:
+        """Adds what one pass reported (``other``) to this report."""
+        if other.graph is not None:
+            self.graph = other.graph
+        self.placements.extend(other.placements)
+        self.crossings.extend(other.crossings)
+        self.host_twins.extend(other.host_twins)

@@ -31,7 +31,7 @@ from iree.compiler.dialects import arith, util
 
 from .ir_util import walk
 from .memory_model import MemoryModel
-from .pass_base import ModulePass, PassOptions
+from .pass_base import MemoryModelOptions, ModulePass
 
 REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
 
@@ -67,7 +67,9 @@ class PartitionFence(ModulePass):
     level = "stream"
     summary = "fence IREE's partitioning after loops and conditionals so no execution region spans one"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = MemoryModelOptions
+
+    def apply(self, module, options: MemoryModelOptions) -> None:
         if not MemoryModel.of(module, options.links).staged_pairs():
             return
         fence_region_ops(module)

@@ -3,28 +3,28 @@ on (``input``: IR after IREE's input phase, before its ABI; ``stream``:
 stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
 ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
 rewrites the module in place or raises :class:`mdc.passes.diagnostics.MdcError`;
-and the options the command line gives them. Pass modules import this, never
+its own typed ``Options``, made from the command line's CompileSettings; and
+``run_pass``, the one way to run a pass. Pass modules import this, never
 the registry, so the registry can import every pass without a cycle.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+from typing import ClassVar, Mapping
 
 from .outputs import Report
 
 
-@dataclasses.dataclass
-class PassOptions:
-    """What the command line tells passes.
+@dataclasses.dataclass(frozen=True)
+class CompileSettings:
+    """What the command line tells mdc's passes, as one record. No pass reads
+    it: each takes the part it needs as its own typed ``Options``
+    (``Options.of(settings)``), which is all its ``apply`` sees.
 
     ``links`` maps an unordered device pair (a frozenset of two symbol names)
     to ``("staged", owner, flag)`` or ``("shared", None, flag)``: the ``--link``
     overrides, with each flag as the user wrote it.
-    ``report`` is what passes leave for reports (outputs.Report: the
-    placement graph, the placement decisions and their reasons, each
-    crossing staged).
     ``staging`` is how a CPU device moves a value into and out of the
     staging memory of the device that owns it: ``emplace`` (its own
     dispatches; the default) or ``copy`` (a copy on the CPU's queue); see
@@ -36,27 +36,71 @@ class PassOptions:
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
     no host copy (lowering/pinned_arguments.py).
     ``devices``: the devices the command line declares
-    (memory_model.Device by symbol, in order; the first is the default),
+    (module_facts.Device by symbol, in order; the first is the default),
     for input-level passes: before IREE's phases a program names its
     devices only in affinities. Empty: read the module's device globals.
+    ``host_entry_points``: whether host-entry-points adds twins.
     """
 
-    links: dict = dataclasses.field(default_factory=dict)
-    report: Report = dataclasses.field(default_factory=Report)
+    links: Mapping = dataclasses.field(default_factory=dict)
     staging: str = "emplace"
     staging_pieces: int | None = None
     pinned_arguments: bool = False
-    devices: dict = dataclasses.field(default_factory=dict)
-    # host-entry-points: where twins go (None: add none), and the
-    # (function, twin) pairs it added, for the manifest.
-    host_entry_points: object = None
-    host_entry_point_names: list = dataclasses.field(default_factory=list)
+    devices: Mapping = dataclasses.field(default_factory=dict)
+    host_entry_points: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """The options of a pass that takes none."""
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "NoOptions":
+        return cls()
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryModelOptions:
+    """The options of a pass that needs only the memory model: the
+    ``--link`` overrides (CompileSettings.links)."""
+
+    links: Mapping = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "MemoryModelOptions":
+        return cls(settings.links)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceOptions:
+    """The ``--link`` overrides and the devices the command line declares
+    (CompileSettings.links, .devices)."""
+
+    links: Mapping = dataclasses.field(default_factory=dict)
+    devices: Mapping = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "DeviceOptions":
+        return cls(settings.links, settings.devices)
 
 
 class ModulePass:
+    """``Options``: the pass's own options type, a frozen dataclass with
+    ``of(settings)``. ``apply`` returns what it leaves for reports and the
+    manifest (an outputs.Report holding only its own part), or None."""
+
     name: ClassVar[str]
     level: ClassVar[str]
     summary: ClassVar[str]
+    Options: ClassVar[type] = NoOptions
 
-    def apply(self, module, options: PassOptions) -> None:  # pragma: no cover
+    def apply(self, module, options) -> Report | None:  # pragma: no cover
         raise NotImplementedError
+
+
+def run_pass(pass_cls: type[ModulePass], module, settings: CompileSettings, report: Report) -> None:
+    """Runs ``pass_cls`` on ``module`` with its options of ``settings``,
+    adding what it returns to ``report``."""
+    produced = pass_cls().apply(module, pass_cls.Options.of(settings))
+    if produced is not None:
+        report.extend(produced)

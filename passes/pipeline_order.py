@@ -18,6 +18,7 @@ from .recursive_calls import RefuseRecursiveCalls
 from .returned_arguments import ReturnedArgumentMoves
 from .place_unplaced_ops import PlaceUnplacedOps
 from .stage_crossings import StageCrossings
+from .strip_marks import StripMarks
 from .transfer_insertion import TransferInsertion
 
 # The order mdc-compile has run them in, kept exactly: it came from the order
@@ -27,6 +28,8 @@ from .transfer_insertion import TransferInsertion
 # host-entry-points ran before refuse-recursive-calls and
 # returned-argument-moves, and transfer-insertion before
 # executable-per-target. Changing the order changes the vmfbs.
+# strip-mdc-marks is last at the stream level: the marks passes read
+# (mdc.staged) never reach IREE.
 PIPELINE = [
     HostEntryPoints,
     RefuseRecursiveCalls,
@@ -36,6 +39,7 @@ PIPELINE = [
     LoopInitIsolation,
     HostFences,
     PartitionFence,
+    StripMarks,
     DeviceIsolationVerifier,
 ]
 

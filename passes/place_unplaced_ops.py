@@ -24,8 +24,8 @@ from .diagnostics import MdcError, format_location
 from .ir_util import affinity_attr, get_attr, inside_executable, top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
-from .outputs import PlacedOp
-from .pass_base import ModulePass, PassOptions
+from .outputs import PlacedOp, Report
+from .pass_base import MemoryModelOptions, ModulePass
 from .placement import Placement
 
 _AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
@@ -125,7 +125,8 @@ class PlaceUnplacedOps(ModulePass):
     level = "stream"
     summary = "give resource ops without an affinity a device (placement.py's rule), for transfer-insertion"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = MemoryModelOptions
+
+    def apply(self, module, options: MemoryModelOptions) -> Report:
         _, graph, placed = place(module, MemoryModel.of(module, options.links))
-        options.report.graph = graph
-        options.report.placements.extend(placed)
+        return Report(graph=graph, placements=placed)

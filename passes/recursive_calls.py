@@ -17,7 +17,7 @@ from iree.compiler import ir
 
 from .diagnostics import MdcError
 from .ir_util import top_level_ops, walk
-from .pass_base import ModulePass, PassOptions
+from .pass_base import ModulePass, NoOptions
 
 _FUNCTIONS = ("func.func", "util.func")
 _CALLS = ("func.call", "util.call")
@@ -71,7 +71,7 @@ class RefuseRecursiveCalls(ModulePass):
     level = "input"
     summary = "refuse a program whose functions call themselves (IREE 3.13 never finishes compiling one)"
 
-    def apply(self, module, options: PassOptions) -> None:
+    def apply(self, module, options: NoOptions) -> None:
         found = find_call_cycle(call_graph(module))
         if found is None:
             return

@@ -6,7 +6,10 @@ import cycle; the run order is the list's, not the order of imports.
 
 from __future__ import annotations
 
-from .pass_base import ModulePass, PassOptions  # noqa: F401  (the API pass users import from here)
+# The API the pipeline uses, from here: the settings, the pass type, the
+# one way to run a pass, and what passes report.
+from .outputs import Report  # noqa: F401
+from .pass_base import CompileSettings, ModulePass, run_pass  # noqa: F401
 
 
 def pipeline() -> list[type[ModulePass]]:

@@ -37,7 +37,7 @@ from .diagnostics import MdcError
 from .ir_util import get_attr, top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import declared_affinities, module_default_device, single_device
-from .pass_base import ModulePass, PassOptions
+from .pass_base import DeviceOptions, ModulePass
 
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
@@ -210,7 +210,9 @@ class ReturnedArgumentMoves(ModulePass):
     level = "input"
     summary = "move a result made of another device's arguments to its device before IREE folds the move away"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = DeviceOptions
+
+    def apply(self, module, options: DeviceOptions) -> None:
         # Before IREE's phases the program names its devices only in
         # affinities: the command line says what they are (mdc-opt, on a
         # module that defines them as globals, reads those).

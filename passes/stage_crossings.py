@@ -34,7 +34,8 @@ from .ir_util import affinity_attr, get_attr, inside_executable, is_resource, wa
 from .lowering import Lowerings, Site, StagingOptions
 from .memory_model import MemoryModel
 from .module_facts import single_device
-from .pass_base import ModulePass, PassOptions
+from .outputs import Report
+from .pass_base import ModulePass
 from .place_unplaced_ops import needs_staging
 from .placement import Placement
 
@@ -215,10 +216,12 @@ class StageCrossings(ModulePass):
     level = "stream"
     summary = "lower each crossing between incompatible memories (pinned arguments, small in place, emplace, copy)"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = StagingOptions
+
+    def apply(self, module, options: StagingOptions) -> Report | None:
         model = MemoryModel.of(module, options.links)
         if not needs_staging(model):
-            return
+            return None
         placement = Placement(module)
         placement.analyze()
-        options.report.crossings.extend(stage_crossings(module, model, placement, StagingOptions.of(options)))
+        return Report(crossings=stage_crossings(module, model, placement, options))

@@ -291,12 +291,14 @@ stream.executable private @{name} {{
 """
 
 
-def await_function_text(name: str) -> str:
-    """``@name(%fence)``: waits on the host until ``%fence`` (null: no wait)."""
+def await_function_text(name: str, what: str = "mdc: a copy through staging memory failed") -> str:
+    """``@name(%fence)``: waits on the host until ``%fence`` (null: no wait);
+    a failure stops the call with ``what``. The one host wait mdc emits
+    (lowerings, and host-fences for the caller's wait fence)."""
     return f"""
 util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %forever = arith.constant -1 : i32
-{_wait_unless_null("  ", "%fence", "mdc: a copy through staging memory failed")}  util.return
+{_wait_unless_null("  ", "%fence", what)}  util.return
 }}
 """
 

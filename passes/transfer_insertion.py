@@ -62,7 +62,8 @@ from __future__ import annotations
 
 from .lowering import StagingOptions
 from .memory_model import MemoryModel
-from .pass_base import ModulePass, PassOptions
+from .outputs import Report
+from .pass_base import ModulePass
 from .place_unplaced_ops import needs_staging, place
 from .stage_crossings import stage_crossings
 
@@ -75,10 +76,12 @@ class TransferInsertion(ModulePass):
     level = "stream"
     summary = "lower cross-device moves between incompatible memories to export, host staging, import"
 
-    def apply(self, module, options: PassOptions) -> None:
+    Options = StagingOptions
+
+    def apply(self, module, options: StagingOptions) -> Report:
         model = MemoryModel.of(module, options.links)
         placement, graph, placed = place(module, model)
-        options.report.graph = graph
-        options.report.placements.extend(placed)
+        report = Report(graph=graph, placements=placed)
         if needs_staging(model):
-            options.report.crossings.extend(stage_crossings(module, model, placement, StagingOptions.of(options)))
+            report.crossings.extend(stage_crossings(module, model, placement, options))
+        return report

@@ -299,19 +299,18 @@ def _resolve_devices(path: str, devices, flags: list[str]):
 
 def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]):
     """What the stages need from the command line (a
-    stages.PipelineContext): the pass options, the manifest's devices, the
-    stage dumps."""
-    from mdc.passes import host_entry_points, registry
+    stages.PipelineContext): the compile's settings, the manifest's
+    devices, the stage dumps."""
+    from mdc.passes import registry
     from mdc.passes.module_facts import Device
 
     from . import stages
 
-    pass_options = registry.PassOptions(
+    settings = registry.CompileSettings(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices})
-    if not args.no_host_entry_points:
-        pass_options.host_entry_points = host_entry_points.options_from(pass_options)
-    ctx = stages.PipelineContext(pass_options, keep_devices=hops,
+        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
+        host_entry_points=not args.no_host_entry_points)
+    ctx = stages.PipelineContext(settings, keep_devices=hops,
                                  manifest_devices=None if args.no_manifest else devices)
     if args.dump_stages:
         ctx.dump = _stage_dumper(args.dump_stages)
@@ -342,7 +341,7 @@ def _write_outputs(args, ctx, devices, result) -> None:
     reached_mdc = not args.compile_to or names.index(args.compile_to) >= names.index("mdc")
     for path in filter(None, (args.report, args.graph)):
         if reached_mdc:
-            _write_atomically(path, report.render(path, ctx.pass_options.report, devices, args.input))
+            _write_atomically(path, report.render(path, ctx.report, devices, args.input))
     if not args.compile_to:
         _write_atomically(args.output, result)
     elif args.output == "-":
@@ -486,7 +485,7 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
-    from mdc.passes import host_entry_points, registry
+    from mdc.passes import registry
     from mdc.passes.ir_util import top_level_ops
     from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
 
@@ -511,13 +510,11 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     links = [options.parse_link(l) for l in link_flags]
     known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
     link_overrides = options.resolve_link_names(links, known)
-    pass_options = registry.PassOptions(links=link_overrides, staging=staging,
-                                        staging_pieces=staging_pieces, pinned_arguments=pinned_arguments,
-                                        devices=devices)
-    pass_options.host_entry_points = host_entry_points.options_from(pass_options)
+    settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
+                                        pinned_arguments=pinned_arguments, devices=devices)
     with compiler.context, module.location:
         for cls in passes:
-            cls().apply(module, pass_options)
+            registry.run_pass(cls, module, settings, registry.Report())
         try:
             module.verify()
         except Exception as e:

@@ -62,7 +62,7 @@ def _python_passes(level: str):
             if level == "stream" and ctx.keep_devices:
                 remove_device_keeper(module)
             for pass_cls in registry.passes_at(level):
-                pass_cls().apply(module, ctx.pass_options)
+                registry.run_pass(pass_cls, module, ctx.settings, ctx.report)
             if level == "stream" and ctx.manifest_devices is not None:
                 write_manifest(module, ctx)
             module.verify()
@@ -92,14 +92,14 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments and host twins the passes
     made)."""
-    from mdc.passes.memory_model import MemoryModel
     from mdc.passes.abi import pinned_arguments_of
+    from mdc.passes.host_entry_points import HostEntryPointOptions
+    from mdc.passes.memory_model import MemoryModel
 
-    options = ctx.pass_options
-    twins = options.host_entry_points
+    settings = ctx.settings
     manifest.attach(module, manifest.manifest_json(
-        ctx.manifest_devices, MemoryModel.of(module, options.links), pinned_arguments_of(module),
-        dict(options.host_entry_point_names), twins.host if twins else None))
+        ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
+        dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host))
 
 
 STAGES: list[Stage] = [
@@ -122,7 +122,9 @@ if STAGE_NAMES != options.STAGE_NAMES:  # the command line offers options.STAGE_
 
 @dataclasses.dataclass
 class PipelineContext:
-    pass_options: registry.PassOptions
+    settings: registry.CompileSettings
+    # What the passes report (the placement, the crossings, the twins).
+    report: registry.Report = dataclasses.field(default_factory=registry.Report)
     # The devices the manifest lists (options.DeviceOption, in --device
     # order); None: write no manifest and no seal.
     manifest_devices: list | None = None

@@ -7,6 +7,7 @@ lowers the crossing, and copy applies to every one.
 from __future__ import annotations
 
 import dataclasses
+from typing import Mapping
 
 from ..memory_model import MemoryModel
 from .base import Lowering, Site
@@ -21,18 +22,20 @@ __all__ = ["Lowering", "Lowerings", "Site", "Staged", "StagingOptions"]
 
 @dataclasses.dataclass(frozen=True)
 class StagingOptions:
-    """How crossings are lowered: ``emplace`` (--staging=emplace, else
+    """How crossings are staged and lowered: ``links`` (the --link
+    overrides the memory model takes), ``emplace`` (--staging=emplace, else
     copy), ``pieces`` (--staging-pieces; None: one piece per
     staging_template.PIECE_BYTES), ``pinned_arguments``."""
 
+    links: Mapping = dataclasses.field(default_factory=dict)
     emplace: bool = True
     pieces: int | None = None
     pinned_arguments: bool = False
 
     @classmethod
-    def of(cls, options) -> "StagingOptions":
-        """From a pass_base.PassOptions."""
-        return cls(options.staging == "emplace", options.staging_pieces, options.pinned_arguments)
+    def of(cls, settings) -> "StagingOptions":
+        """From the command line's pass_base.CompileSettings."""
+        return cls(settings.links, settings.staging == "emplace", settings.staging_pieces, settings.pinned_arguments)
 
 
 @dataclasses.dataclass

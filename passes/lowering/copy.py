@@ -17,7 +17,7 @@ from iree.compiler.dialects import util
 from .. import staging_template
 from ..ir_util import unique_symbol
 from .base import Lowering, Site
-from .emitter import STAGE_FUNCTION, Emitter
+from .emitter import Emitter, STAGE_FUNCTION, staging_call
 
 
 class HostHopCopy(Lowering):
@@ -62,7 +62,7 @@ class HostHopCopy(Lowering):
         if policy.mode == "staged-via-host":
             hops = [(src, policy.via, src), (policy.via, dst, dst)]
         for hop_src, hop_dst, owner in hops:
-            view = util.CallOp(
+            view = staging_call(
                 [view.type], self._stage_function(hop_src, hop_dst, owner),
                 [view, ready, self.emit.device(hop_src), self.emit.device(hop_dst), self.emit.device(owner)],
             ).results[0]

@@ -28,20 +28,28 @@ COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch
 SMALL_CROSSING_BYTES = 64 << 10
 
 
+# What marks the ops lowerings add, for later passes: every call of a
+# staging helper and every byte-copy dispatch. loop-init-isolation asks for
+# it (is_staging_call, is_copy_dispatch); strip-mdc-marks takes it off
+# again at the end of mdc's stream passes, so IREE never sees it.
+STAGED = "mdc.staged"
+
+
+def staging_call(results, callee: str, operands) -> ir.Operation:
+    """A ``util.call`` of the staging helper ``callee``, marked as staged."""
+    call = util.CallOp(results, callee, operands)
+    call.operation.attributes[STAGED] = ir.UnitAttr.get()
+    return call
+
+
 def is_staging_call(op: ir.Operation) -> bool:
-    """``op`` calls one of the staging helpers lowerings add (@__mdc_stage*).
-    Recognised by name: a mark on the op (an attribute) would have to live
-    from transfer-insertion to loop-init-isolation and then be taken off
-    again so it never reaches the vmfb, and it would show in every
-    transfer-insertion output the lit tests match."""
-    return op.name == "util.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value.startswith(STAGE_FUNCTION)
+    """``op`` calls one of the staging helpers lowerings add."""
+    return op.name == "util.call" and STAGED in op.attributes
 
 
 def is_copy_dispatch(op: ir.Operation) -> bool:
     """``op`` is a dispatch of a byte-copy executable lowerings add."""
-    if op.name != "stream.tensor.dispatch":
-        return False
-    return str(ir.ArrayAttr(op.attributes["entry_points"])[0]).startswith("@" + COPY_EXECUTABLE)
+    return op.name == "stream.tensor.dispatch" and STAGED in op.attributes
 
 
 class Emitter:
@@ -124,7 +132,7 @@ class Emitter:
                 ops = list(block.operations)
             at = ir.InsertionPoint(ops[ops.index(defining.operation) + 1])
         with at:
-            return util.CallOp([ir.Type.parse("!hal.buffer_view")], function,
+            return staging_call([ir.Type.parse("!hal.buffer_view")], function,
                                [size, self.device(owner)]).results[0]
 
     def _copy_executable(self, device: str) -> str:
@@ -153,12 +161,14 @@ class Emitter:
         executable = self._copy_executable(device)
         entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([executable, f"{executable}_bytes"])])
         unused = ir.TypeAttr.get(ir.Type.parse("!util.unused"))
-        return stream.TensorDispatchOp(
+        dispatch = stream.TensorDispatchOp(
             [star], [length], entry, [value, size, offset, length], [size],
             ir.ArrayAttr.get([bytes_type, unused, unused, unused]), [size],
             [length], ir.ArrayAttr.get([bytes_type]), [length],
             tied_operands=ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), -1)]),
-            affinity=where).results[0]
+            affinity=where)
+        dispatch.operation.attributes[STAGED] = ir.UnitAttr.get()
+        return dispatch.results[0]
 
     @staticmethod
     def written(resource, size, device, lifetime: str = "external"):
@@ -168,13 +178,13 @@ class Emitter:
 
     def host_await(self, fence) -> None:
         """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
-        util.CallOp([], self.helper("await", staging_template.await_function_text), [fence])
+        staging_call([], self.helper("await", staging_template.await_function_text), [fence])
 
     def awaited_view(self, fence, view) -> ir.Value:
         """``view`` once the host has waited for ``fence``: the view a device
         must import to read what was waited for
         (staging_template.await_view_function_text)."""
-        return util.CallOp([view.type], self.helper("await_view", staging_template.await_view_function_text),
+        return staging_call([view.type], self.helper("await_view", staging_template.await_view_function_text),
                            [fence, view]).results[0]
 
     def waited(self, resource, size, device, lifetime: str = "external"):

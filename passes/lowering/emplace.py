@@ -18,7 +18,7 @@ from .. import staging_template
 from ..ir_util import affinity_attr
 from ..memory_model import LinkPolicy, MemoryModel
 from .base import Lowering, Site
-from .emitter import Emitter, as_lifetime, in_initializer, is_small
+from .emitter import Emitter, as_lifetime, in_initializer, is_small, staging_call
 
 
 def emplace_applies(model: MemoryModel, emplace: bool, policy: LinkPolicy, src: str, dst: str) -> bool:
@@ -56,7 +56,7 @@ class Emplace(Lowering):
         if small and not src_local:
             pinned_view = self.emit.early_site_view(self.emit.site_function(), size, policy.owner)
         else:
-            pinned_view = util.CallOp([view_type], self.emit.site_function(),
+            pinned_view = staging_call([view_type], self.emit.site_function(),
                                       [size, self.emit.device(policy.owner)]).results[0]
         if src_local and self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
             view = self._copy_in_pieces(value, size, src, dst, pinned_view)
@@ -66,7 +66,7 @@ class Emplace(Lowering):
             return self._read_from_pinned(view, ready, size, dst, result_type)
         if ready is None:
             ready = util.NullOp(ir.Type.parse("!hal.fence")).result
-        view = util.CallOp(
+        view = staging_call(
             [view_type], self.emit.helper("from_pinned", staging_template.stage_from_pinned_function_text),
             [view, ready, self.emit.device(dst)]).results[0]
         return self.emit.imported(view, size, dst, result_type, carried)
@@ -93,12 +93,12 @@ class Emplace(Lowering):
         that the host waits for. Returns the view and a fence for when it is
         written (None: already)."""
         if pinned_view is None:
-            pinned_view = util.CallOp([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
+            pinned_view = staging_call([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
                                       [size, self.emit.device(policy.owner)]).results[0]
         if self.emit.model.devices[src].is_local or is_small(value, size):
             return self.write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self.emit.export(value, size, src)
-        written = util.CallOp(
+        written = staging_call(
             [pinned_view.type], self.emit.helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
             [src_view, src_ready, pinned_view, self.emit.device(src)]).results[0]
         return written, None  # the helper waited on the host; its view is the one to import
@@ -182,7 +182,7 @@ class Emplace(Lowering):
         index = ir.IndexType.get()
         where = affinity_attr(src)
         dst_device = self.emit.device(dst)
-        dst_view, dst_ready = util.CallOp(
+        dst_view, dst_ready = staging_call(
             [view_type, fence_type],
             self.emit.helper("pieces_destination", staging_template.pieces_destination_function_text),
             [size, dst_device]).results
@@ -217,11 +217,11 @@ class Emplace(Lowering):
             copied = self.emit.copy_dispatch(value, size, src, offset=start, length=length)
             _, ready = self.emit.written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
                                                           affinity=where).result, size, src)
-            again, done = util.CallOp([view_type, fence_type], onto,
+            again, done = staging_call([view_type, fence_type], onto,
                                       [view, ready, start, length, dst_view, dst_ready, dst_device]).results
             util.ListSetOp(dones, i, done)
             scf.YieldOp([again])
-        return util.CallOp([view_type], self.emit.helper("pieces_arrived", staging_template.pieces_arrived_function_text),
+        return staging_call([view_type], self.emit.helper("pieces_arrived", staging_template.pieces_arrived_function_text),
                            [dst_view, dones]).results[0]
 
     def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):

@@ -22,7 +22,7 @@ from .. import staging_template
 from ..abi import function_argument, function_argument_view
 from ..ir_util import affinity_attr
 from .base import Lowering, Site
-from .emitter import Emitter, as_lifetime, in_initializer
+from .emitter import Emitter, as_lifetime, in_initializer, staging_call
 
 
 class PinnedArguments(Lowering):
@@ -63,7 +63,7 @@ class PinnedArguments(Lowering):
         value, size, src, dst = site.value, site.size, site.src, site.dst
         result_type, carried = site.result_type, site.carried
         view, ready = self.emit.export(value, size, src)
-        view = util.CallOp(
+        view = staging_call(
             [view.type], self.emit.helper("from_pinned", staging_template.stage_from_pinned_function_text),
             [view, ready, self.emit.device(dst)]).results[0]
         return self.emit.imported(view, size, dst, result_type, carried)
@@ -89,7 +89,7 @@ class PinnedArguments(Lowering):
         storage = function_argument_view(update.opview.target)
         src_view, src_ready = self.emit.export(value, size, src)
         into_output = functools.partial(staging_template.copy_into_pinned_function_text, output=True)
-        storage = util.CallOp([storage.type], self.emit.helper("copy_into_output", into_output),
+        storage = staging_call([storage.type], self.emit.helper("copy_into_output", into_output),
                               [src_view, src_ready, storage, self.emit.device(src)]).results[0]
         target_size = update.opview.target_size
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,

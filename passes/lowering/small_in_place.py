@@ -13,7 +13,7 @@ from iree.compiler.dialects import stream, util
 from ..ir_util import affinity_attr, get_attr
 from ..module_facts import single_device
 from .base import Lowering, Site
-from .emitter import Emitter, barrier, export_fence, is_small
+from .emitter import Emitter, barrier, export_fence, is_small, staging_call
 from .emplace import Emplace
 
 
@@ -46,7 +46,7 @@ class SmallInPlace(Lowering):
                                                       site.result_type)
         view_type = ir.Type.parse("!hal.buffer_view")
         view_function, record_read = self.emit.released_site_functions()
-        pinned_view = util.CallOp([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
+        pinned_view = staging_call([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
         view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
         view = self.emit.awaited_view(ready, view)
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
@@ -87,7 +87,7 @@ class SmallInPlace(Lowering):
                 joined = timepoints[0]
                 if len(timepoints) > 1:
                     joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
-                util.CallOp([], record_read, [export_fence(joined, dst)])
+                staging_call([], record_read, [export_fence(joined, dst)])
 
 
 def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:

@@ -72,10 +72,17 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK:      %[[F:.+]] = hal.fence.create
 // CHECK-NEXT: %[[T:.+]] = stream.timepoint.import on(#hal.device.affinity<@device_a>) %[[F]] : (!hal.fence) => !stream.timepoint
 // CHECK-NEXT: util.return %[[T]]
-// The helpers: a host await, and a host await then signal.
+// The helpers: a host await (the lowerings' own: a null fence, which a
+// synchronous wrapper passes, is no wait; a failed wait stops the call),
+// and a host await then signal.
 // CHECK:      util.func private @__mdc_host_await(%[[F:[a-z0-9_]+]]: !hal.fence)
 // CHECK-NEXT: arith.constant -1 : i32
-// CHECK-NEXT: hal.fence.await until([%[[F]]])
+// CHECK-NEXT: %[[NONE:.+]] = util.null : !hal.fence
+// CHECK-NEXT: %[[IS_NONE:.+]] = util.cmp.eq %[[F]], %[[NONE]] : !hal.fence
+// CHECK-NEXT: scf.if %[[IS_NONE]] {
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[S:.+]] = hal.fence.await until([%[[F]]])
+// CHECK:      util.status.check_ok %{{.+}}, "mdc: waiting on a fence on the host failed"
 // CHECK:      util.func private @__mdc_host_relay(%[[OWN:[a-z0-9_]+]]: !hal.fence, %[[CALLER:[a-z0-9_]+]]: !hal.fence)
 // CHECK:      hal.fence.await until([%[[OWN]]])
 // CHECK:      hal.fence.signal<%[[CALLER]] : !hal.fence>

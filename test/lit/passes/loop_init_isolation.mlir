@@ -44,7 +44,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %k = %c0) -> (!stream.resource<*>, index) {
       %e = stream.async.cast on(#hal.device.affinity<@device_b>) %acc : !stream.resource<*>{%size} -> !stream.resource<external>{%size}
       %w = stream.tensor.export on(#hal.device.affinity<@device_b>) %e : tensor<?xi8>{%size} in !stream.resource<external>{%size} -> !hal.buffer_view
-      %s = util.call @__mdc_stage_gpu_to_gpu(%w) : (!hal.buffer_view) -> !hal.buffer_view
+      %s = util.call @__mdc_stage_gpu_to_gpu(%w) {mdc.staged} : (!hal.buffer_view) -> !hal.buffer_view
       %im = stream.tensor.import on(#hal.device.affinity<@device_b>) %s : !hal.buffer_view -> tensor<?xi8>{%size} in !stream.resource<external>{%size}
       %c = stream.async.clone on(#hal.device.affinity<@device_b>) %im : !stream.resource<external>{%size} -> !stream.resource<*>{%size}
       scf.yield %c, %k : !stream.resource<*>, index
@@ -61,7 +61,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     ^bb0(%x: !stream.resource<*>):
       %e = stream.async.cast on(#hal.device.affinity<@device_a>) %x : !stream.resource<*>{%size} -> !stream.resource<external>{%size}
       %w = stream.tensor.export on(#hal.device.affinity<@device_a>) %e : tensor<?xi8>{%size} in !stream.resource<external>{%size} -> !hal.buffer_view
-      %s = util.call @__mdc_stage_gpu_to_gpu(%w) : (!hal.buffer_view) -> !hal.buffer_view
+      %s = util.call @__mdc_stage_gpu_to_gpu(%w) {mdc.staged} : (!hal.buffer_view) -> !hal.buffer_view
       %im = stream.tensor.import on(#hal.device.affinity<@device_a>) %s : !hal.buffer_view -> tensor<?xi8>{%size} in !stream.resource<external>{%size}
       %c = stream.async.cast on(#hal.device.affinity<@device_a>) %im : !stream.resource<external>{%size} -> !stream.resource<*>{%size}
       scf.yield %c : !stream.resource<*>
@@ -118,7 +118,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (!stream.resource<*>) {
       %e = stream.async.cast on(#hal.device.affinity<@device_b>) %acc : !stream.resource<*>{%size} -> !stream.resource<external>{%size}
       %w = stream.tensor.export on(#hal.device.affinity<@device_b>) %e : tensor<?xi8>{%size} in !stream.resource<external>{%size} -> !hal.buffer_view
-      %s = util.call @__mdc_stage_x(%w) : (!hal.buffer_view) -> !hal.buffer_view
+      %s = util.call @__mdc_stage_x(%w) {mdc.staged} : (!hal.buffer_view) -> !hal.buffer_view
       %im = stream.tensor.import on(#hal.device.affinity<@device_b>) %s : !hal.buffer_view -> tensor<?xi8>{%size} in !stream.resource<external>{%size}
       %c = stream.async.clone on(#hal.device.affinity<@device_b>) %im : !stream.resource<external>{%size} -> !stream.resource<*>{%size}
       scf.yield %c : !stream.resource<*>

@@ -31,7 +31,7 @@
 // CHECK:      %[[SIZE:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<32768xf32>
 // CHECK:      %[[SRC:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @negate::@negate_32768xf32
 // CHECK-NEXT: %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
-// CHECK-NEXT: %[[PV:.+]] = util.call @__mdc_stage_pinned_site_view(%[[SIZE]], %[[OWNER]]) : (index, !hal.device) -> !hal.buffer_view
+// CHECK-NEXT: %[[PV:.+]] = util.call @__mdc_stage_pinned_site_view(%[[SIZE]], %[[OWNER]]) {mdc.staged} : (index, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[PV]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
 // CHECK-NEXT: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-NEXT: %[[FILLED:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[SRC]], %[[PIN]][%[[C0]] to %[[SIZE]]] : !stream.resource<*>{%[[SIZE]]} -> %[[PIN]] as !stream.resource<external>{%[[SIZE]]}
@@ -39,7 +39,7 @@
 // CHECK-NEXT: %[[READY:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[TP]] => (!hal.fence)
 // CHECK-NEXT: %[[VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_a>) %[[RES]] : tensor<?xi8>{%[[SIZE]]}
 // CHECK-NEXT: %[[DST:.+]] = util.global.load immutable @device_b : !hal.device
-// CHECK-NEXT: %[[STAGED:.+]] = util.call @__mdc_stage_from_pinned(%[[VIEW]], %[[READY]], %[[DST]]) : (!hal.buffer_view, !hal.fence, !hal.device) -> !hal.buffer_view
+// CHECK-NEXT: %[[STAGED:.+]] = util.call @__mdc_stage_from_pinned(%[[VIEW]], %[[READY]], %[[DST]]) {mdc.staged} : (!hal.buffer_view, !hal.fence, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[STAGED]]
 // The way back: a second site's pinned buffer, filled on device_b's queue,
 // copied out by a copy dispatch on device_a, which the host waits for
@@ -48,13 +48,13 @@
 // CHECK:      %[[BACK_VIEW:.+]] = stream.tensor.export on(#hal.device.affinity<@device_b>)
 // device_a imports the view the copy returns: IREE may not read the
 // buffer before the call that fills it.
-// CHECK:      %[[FILLED2:.+]] = util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> !hal.buffer_view
+// CHECK:      %[[FILLED2:.+]] = util.call @__mdc_stage_copy_into_pinned(%[[BACK_VIEW]], %{{.+}}, %[[PV2]], %{{.+}}) {mdc.staged} : (!hal.buffer_view, !hal.fence, !hal.buffer_view, !hal.device) -> !hal.buffer_view
 // CHECK-NEXT: %[[BACK:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[FILLED2]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
 // CHECK:      %[[BACK_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[BACK]]
-// CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]], %{{.+}}, %[[SIZE]]) : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index, index, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
+// CHECK-NEXT: %[[COPIED:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A:__mdc_copy_on_device_a]]::@__mdc_copy_on_device_a_bytes[%[[SIZE]]](%[[BACK_ANY]], %[[SIZE]], %{{.+}}, %[[SIZE]]) {mdc.staged} : (tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}, index, index, index) -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<*>{%[[SIZE]]}
 // CHECK-NEXT: %[[OUT:[^ ,]+]], %[[OUT_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[COPIED]]
 // CHECK-NEXT: %[[DONE:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[OUT_TP]] => (!hal.fence)
-// CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) : (!hal.fence) -> ()
+// CHECK-NEXT: util.call @__mdc_stage_await(%[[DONE]]) {mdc.staged} : (!hal.fence) -> ()
 // CHECK-NEXT: util.return %[[OUT]] : !stream.resource<*>
 // A splat is no dispatch, so copy dispatches write it into pinned memory,
 // and it goes on to the GPU in pieces (by default one per 16 MiB, at most 16;

@@ -31,7 +31,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK-DAG:  %[[A:.+]] = util.global.load immutable @device_a : !hal.device
 // CHECK-DAG:  %[[B:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK-DAG:  %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
-// CHECK:      %[[STAGED:.+]] = util.call @__mdc_stage_local_to_gpu_via_device_b(%[[VIEW]], %[[READY_VIEW]], %[[A]], %[[B]], %[[OWNER]]) : (!hal.buffer_view, !hal.fence, !hal.device, !hal.device, !hal.device) -> !hal.buffer_view
+// CHECK:      %[[STAGED:.+]] = util.call @__mdc_stage_local_to_gpu_via_device_b(%[[VIEW]], %[[READY_VIEW]], %[[A]], %[[B]], %[[OWNER]]) {mdc.staged} : (!hal.buffer_view, !hal.fence, !hal.device, !hal.device, !hal.device) -> !hal.buffer_view
 // CHECK:      %[[IMP:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[STAGED]] : !hal.buffer_view -> tensor<?xi8>{%[[SIZE]]} in !stream.resource<external>{%[[SIZE]]}
 // CHECK-NEXT: %[[BACK:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[IMP]] : !stream.resource<external>{%[[SIZE]]} -> !stream.resource<*>{%[[SIZE]]}
 // CHECK-NEXT: util.return %[[BACK]] : !stream.resource<*>
