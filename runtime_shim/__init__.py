@@ -11,9 +11,9 @@ The command line is `mdc-run` (`python -m mdc.runtime_shim`), see cli.py.
 """
 
 from .errors import ShimError, ShimTypeError
-from .module import Function, Module, Placed, load, load_vm_flatbuffer_file
+from .module import DeviceValue, Function, Module, Placed, load, load_vm_flatbuffer_file
 from .native import NativeFunction, NativeModule
 from .values import aligned_array
 
-__all__ = ["Function", "Module", "NativeFunction", "NativeModule", "Placed", "ShimError",
+__all__ = ["DeviceValue", "Function", "Module", "NativeFunction", "NativeModule", "Placed", "ShimError",
            "ShimTypeError", "aligned_array", "load", "load_vm_flatbuffer_file"]

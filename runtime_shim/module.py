@@ -99,6 +99,76 @@ class Placed:
         return f"<runtime_shim.Placed input {self.index} of @{self.function}, {state}>"
 
 
+class DeviceValue:
+    """A tensor result left on the device it ended on, unconverted
+    (Function.call_on_devices): pass it to a call of the same module as an
+    input declared on that device, or bring it to the host with
+    ``to_host()``. ``shape``, ``dtype`` (numpy), ``device`` (its runtime
+    device URI) and ``device_index`` (its index in Module.uris and
+    Module.devices) describe it; ``view`` is its iree.runtime
+    HalBufferView. Released with its module, or with ``release()``."""
+
+    def __init__(self, module: "Module", ref: rt.VmRef, device_index: int, borrowed=()):
+        self.module, self.device_index = module, device_index
+        # The VM's reference, not a HalBufferView: with IREE 3.13 making and
+        # dropping the Python view of a fresh result costs several
+        # microseconds a call, which a call timed alone must not pay. The
+        # view is made when first asked for.
+        self._ref: Optional[rt.VmRef] = ref
+        self._view: Optional[rt.HalBufferView] = None
+        # A result may be the memory of an array the call imported (an
+        # output argument given as an array); a view does not keep that
+        # array alive (Placed says why), so the result keeps the call's
+        # inputs.
+        self._borrowed = borrowed
+
+    @property
+    def released(self) -> bool:
+        return self._ref is None
+
+    @property
+    def view(self) -> rt.HalBufferView:
+        if self._ref is None:
+            raise ShimError(f"a result on {self.device} was used after its module was closed or it was released")
+        if self._view is None:
+            self._view = self._ref.deref(rt.HalBufferView)
+        return self._view
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(int(d) for d in self.view.shape)
+
+    @property
+    def element_type(self) -> int:
+        """Its HAL element type (iree.runtime.HalElementType's value)."""
+        return int(self.view.element_type)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return values.numpy_dtype(self.element_type)
+
+    @property
+    def device(self) -> str:
+        return self.module.uris[self.device_index]
+
+    def to_host(self) -> np.ndarray:
+        """A new numpy array with its contents (a copy, wherever it lives)."""
+        m = self.module
+        view = self.view
+        m._check_open()
+        return values.to_host(m._devices[self.device_index], view, m.staged_transfers, m.timeout_s)
+
+    def release(self) -> None:
+        """Drop its device memory now (also done when its module closes)."""
+        self._view, self._ref, self._borrowed = None, None, ()
+
+    def __repr__(self) -> str:
+        if self._ref is None:
+            return f"<runtime_shim.DeviceValue on {self.device}, released>"
+        shape = "".join(f"{d}x" for d in self.shape)
+        return f"<runtime_shim.DeviceValue {shape}{values.type_name(self.element_type)} on {self.device}>"
+
+
 def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] = (),
          timeout_s: Optional[float] = 300.0, staged_transfers: bool = False,
          dependencies: Sequence[str] = (), parameters: Sequence[str] = (),
@@ -251,6 +321,7 @@ class Module(native.FunctionTable):
         self._context = self._create_context(dependencies, parameters, preload_parameters)
         self._functions: dict[str, Function] = {}
         self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
+        self._resident: "weakref.WeakSet[DeviceValue]" = weakref.WeakSet()
         _OPEN_MODULES.add(self)
 
     def _create_context(self, dependencies: Sequence[str], parameters: Sequence[str],
@@ -277,6 +348,15 @@ class Module(native.FunctionTable):
         return extra_modules.statistics_text(self._devices)
 
     # -- introspection -------------------------------------------------------
+
+    @property
+    def devices(self) -> tuple:
+        """The runtime devices the module runs on, opened
+        (iree.runtime.HalDevice), in the order of ``uris``: for allocating
+        or copying beside the module on the same devices. ShimError once
+        the module is closed; they must not be used after it is."""
+        self._check_open()
+        return tuple(self._devices)
 
     def describe(self) -> str:
         """The module's devices and functions with their declarations."""
@@ -330,6 +410,8 @@ class Module(native.FunctionTable):
         """
         for placed in list(self.__dict__.get("_placed", ())):
             placed.release()
+        for value in list(self.__dict__.get("_resident", ())):
+            value.release()
         for attr in ("_context", "_hal_module", "_extra_modules", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
@@ -352,7 +434,7 @@ def _check_drivers(uris: Sequence[str]) -> None:
 
 class Function(native.FunctionAPI):
     """One function of a Module: ``f(x, y)`` or ``f(x=..., y=...)`` with
-    numpy arrays (or Placed inputs), numpy out. ``inspect.signature(f)``
+    numpy arrays (or Placed inputs, or DeviceValues), numpy out. ``inspect.signature(f)``
     and ``help(f)`` show its arguments, shapes, dtypes and devices."""
 
     def __init__(self, module: Module, signature: Signature):
@@ -375,7 +457,18 @@ class Function(native.FunctionAPI):
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
+        # Per result, its numpy scalar type, or None for a buffer view.
+        self._scalar_results = tuple(values.SCALAR_TYPES.get(v.type) for v in signature.results)
         self._init_api(self._where)
+
+    @property
+    def pinned_arguments(self) -> dict[int, int]:
+        """{argument index: device index} of the arguments the caller gives
+        in a GPU's pinned memory (mdc-compile --pinned-arguments), the
+        device index into Module.uris and Module.devices. ``place`` puts
+        such an argument there; a call given an array copies it there (or
+        registers its pages) every time. Empty for other functions."""
+        return dict(self._pinned)
 
     def _where(self, value: Value, signature: Signature) -> str:
         where = self.module._where(value, signature)
@@ -390,7 +483,8 @@ class Function(native.FunctionAPI):
 
         -> (array, HAL element type as an int, iree.runtime.HalElementType's
         value) per tensor, (number, MLIR type name) per scalar, (Placed,
-        None) per placed input.
+        None) per placed input, (DeviceValue, None) per result of an
+        earlier call given as an input.
         """
         sig = self.signature
         if len(args) != len(sig.args):
@@ -400,12 +494,14 @@ class Function(native.FunctionAPI):
     def _checked(self, i: int, arg) -> tuple[object, object]:
         sig = self.signature
         value = sig.args[i]
-        where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
-        if isinstance(arg, Placed):
-            if (arg.function, arg.index) != (self.name, i):
-                raise ShimError(f"{where}: given input {arg.index} of @{arg.function}, placed for that one")
+        if isinstance(arg, Placed) and (arg.function, arg.index) == (self.name, i):
             arg.view  # noqa: B018  (raises if released)
             return arg, None
+        where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
+        if isinstance(arg, Placed):
+            raise ShimError(f"{where}: given input {arg.index} of @{arg.function}, placed for that one")
+        if isinstance(arg, DeviceValue):
+            return self._checked_device_value(i, arg, where), None
         if value.is_tensor:
             return values.checked_tensor(arg, value, where)
         if value.type == "!hal.buffer_view":
@@ -414,6 +510,30 @@ class Function(native.FunctionAPI):
         if value.type in values.SCALAR_TYPES:
             return values.check_scalar(arg, value.type, where), value.type
         raise ShimError(f"{where}: unsupported argument type")
+
+    def _checked_device_value(self, i: int, arg: DeviceValue, where: str) -> DeviceValue:
+        """A result of an earlier call given as input ``i``: it must be of
+        this module, alive, of the declared type, and on the device the
+        input is read from (a result is never in a pinned argument's
+        memory)."""
+        value = self.signature.args[i]
+        if arg.module is not self.module:
+            raise ShimError(f"{where}: given a result of another module ({arg.module.path})")
+        arg.view  # noqa: B018  (raises if released)
+        if not value.is_tensor:
+            raise ShimError(f"{where}: given a result on a device, for an input that is not a tensor")
+        if i in self._pinned:
+            raise ShimError(f"{where}: given a result on {arg.device}, but this input is read from pinned "
+                            "memory (--pinned-arguments): pass an array or a Placed input")
+        if arg.device_index != self._arg_devices[i]:
+            raise ShimError(f"{where}: given a result on runtime device {arg.device}, but this input is read "
+                            f"on {self.module.uris[self._arg_devices[i]]}: bring it to the host first (to_host())")
+        if arg.element_type != values.element_type(value.type.element):
+            raise ShimError(f"{where}: dtype mismatch, expected {value.type.element}, got a result of "
+                            f"{values.type_name(arg.element_type)}")
+        if not value.type.accepts_shape(arg.shape):
+            raise ShimError(f"{where}: shape mismatch, got a result of shape {'x'.join(map(str, arg.shape))}")
+        return arg
 
     def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):
         m = self.module
@@ -440,17 +560,33 @@ class Function(native.FunctionAPI):
         m._placed.add(placed)
         return placed
 
-    def _invoke(self, inputs: list) -> list[tuple[object, object]]:
-        """Call on inputs from ``prepare``.
+    def call_on_devices(self, *args, **kwargs) -> tuple:
+        """Call, leaving every tensor result on the device it ends on,
+        unconverted: a tuple with a DeviceValue per tensor result and a
+        numpy scalar per scalar result. Inputs are given as for a call
+        (arrays, Placed inputs, or DeviceValues of earlier calls on the
+        input's device). Returns once the call's work is done, so with
+        inputs placed beforehand it times the program's own work alone."""
+        inputs = self.prepare(self.bind_arguments(args, kwargs))
+        result_list = self._run(inputs)
+        out = []
+        for i, (scalar, index) in enumerate(zip(self._scalar_results, self._result_devices)):
+            if scalar is not None:
+                out.append(scalar(result_list.get_variant(i)))
+                continue
+            resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs)
+            self.module._resident.add(resident)
+            out.append(resident)
+        return tuple(out)
 
-        -> (array, HAL element type as an int) per tensor result, (number,
-        MLIR type name) per scalar result.
-        """
+    def _run(self, inputs: list) -> rt.VmVariantList:
+        """Invoke on inputs from ``prepare``; -> the VM's result list, once
+        the call's work is done."""
         m = self.module
         m._check_open()
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
-            if isinstance(arg, Placed):
+            if isinstance(arg, (Placed, DeviceValue)):
                 arg_list.push_ref(arg.view.ref)
                 continue
             if isinstance(kind, str):  # a scalar
@@ -474,6 +610,16 @@ class Function(native.FunctionAPI):
         del arg_list
         if signal is not None:
             values.wait(signal, m.timeout_s, f"@{self.name} to finish")
+        return result_list
+
+    def _invoke(self, inputs: list) -> list[tuple[object, object]]:
+        """Call on inputs from ``prepare``.
+
+        -> (array, HAL element type as an int) per tensor result, (number,
+        MLIR type name) per scalar result.
+        """
+        m = self.module
+        result_list = self._run(inputs)
         outputs = []
         for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices)):
             if value.type in values.SCALAR_TYPES:

@@ -228,6 +228,8 @@ class FunctionAPI:
     def bind_arguments(self, args: Sequence, kwargs: dict) -> list:
         """Positional and keyword arguments -> the arguments in order;
         ShimTypeError (a TypeError) as Python words it for a plain function."""
+        if not kwargs and len(args) == len(self._parameter_names):
+            return list(args)  # what bind gives, without its cost on every call
         try:
             unknown = [k for k in kwargs if k not in self._parameter_names]
             if unknown:  # before a missing argument, as Python itself reports it
@@ -287,6 +289,12 @@ class NativeModule(FunctionTable):
         lines += [f"  {self.signatures[n].text}" for n in self.function_names]
         return "\n".join(lines)
 
+    @property
+    def devices(self) -> tuple:
+        """Not offered: iree-run-module opens the devices, in another process."""
+        raise ShimError(f"module {self.path} runs in iree-run-module ({self.reason}): its devices are "
+                        "not opened in this process")
+
     def close(self) -> None:
         """Forget the functions; every call after this raises ShimError."""
         self._functions.clear()
@@ -319,6 +327,17 @@ class NativeFunction(FunctionAPI):
             raise ShimError(f"@{name} returns a scalar, which a module run by iree-run-module "
                             "cannot return here")
         self._init_api(lambda v, sig: module._where(v, sig) + ", through iree-run-module")
+
+    @property
+    def pinned_arguments(self) -> dict[int, int]:
+        """None: iree-run-module is given every argument in host memory."""
+        return {}
+
+    def call_on_devices(self, *args, **kwargs) -> tuple:
+        """Not offered: each call is one run of iree-run-module, which
+        leaves nothing on a device."""
+        raise ShimError(f"@{self.name} runs in iree-run-module ({self.module.reason}), which leaves no "
+                        "result on a device: call it for numpy results")
 
     def prepare(self, args: Sequence) -> list[tuple[object, object]]:
         """Check positional inputs against the declaration. -> (array, HAL

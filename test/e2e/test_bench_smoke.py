@@ -2,10 +2,13 @@
 for the GPU (--smoke): it builds, runs, and finds every mdc result right.
 Its numbers mean nothing here; docs/PERFORMANCE.md has the H200's."""
 
+import json
 import os
 import re
 import subprocess
 import sys
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -66,3 +69,46 @@ def test_queue_latency_smoke():
     assert ran.returncode == 0, ran.stdout + ran.stderr
     for chain in ("1 copy", "8 copies", "1 copy after a signalled fence", "queue_alloca, then 2 copies"):
         assert re.search(rf"^\s+{re.escape(chain)}\s+[\d.]+\s+[\d.]+$", ran.stdout, re.M), ran.stdout
+
+
+def test_workload_smoke(tmp_path):
+    """bench workload: the kit builds (tiny sizes, a second local device
+    for the GPU), every split's result and the references are right, and
+    every row is there. A wrong reference in the kit is found wrong, and a
+    kit whose weights cannot be made again is refused in one line."""
+    kit = tmp_path / "kit"
+    built = _bench("workload", "build", str(kit), "--smoke", "--splits", "0,2,4")
+    assert built.returncode == 0, built.stdout + built.stderr
+    spec = json.loads((kit / "workload.json").read_text())
+    assert sorted((m["k"], m["model"]) for m in spec["modules"]) == [
+        (k, model) for k in (0, 2, 4) for model in ("async", "sync")]
+    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = ran.stdout
+    for unit in ("ms", "tokens/s"):
+        stock = rf"^  everything on the GPU, stock IREE \(iree.runtime\): [\d.]+ {unit}, right "
+        assert re.search(stock, out, re.M), out
+    assert re.search(r"^  everything on the GPU, torch: ([\d.]+ (ms|tokens/s), right|not measured)", out, re.M), out
+    assert "torch: not measured" in out or re.search(r"^torch \S+: \d+ CPU threads", out, re.M), out
+    number = r"\s+(?:[\d.]+|n/a)"
+    for batch in ("latency at batch 1", "throughput at batch 4"):
+        table = out.split(batch, 1)[1].split("\n\n", 1)[0]
+        rows = re.findall(rf"^\s+(\d+)\s+[\d.]+\s+[\d.]+{number}(?:\s+(?:[\d.]+x|n/a)){{3}}\s+(True|False)\s+\S+$",
+                          table, re.M)
+        assert rows == [("0", "True"), ("2", "True"), ("4", "True")], table
+    assert out.rstrip().endswith("every result right"), out
+
+    expected = kit / "expected_b1.npy"
+    np.save(expected, np.load(expected) * 1.5)
+    wrong = _bench("workload", "run", str(kit), "--smoke", "--calls", "1", "--batch-calls", "1")
+    assert wrong.returncode == 1 and "WRONG results above" in wrong.stdout, wrong.stdout + wrong.stderr
+    assert re.search(r"^\s+0\s.*\sFalse\s", wrong.stdout.split("throughput")[0], re.M), wrong.stdout
+
+    spec["stack"]["seed"] += 1
+    (kit / "workload.json").write_text(json.dumps(spec))
+    refused = _bench("workload", "run", str(kit), "--smoke")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.startswith("bench: error: the weights made here from the kit's seed differ"), refused.stderr
+    missing = _bench("workload", "run", str(tmp_path / "nothing"), "--smoke")
+    assert missing.returncode == 1 and missing.stderr.count("\n") == 1, missing.stderr
+    assert "workload.json: No such file or directory; build the kit with" in missing.stderr

@@ -9,6 +9,7 @@ iree.runtime on the same vmfb."""
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
 
 import numpy as np
@@ -16,7 +17,9 @@ import pytest
 
 import iree.runtime as rt
 from mdc import runtime_shim
-from mdc.runtime_shim import NativeModule, ShimError, ShimTypeError, load, load_vm_flatbuffer_file
+from mdc.runtime_shim import (DeviceValue, NativeModule, ShimError, ShimTypeError, load,
+                              load_vm_flatbuffer_file, values)
+from conftest import CPU_FLAGS
 from test_runtime_shim import (ONE_LOCAL, STAGED_LINK, TWO_LOCAL, TYPES, TYPES_FLAGS, assert_user_error,
                                seed_program)
 
@@ -188,6 +191,125 @@ def test_close(seed):
     assert "multi_device_mul" in m.function_names
 
 
+# -- devices, results left on their devices, pinned arguments (for timing) -----
+
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+
+
+def test_module_devices_in_the_order_of_uris(mul):
+    """Module.devices: the opened HAL devices, one per runtime device in the
+    order given: an input placed on device_a (staged, so a buffer of the
+    device's own) is allocated on devices[0] and nowhere else."""
+    with load(mul, ["local-task", "local-sync"], staged_transfers=True) as m:
+        assert len(m.devices) == 2 and all(isinstance(d, rt.HalDevice) for d in m.devices)
+        before = [d.allocator.statistics["device_bytes_allocated"] for d in m.devices]
+        placed = m.mul.place(0, X)
+        grew = [d.allocator.statistics["device_bytes_allocated"] - b for d, b in zip(m.devices, before)]
+        assert grew[0] >= X.nbytes and grew[1] == 0, grew
+        np.testing.assert_array_equal(m.mul(placed, 2.0), X * np.float32(2))
+    with pytest.raises(ShimError, match="closed"):
+        m.devices
+
+
+def test_call_on_devices_leaves_results_unconverted(mul, monkeypatch):
+    """call_on_devices: each tensor result a DeviceValue on the device it
+    ends on, nothing brought to the host (the shim's to_host is not called)
+    until to_host()."""
+    with load(mul, ["local-task", "local-sync"]) as m:
+        x_in = m.mul.place(0, X)
+        fetched = []
+        to_host = values.to_host
+        monkeypatch.setattr(values, "to_host", lambda *a, **k: fetched.append(1) or to_host(*a, **k))
+        (r,) = m.mul.call_on_devices(x_in, 2.0)
+        (again,) = m.mul.call_on_devices(X, input1=3.0)  # an array, placed by the call
+        assert fetched == []
+        assert isinstance(r, DeviceValue) and not r.released
+        assert (r.shape, r.dtype, r.device, r.device_index) == ((4,), np.float32, "local-sync", 1)
+        assert isinstance(r.view, rt.HalBufferView) and "4xf32 on local-sync" in repr(r)
+        np.testing.assert_array_equal(r.to_host(), X * np.float32(2))
+        np.testing.assert_array_equal(again.to_host(), X * np.float32(3))
+        assert len(fetched) == 2
+        r.release()
+        with pytest.raises(ShimError, match="released"):
+            r.to_host()
+    assert again.released
+    with pytest.raises(ShimError, match="closed"):
+        again.to_host()
+
+
+def test_call_on_devices_results_feed_later_calls(seed, mul, types):
+    """A result left on its device is an input of a later call that reads
+    it on that device; on another device, or of the wrong type, it is
+    refused before anything runs. Scalars come back as numpy scalars."""
+    want = np.float32([0, 1, 2, 3]) * np.float32([4, 5, 6, 7])
+    with load(seed, ["local-task", "local-sync"]) as m:
+        f = m.multi_device_mul
+        (once,) = f.call_on_devices(X)
+        (twice,) = f.call_on_devices(once)
+        assert once.device == twice.device == "local-task"
+        np.testing.assert_array_equal(f(twice), X * want * want * want)
+    with load(mul, ["local-task", "local-sync"]) as m:
+        (on_b,) = m.mul.call_on_devices(X, 2.0)
+        with pytest.raises(ShimError, match="on runtime device local-sync, but this input is read on local-task"):
+            m.mul(on_b, 1.0)
+        with pytest.raises(ShimError, match="not a tensor"):
+            m.mul(X, on_b)
+        with load(seed, ["local-task", "local-sync"]) as other:
+            (foreign,) = other.multi_device_mul.call_on_devices(X)
+            with pytest.raises(ShimError, match="a result of another module"):
+                m.mul(foreign, 1.0)
+    with load(types, "local-task") as m:
+        (as_f32,) = m.f32.call_on_devices(np.ones((2, 3), np.float32))
+        with pytest.raises(ShimError, match="dtype mismatch"):
+            m.f64(as_f32)
+        assert m.scalars.call_on_devices(3, 2.5, 7, -9, 0.1) == (3, 2.5, 7, -9, 0.1)
+        assert all(isinstance(v, np.generic) for v in m.scalars.call_on_devices(1, 2, 3, 4, 5))
+
+
+def test_call_on_devices_async_external(build_vmfb):
+    """An async-external function: call_on_devices returns once its signal
+    fence is reached, so the results are complete."""
+    path = build_vmfb("mul", MUL, TWO_LOCAL, links=STAGED_LINK, async_external=True)
+    with load(path, ["local-task", "local-sync"]) as m:
+        for scale in (1.0, -4.0):
+            (r,) = m.mul.call_on_devices(X, scale)
+            np.testing.assert_array_equal(r.to_host(), X * np.float32(scale))
+
+
+def test_pinned_arguments(build_vmfb, mul):
+    """Function.pinned_arguments: {argument index: device index} of the
+    arguments given in pinned memory; place puts them in that device's
+    memory; a result on a device is refused for them. Empty without
+    --pinned-arguments, and a copy the caller cannot change the shim by."""
+    with open(os.path.join(PROGRAMS, "pinned_output.mlir")) as f:
+        into = build_vmfb("pinned_output", f.read(), TWO_LOCAL, links=STAGED_LINK,
+                          flags=(*CPU_FLAGS, "--pinned-arguments"))
+    with open(os.path.join(PROGRAMS, "pinned_arguments.mlir")) as f:
+        both = build_vmfb("pinned_arguments", f.read(), TWO_LOCAL, links=STAGED_LINK,
+                          flags=(*CPU_FLAGS, "--pinned-arguments"))
+    with load(both, ["local-task", "local-sync"]) as m:
+        assert m.pinned_arguments.pinned_arguments == {0: 1, 1: 1}
+        assert m.pinned_product.pinned_arguments == {0: 1, 1: 1}
+    with load(into, ["local-task", "local-sync"]) as m:
+        f = m.square_into
+        assert f.pinned_arguments == {1: 1}
+        f.pinned_arguments[0] = 0
+        assert f.pinned_arguments == {1: 1}
+        x = np.linspace(-2, 2, 64, dtype=np.float32)
+        before = [d.allocator.statistics["host_bytes_allocated"] for d in m.devices]
+        out = f.place(1, np.zeros_like(x))
+        grew = [d.allocator.statistics["host_bytes_allocated"] - b for d, b in zip(m.devices, before)]
+        assert grew == [0, x.nbytes], grew  # in the pinned memory of devices[1], a buffer of its own
+        (square,) = f.call_on_devices(x, out)
+        np.testing.assert_array_equal(out.array, x * x)
+        np.testing.assert_array_equal(square.to_host(), x * x)
+        with pytest.raises(ShimError, match="read from pinned memory"):
+            f(x, square)
+    with load(mul, ["local-task", "local-sync"]) as m:
+        assert m.mul.pinned_arguments == {}
+
+
 # -- the module run by iree-run-module (Vulkan beside a CPU) ---------------------
 
 
@@ -291,6 +413,27 @@ def test_uri_with_a_path_reaches_the_driver_as_stock(types, mdc_run, run_tool):
     stock = run_tool([shutil.which("iree-run-module"), *flags])
     assert stock.returncode != 0 and "device paths not yet implemented" in stock.stderr
     assert_user_error(mdc_run(*flags), "cannot create device 'local-task:0'", "device paths not yet implemented")
+
+
+@pytest.mark.vulkan
+def test_native_module_leaves_nothing_on_a_device(build_vmfb):
+    """The NativeModule answers the device-level API in words: no opened
+    devices, no results left on a device, no pinned arguments."""
+    path = build_vmfb("mul_vulkan", MUL, ("a=local[0]", "b=vulkan[0]"))
+    with load(path, ["vulkan", "local-task"]) as m:
+        assert isinstance(m, NativeModule)
+        assert m.mul.pinned_arguments == {}
+        with pytest.raises(ShimError, match="leaves no result on a device"):
+            m.mul.call_on_devices(X, 1.0)
+        with pytest.raises(ShimError, match="not opened in this process"):
+            m.devices
+
+
+def test_public_names_of_the_device_level_api():
+    assert "DeviceValue" in runtime_shim.__all__
+    for name in ("call_on_devices", "pinned_arguments"):
+        assert hasattr(runtime_shim.Function, name) and hasattr(runtime_shim.NativeFunction, name)
+    assert hasattr(runtime_shim.Module, "devices") and hasattr(runtime_shim.NativeModule, "devices")
 
 
 def test_public_names():

@@ -1,0 +1,75 @@
+"""``bench build DIR``: compile the measuring commands' modules (here, with
+the compiler) into a kit the GPU machine runs with the runtime alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from .common import HERE, PIECE_COUNTS, SEED, STAGINGS
+
+
+def _program(name: str) -> str:
+    return os.path.join(HERE, "programs", f"{name}.mlir")
+
+
+def _stock_jobs(cpu: str, smoke: bool) -> dict[str, list[str]]:
+    """The stock IREE references: the seed on two GPUs and on two CPUs, and
+    the compute programs' op alone on its device."""
+    local = ["--iree-hal-local-target-device-backends=llvm-cpu", f"--iree-llvmcpu-target-cpu={cpu}"]
+    two_gpus = (["--iree-hal-target-device=device_a=local[0]", "--iree-hal-target-device=device_b=local[1]",
+                 "--iree-hal-local-target-device-backends=llvm-cpu"] if smoke else
+                ["--iree-hal-target-device=device_a=cuda[0]", "--iree-hal-target-device=device_b=cuda[1]",
+                 "--iree-cuda-target=sm_80"])
+    gpu = (["--iree-hal-target-device=device_b=local[0]", *local] if smoke else
+           ["--iree-hal-target-device=device_b=cuda[0]", "--iree-cuda-target=sm_80"])
+    return {
+        "seed_cuda_cuda.vmfb": ["iree-compile", SEED, *two_gpus],
+        "seed_local_local.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=local[0]",
+                                  "--iree-hal-target-device=device_b=local[1]", *local],
+        "compute_on_gpu.vmfb": ["iree-compile", _program("compute_on_gpu"), *gpu],
+        "compute_on_cpu.vmfb": ["iree-compile", _program("compute_on_cpu"),
+                                "--iree-hal-target-device=device_a=local[0]", *local],
+    }
+
+
+def _mdc_jobs(cpu: str, smoke: bool) -> dict[str, list[str]]:
+    """mdc-compile's modules: both lowerings side by side, each piece count,
+    and the pinned-argument variants."""
+    gpu = ["--device=b=local[1]", "--link=a:b=staged"] if smoke else ["--device=b=cuda[0]"]
+    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={cpu}"]
+    jobs = {}
+    for staging in STAGINGS:
+        lowered = [*mdc, f"--staging={staging}"]
+        for program in ("to_gpu", "to_cpu", "compute_to_gpu", "compute_to_cpu"):
+            jobs[f"{program}_{staging}.vmfb"] = ["mdc-compile", _program(program), *lowered]
+        jobs[f"seed_mdc_{staging}.vmfb"] = ["mdc-compile", SEED, *lowered]
+    for pieces in PIECE_COUNTS:
+        jobs[f"to_gpu_pieces_{pieces}.vmfb"] = ["mdc-compile", _program("to_gpu"), *mdc,
+                                                f"--staging-pieces={pieces}"]
+    jobs["to_gpu_pinned.vmfb"] = ["mdc-compile", _program("to_gpu"), *mdc, "--pinned-arguments"]
+    jobs["to_cpu_into.vmfb"] = ["mdc-compile", _program("to_cpu_into"), *mdc]
+    jobs["to_cpu_into_pinned.vmfb"] = ["mdc-compile", _program("to_cpu_into"), *mdc, "--pinned-arguments"]
+    return jobs
+
+
+def compile_all(out: str, jobs: dict[str, list[str]]) -> int:
+    """Runs each job with ``-o OUT/NAME``; 1 (having said which and why) at
+    the first that fails."""
+    for name, cmd in jobs.items():
+        r = subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
+            return 1
+    return 0
+
+
+def build(out: str, cpu: str, smoke: bool = False) -> int:
+    """``smoke``: a second local device (forced staging) stands in for the
+    GPU, so ``run --smoke`` exercises the measurements on a CPU-only machine."""
+    os.makedirs(out, exist_ok=True)
+    jobs = {**_stock_jobs(cpu, smoke), **_mdc_jobs(cpu, smoke)}
+    if compile_all(out, jobs):
+        return 1
+    print(f"built {len(jobs)} modules in {out}")
+    return 0

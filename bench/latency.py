@@ -1,0 +1,67 @@
+"""``bench latency DIR``: the seed program's per-call latency by CPU driver,
+in interleaved rounds, against stock IREE's cuda+cuda and local+local
+modules (and a baseline kit's mdc modules, when given)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+import numpy as np
+
+from .common import STAGINGS, Config, gpu_or_none, median_time, resident_call
+
+
+def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300) -> float:
+    """Median seconds per call of the seed program in ``kit``/``name``, its
+    argument placed and its result left on its device; its result checked."""
+    from mdc.runtime_shim import load
+
+    m = load(os.path.join(kit, name), devices)
+    f = m.function("multi_device_mul")
+    x = np.array([10, 11, 12, 13], np.float32)
+    out = f(x)
+    assert np.array_equal(out, [0, 55, 144, 273]), out
+    t = median_time(resident_call(f, f.place(0, x)), calls, warmup=20)
+    m.close()
+    return t
+
+
+def _configs(config: Config, kit: str, baseline: str | None) -> dict[str, tuple]:
+    """Row name -> (kit, module, runtime devices)."""
+    gpu = config.gpu
+    return {
+        **{f"mdc {cpu}+{gpu}, {staging}": (kit, f"seed_mdc_{staging}.vmfb", [cpu, gpu])
+           for cpu in ("local-task", "local-sync") for staging in STAGINGS},
+        **({f"baseline mdc local-task+{gpu}, {staging}": (os.path.abspath(baseline), f"seed_mdc_{staging}.vmfb",
+                                                          ["local-task", gpu])
+            for staging in STAGINGS} if baseline else {}),
+        f"stock {gpu}+{gpu}": (kit, "seed_cuda_cuda.vmfb", [gpu, gpu]),
+        "stock local-task+local-task": (kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
+        "stock local-sync+local-sync": (kit, "seed_local_local.vmfb", ["local-sync", "local-sync"]),
+    }
+
+
+def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | None = None) -> int:
+    """The seed program's call latency by CPU driver, in interleaved rounds;
+    ``baseline``: a kit built from another commit, whose mdc modules are
+    measured in the same rounds (before/after a change, side by side)."""
+    kit = os.path.abspath(kit)
+    if gpu_or_none(config) is None:
+        return config.no_gpu_status()
+    gpu = config.gpu
+    configs = _configs(config, kit, baseline)
+    stock = f"stock {gpu}+{gpu}"
+    names = list(configs)
+    per_round = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]  # a different one first each round
+        for name in order:
+            per_round[name].append(seed_latency(*configs[name], calls))
+    print(f"\nseed program (4xf32) per call: median over {rounds} rounds of the median of {calls} calls, us")
+    print(f"  {'':38} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + gpu + '+' + gpu:>16}")
+    for name in names:
+        t = per_round[name]
+        ratio = statistics.median(a / b for a, b in zip(t, per_round[stock]))
+        print(f"  {name:38} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+    return 0

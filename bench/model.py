@@ -1,0 +1,286 @@
+"""The workload's model: a transformer-like stack of our own, its weights
+(made from a seed, the same bits on every machine), its numpy reference and
+its MLIR, placed block by block on a CPU and a GPU device.
+
+    ids (B, i64) -> embedding lookup (V x H)
+      -> N blocks: h = h + silu(rmsnorm(h) * g_i @ W_i)   (W_i: H x H)
+      -> rmsnorm(h) * g_out @ head (H x V) -> logits (B x V, f32)
+
+The split ``k`` keeps the embedding and blocks 0..k-1 on the CPU device
+(``@device_a``) and runs blocks k..N-1 and the head on the GPU device
+(``@device_b``), as llama.cpp's ``--n-gpu-layers N-k`` offloads the last
+N-k layers; with k = N the head stays on the CPU too, and nothing runs on
+the GPU. Weights are function arguments, each declared on the device of
+its block (``iree.abi.affinity``): the caller places them there once, and
+a call moves only the activations (one crossing CPU->GPU at block k) and
+the logits (back to the CPU). Needs numpy only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+
+import numpy as np
+
+EPS = 1e-5  # rmsnorm's epsilon
+ALIGNMENT = 64  # what a CPU device needs to use an array in place
+
+
+@dataclasses.dataclass(frozen=True)
+class Stack:
+    """The model's sizes: hidden size H, N blocks, vocabulary V, and the
+    seed its weights and token ids are made from."""
+
+    hidden: int = 2048
+    blocks: int = 24
+    vocab: int = 8192
+    seed: int = 20261201
+
+    def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
+        """(name, shape, block) of every weight, in argument order; block
+        -1 is the embedding, N the final norm and the head."""
+        h, v = self.hidden, self.vocab
+        out = [("embedding", (v, h), -1)]
+        for i in range(self.blocks):
+            out += [(f"norm{i}", (h,), i), (f"w{i}", (h, h), i)]
+        return out + [("norm_out", (h,), self.blocks), ("head", (h, v), self.blocks)]
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(4 * math.prod(shape) for _, shape, _ in self.weights())
+
+    def on_cpu(self, block: int, k: int) -> bool:
+        """Whether ``block`` (-1: the embedding, N: the head) runs on the
+        CPU device in split ``k``."""
+        return block < k or (block == self.blocks and k == self.blocks)
+
+    def ids(self, batch: int) -> np.ndarray:
+        """The token ids a run of ``batch`` tokens is checked with."""
+        return (_bits(self.seed, 1 << 20 | batch, batch) % np.uint64(self.vocab)).astype(np.int64)
+
+
+# -- weights ---------------------------------------------------------------------
+
+
+def _bits(seed: int, salt: int, count: int, start: int = 0) -> np.ndarray:
+    """``count`` 64-bit words of splitmix64 over (seed, salt, index): the
+    same on every machine and numpy version, unlike numpy's generators."""
+    x = np.arange(start, start + count, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # arithmetic modulo 2**64, as splitmix64 means it
+        x += np.uint64((seed * 0x9E3779B97F4A7C15 + salt * 0xD1B54A32D192ED03) & (2**64 - 1))
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def aligned_empty(shape: tuple[int, ...], dtype=np.float32) -> np.ndarray:
+    """An uninitialised, writeable array whose data is 64-byte aligned."""
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
+def aligned_copy(array: np.ndarray) -> np.ndarray:
+    """``array`` copied into 64-byte aligned memory."""
+    out = aligned_empty(array.shape, array.dtype)
+    out[...] = array
+    return out
+
+
+def _scale(stack: Stack, name: str) -> tuple[float, float]:
+    """(offset, half-width) of a weight's uniform values: unit-variance
+    products for the matrices, gains near one, embeddings in [-1, 1)."""
+    if name.startswith("norm"):
+        return 1.0, 0.1
+    if name == "embedding":
+        return 0.0, 1.0
+    return 0.0, math.sqrt(3.0 / stack.hidden)
+
+
+def weight(stack: Stack, index: int, chunk: int = 1 << 22) -> np.ndarray:
+    """Weight ``index`` of ``stack.weights()``, float32, 64-byte aligned:
+    24 random bits per value, scaled exactly (same bits everywhere)."""
+    name, shape, _ = stack.weights()[index]
+    offset, half = _scale(stack, name)
+    out = aligned_empty(shape).reshape(-1)
+    for start in range(0, out.size, chunk):
+        count = min(chunk, out.size - start)
+        unit = (_bits(stack.seed, index, count, start) >> np.uint64(40)).astype(np.float32)
+        unit *= np.float32(2.0 ** -23)
+        unit -= np.float32(1.0)  # exactly [-1, 1) in steps of 2**-23
+        out[start:start + count] = unit * np.float32(half) + np.float32(offset)
+    return out.reshape(shape)
+
+
+def weights(stack: Stack) -> list[np.ndarray]:
+    return [weight(stack, i) for i in range(len(stack.weights()))]
+
+
+def digest(arrays: list[np.ndarray]) -> str:
+    """SHA-256 over the arrays' bytes: the run checks it made the weights
+    the kit's reference was computed with."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).view(np.uint8).reshape(-1).data)
+    return h.hexdigest()
+
+
+# -- the reference ----------------------------------------------------------------
+
+
+def _rmsnorm(h: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    return h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + EPS) * gain
+
+
+def reference(stack: Stack, params: list[np.ndarray], ids: np.ndarray) -> np.ndarray:
+    """The logits for ``ids``, in float64 numpy."""
+    h = params[0].astype(np.float64)[ids]
+    for i in range(stack.blocks):
+        u = _rmsnorm(h, params[1 + 2 * i]) @ params[2 + 2 * i].astype(np.float64)
+        h = h + u / (1.0 + np.exp(-u))
+    return _rmsnorm(h, params[-2]) @ params[-1].astype(np.float64)
+
+
+def check(got: np.ndarray, want: np.ndarray) -> tuple[bool, float]:
+    """(right, error): the largest difference from the reference relative
+    to its largest magnitude; right below 1e-2, which float32 arithmetic
+    (TF32 included) keeps and a wrong block or lost crossing does not."""
+    got = np.asarray(got)
+    if got.shape != want.shape or not np.all(np.isfinite(got)):
+        return False, float("inf")
+    error = float(np.max(np.abs(got.astype(np.float64) - want)) / max(np.max(np.abs(want)), 1e-30))
+    return error < 1e-2, error
+
+
+# -- the program --------------------------------------------------------------------
+
+_CPU, _GPU = "#hal.device.promise<@device_a>", "#hal.device.promise<@device_b>"
+
+
+def _maps(*maps: str) -> str:
+    return "[" + ", ".join(f"affine_map<(d0, d1) -> ({m})>" for m in maps) + "]"
+
+
+def _embedding(b: int, stack: Stack) -> list[str]:
+    t = f"tensor<{b}x{stack.hidden}xf32>"
+    return [
+        f"  %h_e = tensor.empty() : {t}",
+        f"  %h = linalg.generic {{indexing_maps = {_maps('d0', 'd0, d1')}, "
+        f'iterator_types = ["parallel", "parallel"]}} ins(%ids : tensor<{b}xi64>) outs(%h_e : {t}) {{',
+        "  ^bb0(%id: i64, %o: f32):",
+        "    %row = arith.index_cast %id : i64 to index",
+        "    %col = linalg.index 1 : index",
+        f"    %v = tensor.extract %emb[%row, %col] : tensor<{stack.vocab}x{stack.hidden}xf32>",
+        "    linalg.yield %v : f32",
+        f"  }} -> {t}",
+    ]
+
+
+def _rmsnorm_ops(x: str, gain: str, out: str, b: int, hidden: int) -> list[str]:
+    """``out`` = rmsnorm(``x``) * ``gain``, rows of ``hidden``."""
+    t, r = f"tensor<{b}x{hidden}xf32>", f"tensor<{b}xf32>"
+    return [
+        f"  {out}_z = tensor.empty() : {r}",
+        f"  {out}_0 = linalg.fill ins(%zero : f32) outs({out}_z : {r}) -> {r}",
+        f"  {out}_ss = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0')}, "
+        f'iterator_types = ["parallel", "reduction"]}} ins({x} : {t}) outs({out}_0 : {r}) {{',
+        "  ^bb0(%x: f32, %acc: f32):",
+        "    %x2 = arith.mulf %x, %x : f32",
+        "    %s = arith.addf %acc, %x2 : f32",
+        "    linalg.yield %s : f32",
+        f"  }} -> {r}",
+        f"  {out}_e = tensor.empty() : {t}",
+        f"  {out} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0', 'd1', 'd0, d1')}, "
+        f'iterator_types = ["parallel", "parallel"]}} ins({x}, {out}_ss, {gain} : {t}, {r}, tensor<{hidden}xf32>) '
+        f"outs({out}_e : {t}) {{",
+        "  ^bb0(%x: f32, %ss: f32, %g: f32, %o: f32):",
+        f"    %n = arith.constant {float(hidden):.6e} : f32",
+        f"    %eps = arith.constant {EPS:.6e} : f32",
+        "    %mean = arith.divf %ss, %n : f32",
+        "    %var = arith.addf %mean, %eps : f32",
+        "    %inv = math.rsqrt %var : f32",
+        "    %y = arith.mulf %x, %inv : f32",
+        "    %z = arith.mulf %y, %g : f32",
+        "    linalg.yield %z : f32",
+        f"  }} -> {t}",
+    ]
+
+
+def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int) -> list[str]:
+    t = f"tensor<{b}x{cols}xf32>"
+    return [
+        f"  {out}_e = tensor.empty() : {t}",
+        f"  {out}_0 = linalg.fill ins(%zero : f32) outs({out}_e : {t}) -> {t}",
+        f"  {out} = linalg.matmul ins({x}, {w} : tensor<{b}x{inner}xf32>, tensor<{inner}x{cols}xf32>) "
+        f"outs({out}_0 : {t}) -> {t}",
+    ]
+
+
+def _block(i: int, h: str, b: int, hidden: int) -> list[str]:
+    """h_{i+1} = h_i + silu(rmsnorm(h_i) * g_i @ W_i)."""
+    t = f"tensor<{b}x{hidden}xf32>"
+    return [
+        *_rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hidden),
+        *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden),
+        f"  %r{i}_e = tensor.empty() : {t}",
+        f"  %r{i} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0, d1', 'd0, d1')}, "
+        f'iterator_types = ["parallel", "parallel"]}} ins({h}, %u{i} : {t}, {t}) outs(%r{i}_e : {t}) {{',
+        "  ^bb0(%x: f32, %u: f32, %o: f32):",
+        "    %one = arith.constant 1.0 : f32",
+        "    %neg = arith.negf %u : f32",
+        "    %ex = math.exp %neg : f32",
+        "    %den = arith.addf %one, %ex : f32",
+        "    %silu = arith.divf %u, %den : f32",
+        "    %sum = arith.addf %x, %silu : f32",
+        "    linalg.yield %sum : f32",
+        f"  }} -> {t}",
+    ]
+
+
+def _signature(stack: Stack, b: int, k: int | None) -> str:
+    """The function's head; ``k`` None: no device annotations (stock IREE,
+    one device)."""
+    def attr(block: int | None) -> str:
+        if k is None:
+            return ""
+        return f" {{iree.abi.affinity = {_CPU if block is None or stack.on_cpu(block, k) else _GPU}}}"
+
+    args = [f"%ids: tensor<{b}xi64>{attr(None)}"]
+    names = {"embedding": "emb", "norm_out": "gout", "head": "head"}
+    for name, shape, block in stack.weights():
+        arg = names.get(name, name.replace("norm", "g"))
+        args.append(f"%{arg}: tensor<{'x'.join(map(str, shape))}xf32>{attr(block)}")
+    result = f"tensor<{b}x{stack.vocab}xf32>{attr(None)}"
+    return f"func.func public @forward_b{b}(\n    " + ",\n    ".join(args) + f"\n  ) -> ({result}) {{"
+
+
+def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
+    """The MLIR of one module: a function @forward_b<B> per batch size B.
+    ``k``: blocks on the CPU device (see the module docstring); None: the
+    same stack with no devices named, for stock IREE on one device."""
+    lines = [f"// {stack.blocks} blocks, hidden {stack.hidden}, vocab {stack.vocab}; "
+             + ("no devices named" if k is None else f"blocks 0..{k - 1} on the CPU, the rest on the GPU")]
+    for b in batches:
+        lines += [_signature(stack, b, k), "  %zero = arith.constant 0.0 : f32", *_embedding(b, stack)]
+        h = "%h"
+        for i in range(stack.blocks):
+            if k is not None and i == k:
+                lines.append(f"  %h_to_gpu = flow.tensor.transfer {h} : tensor<{b}x{stack.hidden}xf32> to {_GPU}")
+                h = "%h_to_gpu"
+            lines += _block(i, h, b, stack.hidden)
+            h = f"%r{i}"
+        lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden)
+        lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab)
+        out = "%logits"
+        if k is not None and k < stack.blocks:
+            lines.append(f"  %logits_cpu = flow.tensor.transfer %logits : tensor<{b}x{stack.vocab}xf32> to {_CPU}")
+            out = "%logits_cpu"
+        lines += [f"  return {out} : tensor<{b}x{stack.vocab}xf32>", "}", ""]
+    return "\n".join(lines)

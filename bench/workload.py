@@ -1,0 +1,305 @@
+"""``bench workload run DIR``: the split model of model.py on the GPU machine
+(runtime wheel and numpy; torch when present), per split k.
+
+Per-call latency at batch 1 and throughput at the kit's larger batch, each
+call from token ids in host memory to logits in host memory, the weights
+placed on their devices once: mdc's split (``mdc.runtime_shim``, each
+execution model in the kit), torch eager doing the same split with
+``.to()``, and everything on the GPU with torch and with stock IREE (the
+kit's iree-compile module on iree.runtime alone). Every result is checked
+against the kit's numpy reference; every ratio is within this run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from . import model
+from .common import Config, gpu_or_none, torch_cuda
+from .workload_kit import FORMAT
+
+CPU = "local-task"
+
+
+class KitError(Exception):
+    """A kit that is missing, not a workload kit, or not for this run."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Kit:
+    path: str
+    stack: model.Stack
+    modules: tuple[dict, ...]  # {"file", "k", "model"}
+    stock: str
+    batches: dict  # batch size -> (ids, expected logits)
+    weights_sha256: str
+    smoke: bool
+
+    @property
+    def splits(self) -> list[int]:
+        return sorted({m["k"] for m in self.modules})
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(m["model"] for m in self.modules))
+
+
+def read_kit(path: str) -> Kit:
+    """The kit in ``path``; KitError saying what is wrong with it."""
+    spec = os.path.join(path, "workload.json")
+    try:
+        with open(spec) as f:
+            kit = json.load(f)
+    except OSError as e:
+        raise KitError(f"{spec}: {e.strerror}; build the kit with python -m bench workload build {path}") from None
+    except ValueError as e:
+        raise KitError(f"{spec} is not JSON ({e})") from None
+    if not isinstance(kit, dict) or kit.get("format") != FORMAT:
+        raise KitError(f"{spec} is not a workload kit of format {FORMAT}; build it again")
+    try:
+        batches = {int(b): _batch(path, entry) for b, entry in kit["batches"].items()}
+        result = Kit(path, model.Stack(**kit["stack"]), tuple(kit["modules"]), kit["stock"], batches,
+                     kit["weights_sha256"], bool(kit["smoke"]))
+        files = [m["file"] for m in result.modules] + [result.stock]
+    except (KeyError, TypeError, ValueError) as e:
+        raise KitError(f"{spec} is incomplete ({type(e).__name__}: {e}); build the kit again") from None
+    missing = [name for name in files if not os.path.isfile(os.path.join(path, name))]
+    if missing:
+        raise KitError(f"the kit in {path} lacks {', '.join(missing)}; build it again")
+    return result
+
+
+def _batch(path: str, entry: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(token ids, expected logits) of one batch size."""
+    try:
+        expected = np.load(os.path.join(path, entry["expected"]))
+    except OSError as e:
+        raise KitError(f"the kit's reference {entry['expected']} cannot be read: {e}") from None
+    return model.aligned_copy(np.array(entry["ids"], np.int64)), expected.astype(np.float64)
+
+
+# -- one measurement ------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    seconds: float  # median per call
+    right: bool
+    error: float  # largest difference relative to the reference's largest magnitude
+
+
+def measure(forward, want: np.ndarray, calls: int, ids: np.ndarray, warmup: int = 2) -> Measured:
+    """Median seconds of ``calls`` calls of ``forward(ids)`` (ids in, logits
+    out, in host memory) after ``warmup``; every result is checked. Between
+    calls, untimed, the garbage collector runs: iree.runtime's to_host
+    registers each result's memory with CUDA, and a registration left to a
+    later collection fails the call that gets the same address
+    (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, common.RawIree.manual);
+    every row gets the same pause."""
+    right, error = True, 0.0
+    times = []
+    for i in range(warmup + calls):
+        began = time.perf_counter()
+        got = forward(ids)
+        if i >= warmup:
+            times.append(time.perf_counter() - began)
+        ok, err = model.check(got, want)
+        right, error = right and ok, max(error, err)
+        del got
+        gc.collect()
+    return Measured(statistics.median(times), right, error)
+
+
+def mdc_split(config: Config, kit: Kit, entry: dict, b: int, params, calls: int) -> Measured:
+    """mdc's module for split ``entry["k"]``, through the public API: the
+    weights placed once (Function.place), each call numpy in and out."""
+    from mdc.runtime_shim import load
+
+    ids, want = kit.batches[b]
+    with load(os.path.join(kit.path, entry["file"]), [CPU, config.gpu]) as m:
+        f = m.function(f"forward_b{b}")
+        placed = [f.place(1 + i, w) for i, w in enumerate(params)]
+        return measure(lambda x: f(x, *placed), want, calls, ids)
+
+
+def stock_gpu(config: Config, kit: Kit, b: int, params, calls: int) -> Measured:
+    """The kit's iree-compile module, everything on the GPU, on stock
+    iree.runtime: weights uploaded once (asdevicearray), ids uploaded and
+    logits read back (to_host) by each call."""
+    import iree.runtime as rt
+
+    ids, want = kit.batches[b]
+    runtime = rt.Config(config.gpu)
+    context = rt.SystemContext(config=runtime)
+    vm_module = rt.VmModule.mmap(runtime.vm_instance, os.path.join(kit.path, kit.stock))
+    context.add_vm_module(vm_module)
+    f = context.modules[vm_module.name][f"forward_b{b}"]
+    weights = [rt.asdevicearray(runtime.device, w) for w in params]
+    return measure(lambda x: f(x, *weights).to_host(), want, calls, ids)
+
+
+# -- torch ------------------------------------------------------------------------------
+
+
+class TorchStack:
+    """The same stack in torch eager: the embedding and blocks 0..k-1 on the
+    CPU, the rest on the GPU (``gpu``, a torch device: "cuda"), the
+    activation moved there with ``.to(gpu)`` at block k; ``k`` None:
+    everything on the GPU, the ids moved there."""
+
+    def __init__(self, torch, stack: model.Stack, params, k: int | None, gpu: str = "cuda"):
+        self.torch, self.stack, self.k, self.gpu = torch, stack, k, gpu
+        self.w = []
+        for (_, _, block), w in zip(stack.weights(), params):
+            on_cpu = k is not None and stack.on_cpu(block, k)
+            self.w.append(torch.from_numpy(w) if on_cpu else torch.from_numpy(w).to(gpu))
+
+    def _rmsnorm(self, h, gain):
+        return h * self.torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + model.EPS) * gain
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        torch, stack, k = self.torch, self.stack, self.k
+        with torch.inference_mode():
+            index = torch.from_numpy(ids)
+            h = self.w[0][index if k is not None else index.to(self.gpu)]
+            for i in range(stack.blocks):
+                if i == k:
+                    h = h.to(self.gpu)
+                u = self._rmsnorm(h, self.w[1 + 2 * i]) @ self.w[2 + 2 * i]
+                h = h + torch.nn.functional.silu(u)
+            logits = self._rmsnorm(h, self.w[-2]) @ self.w[-1]
+            return logits.cpu().numpy()
+
+
+@dataclasses.dataclass(frozen=True)
+class Torch:
+    """torch, and the torch device playing the GPU: "cuda"; "cpu" with
+    --smoke, where a local device plays the GPU for mdc."""
+
+    module: object
+    gpu: str
+
+
+def find_torch(config: Config) -> tuple[Torch | None, str | None]:
+    """(Torch, None), or (None, why torch is not measured)."""
+    if config.gpu == "cuda":
+        torch, why = torch_cuda()
+        return (Torch(torch, "cuda"), None) if torch is not None else (None, why)
+    try:
+        import torch
+    except ImportError as e:
+        return None, f"torch is not importable ({e})"
+    return Torch(torch, "cpu"), None
+
+
+def torch_measure(torch: Torch, kit: Kit, b: int, params, k: int | None, calls: int) -> Measured:
+    ids, want = kit.batches[b]
+    result = measure(TorchStack(torch.module, kit.stack, params, k, torch.gpu), want, calls, ids)
+    if torch.gpu == "cuda":
+        torch.module.cuda.empty_cache()  # the stack's weights on the GPU are gone with it
+    return result
+
+
+# -- the tables ---------------------------------------------------------------------------
+
+
+def _cell(m: Measured | None, b: int, per_token: bool) -> str:
+    if m is None:
+        return f"{'n/a':>11}"
+    return f"{b / m.seconds:11.1f}" if per_token else f"{m.seconds * 1e3:11.3f}"
+
+
+def _ratio(mdc: Measured, reference: Measured | None) -> str:
+    return f"{'n/a':>12}" if reference is None else f"{mdc.seconds / reference.seconds:11.2f}x"
+
+
+def _references(config: Config, kit: Kit, torch: Torch | None, b: int, params, calls: int) -> dict:
+    refs = {"stock": stock_gpu(config, kit, b, params, calls),
+            "torch": torch_measure(torch, kit, b, params, None, calls) if torch else None}
+    for name, label in (("stock", "stock IREE (iree.runtime)"), ("torch", "torch")):
+        m = refs[name]
+        text = "not measured (no torch)" if m is None else (
+            f"{_cell(m, b, b > 1).strip()} {'tokens/s' if b > 1 else 'ms'}, "
+            f"{'right' if m.right else 'WRONG'} (error {m.error:.1e})")
+        print(f"  everything on the GPU, {label}: {text}", flush=True)
+    return refs
+
+
+def _table(config: Config, kit: Kit, torch: Torch | None, b: int, params, calls: int) -> bool:
+    """One batch size's table, printed as it is measured; -> every result right."""
+    per_token = b > 1
+    what = f"throughput at batch {b}, tokens/s" if per_token else "per-call latency at batch 1, ms"
+    print(f"\n{what} (median of {calls} calls after 2; ids in, logits out, in host memory; weights placed once)")
+    print(f"  ratios: mdc's ({kit.models[0]}) time over the reference's, below 1.00x mdc is faster")
+    refs = _references(config, kit, torch, b, params, calls)
+    heads = [f"mdc {name}" for name in kit.models] + ["torch split", "/torch split", "/stock GPU", "/torch GPU"]
+    print(f"  {'k':>4} " + " ".join(f"{h:>11}" if not h.startswith("/") else f"{h:>12}" for h in heads)
+          + "  correct  max error")
+    right = all(m.right for m in refs.values() if m is not None)
+    for k in kit.splits:
+        row = {e["model"]: mdc_split(config, kit, e, b, params, calls) for e in kit.modules if e["k"] == k}
+        split = torch_measure(torch, kit, b, params, k, calls) if torch else None
+        every = [*row.values(), *([split] if split else [])]
+        ok = all(m.right for m in every)
+        mdc = row[kit.models[0]]
+        cells = [_cell(row[name], b, per_token) for name in kit.models] + [_cell(split, b, per_token)]
+        cells += [_ratio(mdc, split), _ratio(mdc, refs["stock"]), _ratio(mdc, refs["torch"])]
+        print(f"  {k:>4} " + " ".join(cells) + f"  {str(ok):>7}  {max(m.error for m in every):9.1e}", flush=True)
+        right = right and ok
+    return right
+
+
+def _weights(kit: Kit) -> list[np.ndarray]:
+    """The weights, made from the kit's seed; KitError unless they are the
+    ones its reference was computed with."""
+    began = time.perf_counter()
+    params = model.weights(kit.stack)
+    if model.digest(params) != kit.weights_sha256:
+        raise KitError("the weights made here from the kit's seed differ from the ones its reference was "
+                       "computed with (sha256); build the kit with this checkout's bench/model.py")
+    print(f"weights: {kit.stack.weight_bytes / 2**20:.1f} MiB of f32 made from seed {kit.stack.seed} in "
+          f"{time.perf_counter() - began:.1f} s, sha256 as the kit's", flush=True)
+    return params
+
+
+def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) -> None:
+    s = kit.stack
+    print(f"workload: {s.blocks} blocks (matmul {s.hidden}x{s.hidden}, rmsnorm, silu), hidden {s.hidden}, "
+          f"vocab {s.vocab}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
+          f"({config.gpu}); k = N: all on the CPU; execution models: {', '.join(kit.models)}")
+    if torch is None:
+        print(f"torch: not measured ({why})")
+    else:
+        t = torch.module
+        gpu = f"{torch.gpu} ({t.cuda.get_device_name(0)})" if torch.gpu == "cuda" else torch.gpu
+        print(f"torch {t.__version__}: {t.get_num_threads()} CPU threads, its GPU {gpu}, "
+              f"TF32 matmul {t.backends.cuda.matmul.allow_tf32}")
+
+
+def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
+    if gpu_or_none(config) is None:
+        return config.no_gpu_status()
+    try:
+        kit = read_kit(os.path.abspath(path))
+        if kit.smoke != (config.gpu != "cuda"):
+            raise KitError(f"the kit was built {'with' if kit.smoke else 'without'} --smoke; run it "
+                           f"{'with' if kit.smoke else 'without'} --smoke")
+        torch, why = find_torch(config)
+        _describe(config, kit, torch, why)
+        params = _weights(kit)
+    except KitError as e:
+        print(f"bench: error: {e}", file=sys.stderr)
+        return 1
+    right = True
+    for b in sorted(kit.batches):
+        right = _table(config, kit, torch, b, params, calls if b == 1 else batch_calls) and right
+    print("\nevery result right" if right else "\nWRONG results above")
+    return 0 if right else 1
