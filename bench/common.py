@@ -221,8 +221,12 @@ def torch_rows(nbytes: int) -> Optional[dict]:
 
 def configure_host(workers: int, retain: bool) -> None:
     """Process-wide runtime settings, before any device exists; printed, so
-    every table says what it was measured under."""
-    import iree.runtime as rt
+    every table says what it was measured under. Without the runtime there
+    is nothing to configure: the measurement then says there is no GPU."""
+    try:
+        import iree.runtime as rt
+    except ImportError:
+        return
 
     if workers:
         rt.flags.parse_flags(f"--task_topology_group_count={workers}")

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
+import time
 
-from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError, format_location
-from mdc.passes.ir_util import top_level_ops
-from mdc.passes.module_facts import Device, defined_devices, referenced_devices
 
-from . import options, report, stages
-from .ireec import Compiler, IreeCompileError, module_text
+from . import dropin, options
+from .cli_errors import (USAGE_STATUS, render_iree_error, reporting_errors,
+                         survive_compiler_crashes)
+from .options import UsageError
+
+# Everything that loads IREE's compiler (ireec, stages, report and mdc's
+# passes) is imported where it is used: --help and command-line mistakes
+# answer without it.
 
 _COMPILE_HELP = """\
 Compiles an MLIR program for several IREE devices, staging values that cross
@@ -56,48 +59,6 @@ memory model:
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-_LOC_PREFIX = re.compile(r"^(.*?:\d+:\d+): (.*)$", re.S)
-
-
-def _render_iree_error(tool: str, err: IreeCompileError, verbose: bool) -> str:
-    errors = [d for d in err.diagnostics if d.severity == "error"]
-    if not errors:
-        return f"{tool}: error: {err.what}"
-    lines = []
-    for diag in errors if verbose else errors[:1]:
-        text = diag.message
-        if not verbose:
-            text = _strip_op_dumps(text)
-        first, *rest = text.splitlines() or [""]
-        m = _LOC_PREFIX.match(first)
-        if m:
-            lines.append(f"{m.group(1)}: error: {m.group(2)}")
-        else:
-            lines.append(f"{tool}: error: {first}")
-        rest = [r for r in rest if r.strip()]
-        if not verbose:
-            rest = rest[:4]
-        lines += ["  " + r.strip() for r in rest]
-    if not verbose:
-        lines.append(f"  note: {err.what}; --verbose shows all of IREE's diagnostics")
-        if len(errors) > 1:
-            lines.append(f"  note: {len(errors) - 1} more error(s) not shown")
-    else:
-        lines += [f"{d.severity}: {d.message}" for d in err.diagnostics if d.severity != "error"]
-    return "\n".join(lines)
-
-
-def _strip_op_dumps(text: str) -> str:
-    # IREE appends "see current operation:" and a dump of the op (often the
-    # whole module) to a diagnostic: keep what comes before it.
-    out = []
-    for line in text.splitlines():
-        if "see current operation:" in line:
-            break
-        out.append(line)
-    return "\n".join(out)
 
 
 def _write_atomically(path: str, data: bytes) -> None:
@@ -148,14 +109,12 @@ def _split_iree_flags(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def _check_input(path: str) -> None:
     if not os.path.exists(path):
-        raise MdcError(f"no such input file: {path}")
+        raise UsageError(f"no such input file: {path}")
     if os.path.isdir(path):
-        raise MdcError(f"input is a directory: {path}")
+        raise UsageError(f"input is a directory: {path}")
 
 
-def compile_main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    ours, iree_passthrough = _split_iree_flags(argv)
+def _compile_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog="mdc-compile",
         description=_COMPILE_HELP,
@@ -164,10 +123,11 @@ def compile_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("input", help="input MLIR file")
     parser.add_argument("-o", "--output", help="output file (vmfb, or IR with --compile-to)")
-    parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC")
+    parser.add_argument("--device", action="append", default=[], metavar="NAME=SPEC",
+                        help="also spelled --iree-hal-target-device=NAME=SPEC, as iree-compile takes it")
     parser.add_argument("--link", action="append", default=[], metavar="X:Y=staged|shared")
     _add_staging_arguments(parser)
-    parser.add_argument("--compile-to", choices=stages.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
+    parser.add_argument("--compile-to", choices=options.STAGE_NAMES, help="write the IR after this stage instead of a vmfb")
     parser.add_argument("--print-iree-flags", action="store_true", help="print the IREE flags mdc derives and exit")
     parser.add_argument("--no-manifest", action="store_true", help="do not embed the mdc device manifest")
     parser.add_argument(
@@ -179,102 +139,99 @@ def compile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
     parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
+    parser.add_argument("--timings", action="store_true",
+                        help="print each stage's name and wall-clock seconds on stderr (IREE's own "
+                        "--mlir-timing passes through: one report per IREE step)")
     parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
-    args = parser.parse_args(ours)
+    return parser
+
+
+def compile_main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
     tool = "mdc-compile"
-
-    return _survive_compiler_crashes(
-        tool, args.input, args.verbose,
-        lambda: _reporting_errors(tool, args.verbose, lambda: _compile(args, iree_passthrough)),
-    )
-
-
-def _reporting_errors(tool: str, verbose: bool, body) -> int:
-    """Runs ``body``; user mistakes and IREE failures become short messages
-    (exit 1), a bug in mdc one line (exit 70)."""
     try:
-        return body()
-    except MdcError as e:
+        translated = dropin.translate(argv)
+    except UsageError as e:
         print(e.render(tool), file=sys.stderr)
-        return 1
-    except IreeCompileError as e:
-        print(_render_iree_error(tool, e, verbose), file=sys.stderr)
-        return 1
-    except Exception as e:  # a bug in mdc: say so in one line
-        return _internal_error(tool, e, verbose)
+        return USAGE_STATUS
+    ours, iree_passthrough = _split_iree_flags(translated.argv)
+    args = _compile_parser().parse_args(ours)
+    timings = _Timings(started) if args.timings else None
+
+    def body() -> int:
+        try:
+            return reporting_errors(tool, args.verbose, lambda: _compile(
+                args, iree_passthrough, translated.mlir_flags, timings))
+        finally:
+            if timings is not None:
+                timings.print()
+            for note in translated.notes:  # last: an error's first line names the problem
+                print(note, file=sys.stderr)
+
+    return survive_compiler_crashes(tool, args.input, args.verbose, body)
 
 
-def _internal_error(tool: str, error: Exception, verbose: bool) -> int:
-    if verbose:
-        import traceback
+class _Timings:
+    """--timings: (step, seconds) in the order taken, printed on stderr."""
 
-        traceback.print_exception(error)
-    print(f"{tool}: internal error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}\n"
-          "  note: this is a bug in mdc; --verbose shows where", file=sys.stderr)
-    return 70
+    def __init__(self, started: float):
+        self.started, self.steps = started, []
+        self._mark = started
 
+    def lap(self, step: str) -> None:
+        """Records the time since the last lap as ``step``."""
+        now = time.perf_counter()
+        self.steps.append((step, now - self._mark))
+        self._mark = now
 
-def _survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
-    """Runs ``body`` in a forked child where the platform allows.
+    def extend(self, steps: list) -> None:
+        self.steps += steps
+        self._mark = time.perf_counter()
 
-    IREE's compiler library can crash on some inputs (e.g. 3.13.0 segfaults
-    in its global constant evaluator on an initializer that moves a computed
-    value between devices, plain iree-compile included). In process, that
-    would kill mdc with no message; here the parent reports it. Outputs are
-    written atomically by the child, so a crash leaves none behind.
-    """
-    from mdc.contract.forked import run_forked_captured
-
-    code, crash, returned, stderr = run_forked_captured(body)
-    if crash or returned:
-        sys.stderr.write(stderr)
-    if crash:
-        print(
-            f"{tool}: error: IREE's compiler crashed ({crash}) while compiling {what}\n"
-            "  note: this is a bug in IREE 3.13.0, not in the input; nothing was written\n"
-            "  note: crashes seen so far come from constant evaluation of initializers: "
-            "try --iree-opt-const-eval=false",
-            file=sys.stderr,
-        )
-    elif not returned:
-        # Native code ended the process itself (LLVM's fatal errors print
-        # their own lines, then exit(1)): one error line, then what LLVM said.
-        lines = [line for line in stderr.splitlines() if line.strip()]
-        ours = [line for line in lines if line.startswith(f"{tool}: warning:")]
-        theirs = [line for line in lines if not line.startswith(f"{tool}: ")]
-        fatal = next((line for line in theirs if "ERROR" in line), theirs[-1] if theirs else "")
-        if ours:
-            print("\n".join(ours), file=sys.stderr)
-        print(f"{tool}: error: IREE's compiler stopped while compiling {what}: {fatal.strip()[:200]}", file=sys.stderr)
-        if theirs and theirs[0] != fatal:
-            print(f"  note: it first said: {theirs[0].strip()[:200]}", file=sys.stderr)
-        if verbose:
-            print("\n".join(theirs), file=sys.stderr)
-        else:
-            print("  note: an unknown --iree-llvmcpu-target-cpu does this; --verbose shows all it said; "
-                  "nothing was written", file=sys.stderr)
-        code = code or 1
-    return code
+    def print(self) -> None:
+        width = max([len(s) for s, _ in self.steps] + [5])
+        lines = [f"  {step:<{width}}  {seconds:7.3f}" for step, seconds in self.steps]
+        lines.append(f"  {'total':<{width}}  {time.perf_counter() - self.started:7.3f}")
+        print("mdc-compile: timings (wall-clock seconds):\n" + "\n".join(lines), file=sys.stderr)
 
 
-def _compile(args, iree_passthrough: list[str]) -> int:
+def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) -> int:
     devices = [options.parse_device(d) for d in args.device]
     links = [options.parse_link(l) for l in args.link]
     if not devices:
-        raise MdcError("no --device given; e.g. --device=a=local[0]")
+        raise UsageError("no --device given; e.g. --device=a=local[0]")
+    _check_usage(args)
+    from . import ireec, stages
+
+    if mlir_flags:
+        ireec.set_global_flags("mdc-compile", mlir_flags)
+    if timings:
+        timings.lap("start (Python, IREE's compiler loaded)")
     if args.print_iree_flags:
-        return _print_iree_flags(args.input, devices, iree_passthrough)
-    _check_outputs(args)
+        return _print_iree_flags(args.input, devices, iree_passthrough + mlir_flags)
+    _check_input(args.input)
     devices, hops = _resolve_devices(args.input, devices, args.device)
     link_overrides = options.resolve_link_names(links, devices)
-    compiler = Compiler(options.iree_flags(devices, iree_passthrough))
+    compiler = ireec.Compiler(options.iree_flags(devices, iree_passthrough))
     ctx = _pipeline_context(args, devices, link_overrides, hops)
+    if timings:
+        timings.lap("read the program's devices")
+        ctx.timings = []
     result = stages.run(compiler, args.input, ctx, args.compile_to)
+    if timings:
+        timings.extend(ctx.timings)
     _write_outputs(args, ctx, devices, result)
+    if timings:
+        timings.lap("write outputs")
     return 0
 
 
 def _print_iree_flags(path: str, devices, iree_passthrough: list[str]) -> int:
+    from mdc.passes.module_facts import referenced_devices
+
+    from .ireec import Compiler
+
     # Names resolve against the program, so read it when it is there.
     if os.path.exists(path):
         devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(path)))
@@ -282,16 +239,34 @@ def _print_iree_flags(path: str, devices, iree_passthrough: list[str]) -> int:
     return 0
 
 
-def _check_outputs(args) -> None:
-    """The input exists and the output flags make sense, before any work."""
-    _check_input(args.input)
+def _check_usage(args) -> None:
+    """The flags make sense together and name places that can be written,
+    before any work."""
     for flag, path, endings in (("--report", args.report, (".json", ".md")), ("--graph", args.graph, (".svg", ".dot"))):
         if path and not path.endswith(endings):
-            raise MdcError(f"{flag}={path}: the file name must end in {' or '.join(endings)}")
+            raise UsageError(f"{flag}={path}: the file name must end in {' or '.join(endings)}")
+    if args.print_iree_flags:
+        return
     if not args.output:
-        raise MdcError("no output file: pass -o OUT.vmfb (or -o - for IR on stdout with --compile-to)")
+        raise UsageError("no output file: pass -o OUT.vmfb (or -o - for IR on stdout with --compile-to)")
     if args.output == "-" and not args.compile_to:
-        raise MdcError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
+        raise UsageError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
+    if args.pinned_arguments and args.no_manifest:
+        raise UsageError("--pinned-arguments needs the manifest: it is how the runtime learns which "
+                         "arguments to place in pinned memory", notes=["drop --no-manifest"])
+    for flag, path in (("-o", args.output), ("--report", args.report), ("--graph", args.graph)):
+        _check_writable(flag, path)
+
+
+def _check_writable(flag: str, path) -> None:
+    """A file can be written at ``path`` (its directory exists)."""
+    if path in (None, "-"):
+        return
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: cannot write there: it is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{flag} {path}: cannot write there: no directory {directory}")
 
 
 def _resolve_devices(path: str, devices, flags: list[str]):
@@ -299,6 +274,10 @@ def _resolve_devices(path: str, devices, flags: list[str]):
     devices it defines and names; returns them and the devices it never
     names that must still reach mdc's passes (see options.staging_hops).
     Warns of --device flags the program has no use for."""
+    from mdc.passes.module_facts import defined_devices, referenced_devices
+
+    from .ireec import Compiler
+
     # Device names resolve against the program, so read it first with a
     # flag-free session; the real session gets exactly --print-iree-flags.
     program = Compiler([]).parse_file(path)
@@ -320,12 +299,15 @@ def _resolve_devices(path: str, devices, flags: list[str]):
     return devices, hops
 
 
-def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]) -> stages.PipelineContext:
-    """What the stages need from the command line: the pass options, the
-    manifest's devices, the stage dumps."""
-    if args.pinned_arguments and args.no_manifest:
-        raise MdcError("--pinned-arguments needs the manifest: it is how the runtime learns which "
-                       "arguments to place in pinned memory", notes=["drop --no-manifest"])
+def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]):
+    """What the stages need from the command line (a
+    stages.PipelineContext): the compile's settings, the manifest's
+    devices, the stage dumps."""
+    from mdc.passes import registry
+    from mdc.passes.module_facts import Device
+
+    from . import stages
+
     settings = registry.CompileSettings(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
@@ -338,10 +320,12 @@ def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]) -> s
 
 
 def _stage_dumper(directory: str):
+    from .ireec import module_text
+
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as e:
-        raise MdcError(f"--dump-stages={directory}: cannot create the directory: {e.strerror}") from None
+        raise UsageError(f"--dump-stages={directory}: cannot create the directory: {e.strerror}") from None
 
     def dump(stage_name, module):
         _write_atomically(os.path.join(directory, f"{stage_name}.mlir"), module_text(module).encode())
@@ -349,10 +333,14 @@ def _stage_dumper(directory: str):
     return dump
 
 
-def _write_outputs(args, ctx: stages.PipelineContext, devices, result) -> None:
+def _write_outputs(args, ctx, devices, result) -> None:
     """The report and graph (when the run reached mdc's passes), then the IR
     or the vmfb."""
-    reached_mdc = not args.compile_to or stages.STAGE_NAMES.index(args.compile_to) >= stages.STAGE_NAMES.index("mdc")
+    from . import report
+    from .ireec import module_text
+
+    names = options.STAGE_NAMES
+    reached_mdc = not args.compile_to or names.index(args.compile_to) >= names.index("mdc")
     for path in filter(None, (args.report, args.graph)):
         if reached_mdc:
             _write_atomically(path, report.render(path, ctx.report, devices, args.input))
@@ -425,22 +413,33 @@ def opt_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     tool = "mdc-opt"
     if args.list_passes:
+        from mdc.passes import registry
+
         for p in registry.all_passes():
             print(f"{p.name:24} [{p.level}] {p.summary}")
         return 0
-    return _reporting_errors(tool, args.verbose, lambda: _opt(args))
+    return reporting_errors(tool, args.verbose, lambda: _opt(args))
 
 
 def _opt(args) -> int:
+    from mdc.passes import registry
+
+    from .ireec import IreeCompileError
+
     if not args.input:
-        raise MdcError("no input file")
+        raise UsageError("no input file")
+    for flag in args.link:
+        options.parse_link(flag)
+    for flag in args.device:
+        options.parse_device(flag)
+    _check_writable("-o", args.output)
     names = [n for group in args.passes for n in group.split(",") if n]
     passes = []
     for n in names:
         cls = registry.lookup(n)
         if cls is None:
             known = ", ".join(p.name for p in registry.all_passes())
-            raise MdcError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
+            raise UsageError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
         passes.append(cls)
     if args.input == "-":
         text, name = sys.stdin.read(), "<stdin>"
@@ -463,7 +462,7 @@ def _opt(args) -> int:
         except IreeCompileError as e:
             if not args.split_input_file:
                 raise
-            print(_render_iree_error("mdc-opt", e, args.verbose), file=sys.stderr)
+            print(render_iree_error("mdc-opt", e, args.verbose), file=sys.stderr)
             failed = True
     text = "// -----\n".join(outputs)
     if args.output == "-":
@@ -488,7 +487,11 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
 def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
              staging_pieces: int | None = None, pinned_arguments: bool = False,
              device_flags: list[str] = ()) -> str:
-    from mdc.passes.module_facts import declared_devices, hal_devices
+    from mdc.passes import registry
+    from mdc.passes.ir_util import top_level_ops
+    from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
+
+    from .ireec import Compiler, module_text
 
     compiler = Compiler([])
     module = compiler.parse_text(text, name)

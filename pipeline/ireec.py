@@ -14,10 +14,36 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import importlib
+import sys
+import types
 
 from iree.compiler import ir
 from iree.compiler.api import ctypes_dl as _c
 from iree.compiler.api import Invocation, Output, Session, Source
+
+def _defer_linalg_python_module() -> None:
+    """Keep MLIR's Python bindings from importing ``dialects.linalg`` the
+    first time a pass looks at a linalg op (in an executable's body): that
+    module builds its named ops with the Python op DSL at import, about a
+    tenth of a second of every mdc-compile run, and mdc never uses its op
+    classes. The bindings import a dialect's module by name; the module
+    found is a placeholder that imports the real one on first use of any of
+    its names, so code that does use linalg's Python API still gets it."""
+    name = "iree.compiler.dialects.linalg"
+    if name in sys.modules:
+        return
+
+    class _Deferred(types.ModuleType):
+        def __getattr__(self, attr):
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+            return getattr(importlib.import_module(name), attr)
+
+    sys.modules[name] = _Deferred(name)
+
+
+_defer_linalg_python_module()
 
 _DIAG_CALLBACK = ctypes.CFUNCTYPE(
     None, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p
@@ -31,6 +57,10 @@ class IreeCompileError(Exception):
         super().__init__(what)
         self.what = what
         self.diagnostics = diagnostics
+
+
+class IreeFlagError(IreeCompileError):
+    """IREE does not take one of the flags given (a command-line mistake)."""
 
 
 @dataclasses.dataclass
@@ -64,6 +94,15 @@ def _bind_extra_symbols() -> None:
     lib._mdc_bound = True
 
 
+def set_global_flags(program: str, flags: list[str]) -> None:
+    """MLIR's own command-line options (``--mlir-timing``, ...), which IREE
+    reads only from its global command line, as iree-compile sets it up:
+    once per process, before any session. LLVM exits the process on a flag
+    it does not know, after saying so."""
+    _c._init_dylib()
+    _c._initializeGlobalCL(program, *flags)
+
+
 class Compiler:
     """One IREE compiler session with a fixed set of flags.
 
@@ -77,7 +116,7 @@ class Compiler:
         try:
             self._session.set_flags(*flags)
         except ValueError as e:
-            raise IreeCompileError(f"IREE rejected a flag: {e}", []) from None
+            raise IreeFlagError(f"IREE rejected a flag: {e}", []) from None
         self.context: ir.Context = self._session.context
         self.context.allow_unregistered_dialects = False
 

@@ -25,6 +25,16 @@ import re
 
 from mdc.passes.diagnostics import MdcError
 
+
+class UsageError(MdcError):
+    """A malformed command line: a flag unknown, malformed, missing or
+    contradicting another, or a file it names that cannot be used. The
+    tools exit with status 2 for it (1 for everything else)."""
+
+# mdc-compile --compile-to's stages, in order (stages.py runs them; named
+# here so that parsing the command line needs no IREE).
+STAGE_NAMES = ["input", "flow", "stream-tensor", "mdc", "stream", "hal", "vm"]
+
 _SPEC = re.compile(r"^([a-z][a-z0-9_-]*)(?:\[(\d+)\])?$")
 _NAME = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_$.\-]*|[0-9]+)$")
 _KNOWN_KINDS = ("local", "cuda", "hip", "vulkan", "metal", "webgpu")
@@ -49,21 +59,21 @@ class DeviceOption:
 
 def parse_device(text: str) -> DeviceOption:
     if "=" not in text:
-        raise MdcError(
+        raise UsageError(
             f"--device={text}: expected NAME=SPEC, e.g. --device=a=local[0]",
         )
     name, spec = text.split("=", 1)
     if not _NAME.match(name):
-        raise MdcError(f"--device={text}: '{name}' is not a valid device name")
+        raise UsageError(f"--device={text}: '{name}' is not a valid device name")
     m = _SPEC.match(spec)
     if not m:
-        raise MdcError(
+        raise UsageError(
             f"--device={text}: '{spec}' is not a device spec",
             notes=["a spec is KIND or KIND[ORDINAL], e.g. local[0], cuda[0], hip[1]"],
         )
     kind = m.group(1)
     if kind not in _KNOWN_KINDS:
-        raise MdcError(
+        raise UsageError(
             f"--device={text}: unknown device kind '{kind}'",
             notes=[f"known kinds: {', '.join(_KNOWN_KINDS)}"],
         )
@@ -73,12 +83,12 @@ def parse_device(text: str) -> DeviceOption:
 def parse_link(text: str) -> tuple[str, str, str]:
     m = re.match(r"^([^:=]+):([^:=]+)=(staged|shared)$", text)
     if not m:
-        raise MdcError(
+        raise UsageError(
             f"--link={text}: expected X:Y=staged or X:Y=shared",
         )
     x, y, mode = m.groups()
     if x == y:
-        raise MdcError(f"--link={text}: a device cannot link to itself")
+        raise UsageError(f"--link={text}: a device cannot link to itself")
     return x, y, mode
 
 
@@ -99,7 +109,7 @@ def resolve_names(
         if name not in referenced and f"device_{name}" in referenced:
             name = f"device_{name}"
         if name in seen:
-            raise MdcError(f"device '{name}' is given twice (--device={seen[name]} and --device={d.name}={d.spec})")
+            raise UsageError(f"device '{name}' is given twice (--device={seen[name]} and --device={d.name}={d.spec})")
         seen[name] = f"{d.name}={d.spec}"
         if referenced and name not in referenced:
             warnings.append(f"--device={d.name}={d.spec}: the program never names device '{name}'")
@@ -141,7 +151,7 @@ def resolve_link_names(
             return n
         if n in by_short:
             return by_short[n]
-        raise MdcError(f"--link={flag}: no --device is named '{n}'")
+        raise UsageError(f"--link={flag}: no --device is named '{n}'")
 
     out: dict[frozenset, tuple[str, str | None, str]] = {}
     for x, y, mode in links:
@@ -150,7 +160,7 @@ def resolve_link_names(
         key = frozenset((cx, cy))
         value = (mode, cy if mode == "staged" else None, flag)
         if key in out and out[key][:2] != value[:2]:
-            raise MdcError(
+            raise UsageError(
                 f"--link={flag} contradicts an earlier --link for the pair {cx}, {cy}",
             )
         out[key] = value

@@ -179,25 +179,32 @@ def graph_dot(done: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def graph_svg(done: Report) -> str:
-    graph = done.graph
-    labels = _edge_bytes(done)
-    lanes = list(graph.devices)
-    lane_w, row_h, box_w, box_h, top = 300, 56, 230, 34, 70
-    x_of = {d: 40 + i * lane_w for i, d in enumerate(lanes)}
+# The SVG's geometry: each lane is LANE_W wide, its boxes BOX_W; the gap
+# between a lane's boxes and the next lane's holds the crossings' labels.
+LANE_W, ROW_H, BOX_W, BOX_H, TOP = 400, 56, 230, 34, 70
+_CHAR_W, _LABEL_H = 6.8, 16  # a bold 12px Helvetica character, a label's height
+# Where along a crossing its label may sit, tried in this order (0 is the
+# source): off the middle first, so two crossings drawn between the same
+# rows in opposite directions put their labels at opposite ends.
+_LABEL_SPOTS = (0.3, 0.7, 0.5, 0.15, 0.85)
+
+
+def _svg_rows(graph) -> tuple[dict[int, int], list[tuple[int, str]], int]:
+    """Each node's row (program order, a title row before each function's
+    first node), the title rows, and the number of rows."""
     rows: dict[int, int] = {}
-    row = 0
-    last_function = None
-    y_titles = []
+    titles, row, last_function = [], 0, None
     for n in graph.nodes:
         if n.function != last_function:
-            y_titles.append((row, n.function))
+            titles.append((row, n.function))
             row += 1
             last_function = n.function
         rows[n.id] = row
         row += 1
-    width = 40 + len(lanes) * lane_w
-    height = top + row * row_h + 30
+    return rows, titles, row
+
+
+def _svg_frame(graph, lanes, x_of, titles, width: int, height: int) -> list[str]:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'font-family="Helvetica, Arial, sans-serif" font-size="12">',
              '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
@@ -208,40 +215,101 @@ def graph_svg(done: Report) -> str:
     for d in lanes:
         colour = _COLOURS.get(graph.devices[d], "#999999")
         x = x_of[d]
-        parts.append(f'<rect x="{x - 10}" y="20" width="{lane_w - 30}" height="{height - 30}" rx="8" '
+        parts.append(f'<rect x="{x - 10}" y="20" width="{BOX_W + 20}" height="{height - 30}" rx="8" '
                      f'fill="{colour}" fill-opacity="0.07" stroke="{colour}"/>')
-        parts.append(f'<text x="{x + (lane_w - 50) / 2}" y="42" text-anchor="middle" font-weight="bold" '
+        parts.append(f'<text x="{x + BOX_W / 2}" y="42" text-anchor="middle" font-weight="bold" '
                      f'fill="{colour}">{html.escape(d)} ({html.escape(graph.devices[d])})</text>')
-    for r, name in y_titles:
-        parts.append(f'<text x="30" y="{top + r * row_h + 20}" font-style="italic" fill="#444">'
-                     f'{html.escape(name)}</text>')
-    centre = {}
+    for r, name in titles:
+        parts.append(f'<text x="{x_of[lanes[0]] - 10}" y="{TOP + r * ROW_H + 20}" font-style="italic" '
+                     f'fill="#444">{html.escape(name)}</text>')
+    return parts
+
+
+def _svg_boxes(graph, lanes, x_of, rows) -> tuple[list[str], dict]:
+    """The nodes' boxes, and each node's (centre x, centre y, left, top)."""
+    parts, corner = [], {}
     for n in graph.nodes:
         lane = n.device if n.device in x_of else lanes[0]
-        x, y = x_of[lane], top + rows[n.id] * row_h
+        x, y = x_of[lane], TOP + rows[n.id] * ROW_H
         colour = _COLOURS.get(graph.devices.get(lane, ""), "#999999")
-        centre[n.id] = (x + box_w / 2, y + box_h / 2, x, y)
-        parts.append(f'<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" rx="5" fill="{colour}" '
+        corner[n.id] = (x + BOX_W / 2, y + BOX_H / 2, x, y)
+        parts.append(f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="5" fill="{colour}" '
                      f'fill-opacity="0.25" stroke="{colour}"><title>{html.escape(n.location or "")}</title></rect>')
-        parts.append(f'<text x="{x + box_w / 2}" y="{y + 21}" text-anchor="middle">'
+        parts.append(f'<text x="{x + BOX_W / 2}" y="{y + 21}" text-anchor="middle">'
                      f'{html.escape(n.label[:34])}</text>')
+    return parts, corner
+
+
+def _svg_edge(e, corner) -> tuple[str, tuple | None]:
+    """One edge's line, and for a crossing its (start, end) points."""
+    (x1, y1, bx1, by1), (x2, y2, bx2, by2) = corner[e.source], corner[e.target]
+    if e.crossing:
+        sx = bx1 + BOX_W if bx2 > bx1 else bx1
+        ex = bx2 if bx2 > bx1 else bx2 + BOX_W
+        return (f'<line x1="{sx}" y1="{y1}" x2="{ex}" y2="{y2}" stroke="#e67e22" '
+                f'stroke-width="3" marker-end="url(#x)"/>'), ((sx, y1), (ex, y2))
+    if by2 - by1 <= ROW_H:
+        return (f'<line x1="{x1}" y1="{by1 + BOX_H}" x2="{x2}" y2="{by2}" stroke="#555" '
+                f'stroke-width="1.2" marker-end="url(#a)"/>'), None
+    bow = bx1 - 6 - min(30, (by2 - by1) / ROW_H * 4)  # skips rows: bow out left of the lane
+    return (f'<path d="M{bx1},{y1} C{bow},{y1} {bow},{y2} {bx2},{y2}" fill="none" '
+            f'stroke="#555" stroke-width="1.2" marker-end="url(#a)"/>'), None
+
+
+def _overlaps(a: tuple, b: tuple, margin: float = 3) -> bool:
+    return (a[0] < b[2] + margin and b[0] < a[2] + margin and a[1] < b[3] + margin
+            and b[1] < a[3] + margin)
+
+
+def _label_box(text: str, x: float, y: float) -> tuple:
+    """(left, top, right, bottom) of a label centred at (x, y)."""
+    half = (len(text) * _CHAR_W + 8) / 2
+    return (x - half, y - _LABEL_H / 2, x + half, y + _LABEL_H / 2)
+
+
+def place_labels(crossings: list[tuple[str, tuple]], boxes: list[tuple]) -> list[tuple[float, float]]:
+    """A centre for each crossing's label (text, (start, end)) on its line,
+    clear of the boxes and of the labels placed before it; failing that,
+    the first spot moved down until it is clear of the other labels."""
+    placed: list[tuple] = []
+    centres = []
+    for text, ((sx, sy), (ex, ey)) in crossings:
+        spots = [(sx + t * (ex - sx), sy + t * (ey - sy)) for t in _LABEL_SPOTS]
+        free = [p for p in spots
+                if not any(_overlaps(_label_box(text, *p), o) for o in placed + boxes)]
+        x, y = free[0] if free else spots[0]
+        while any(_overlaps(_label_box(text, x, y), o) for o in placed):
+            y += _LABEL_H + 2
+        placed.append(_label_box(text, x, y))
+        centres.append((x, y))
+    return centres
+
+
+def graph_svg(done: Report) -> str:
+    graph = done.graph
+    labels = _edge_bytes(done)
+    lanes = list(graph.devices)
+    x_of = {d: 40 + i * LANE_W for i, d in enumerate(lanes)}
+    rows, titles, n_rows = _svg_rows(graph)
+    width = 40 + (len(lanes) - 1) * LANE_W + BOX_W + 40
+    height = TOP + n_rows * ROW_H + 30
+    parts = _svg_frame(graph, lanes, x_of, titles, width, height)
+    boxes, corner = _svg_boxes(graph, lanes, x_of, rows)
+    parts += boxes
+    crossings = []
     for i, e in enumerate(graph.edges):
-        (x1, y1, bx1, by1), (x2, y2, bx2, by2) = centre[e.source], centre[e.target]
-        if e.crossing:
-            sx = bx1 + box_w if bx2 > bx1 else bx1
-            ex = bx2 if bx2 > bx1 else bx2 + box_w
-            parts.append(f'<line x1="{sx}" y1="{y1}" x2="{ex}" y2="{y2}" stroke="#e67e22" '
-                         f'stroke-width="3" marker-end="url(#x)"/>')
-            label = f"{labels.get(i, e.bytes)} B · {e.strategy}"
-            parts.append(f'<text x="{(sx + ex) / 2}" y="{(y1 + y2) / 2 - 6}" text-anchor="middle" '
-                         f'fill="#b35900" font-weight="bold">{html.escape(label)}</text>')
-        elif by2 - by1 <= row_h:
-            parts.append(f'<line x1="{x1}" y1="{by1 + box_h}" x2="{x2}" y2="{by2}" stroke="#555" '
-                         f'stroke-width="1.2" marker-end="url(#a)"/>')
-        else:  # skips rows: bow out to the left of the lane, clear of the boxes
-            bow = bx1 - 6 - min(30, (by2 - by1) / row_h * 4)
-            parts.append(f'<path d="M{bx1},{y1} C{bow},{y1} {bow},{y2} {bx2},{y2}" fill="none" '
-                         f'stroke="#555" stroke-width="1.2" marker-end="url(#a)"/>')
+        line, ends = _svg_edge(e, corner)
+        parts.append(line)
+        if ends is not None:
+            crossings.append((f"{labels.get(i, e.bytes)} B · {e.strategy}", ends))
+    node_boxes = [(x, y, x + BOX_W, y + BOX_H) for _, _, x, y in corner.values()]
+    # Labels last, each on a white ground, so no line is drawn over one.
+    for (text, _), (x, y) in zip(crossings, place_labels(crossings, node_boxes)):
+        left, top, right, bottom = _label_box(text, x, y)
+        parts.append(f'<rect x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" '
+                     f'rx="3" fill="white" fill-opacity="0.9"/>')
+        parts.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" fill="#b35900" '
+                     f'font-weight="bold">{html.escape(text)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -22,6 +22,7 @@ no pass changing the IR the vmfb is byte-identical to ``iree-compile``'s.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Callable
 
 from iree.compiler import ir
@@ -30,7 +31,7 @@ from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
 from mdc.passes.sizes import source_types
 
-from . import manifest
+from . import manifest, options
 from .ireec import Compiler
 
 STREAM_TENSOR_PIPELINE = ",".join(
@@ -121,6 +122,8 @@ STAGES: list[Stage] = [
 ]
 
 STAGE_NAMES = [s.name for s in STAGES]
+if STAGE_NAMES != options.STAGE_NAMES:  # the command line offers options.STAGE_NAMES
+    raise ImportError(f"pipeline stages {STAGE_NAMES} differ from options.STAGE_NAMES {options.STAGE_NAMES}")
 
 
 @dataclasses.dataclass
@@ -135,6 +138,19 @@ class PipelineContext:
     # Devices the program never names that must still reach mdc's passes
     # (a local device to stage through between GPUs of different drivers).
     keep_devices: list[str] = dataclasses.field(default_factory=list)
+    # When a list, run() appends (step, seconds) for each step it takes
+    # (mdc-compile --timings).
+    timings: list | None = None
+
+
+def _timed(ctx: PipelineContext, step: str, body: Callable):
+    if ctx.timings is None:
+        return body()
+    start = time.perf_counter()
+    try:
+        return body()
+    finally:
+        ctx.timings.append((step, time.perf_counter() - start))
 
 
 # IREE drops a --iree-hal-target-device the program never names (its global
@@ -173,7 +189,7 @@ def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: s
     """Runs stages up to ``stop_after`` (inclusive) and returns the module,
     or, with ``stop_after=None``, runs to the end and returns vmfb bytes
     (sealed when the module has a manifest)."""
-    module = compiler.parse_file(input_path)
+    module = _timed(ctx, "parse", lambda: compiler.parse_file(input_path))
     if ctx.dump:
         ctx.dump("source", module)
     if ctx.keep_devices:
@@ -181,10 +197,10 @@ def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: s
     for stage in STAGES:
         if stop_after is None and stage.name == "vm":
             break
-        module = stage.run(compiler, module, ctx)
+        module = _timed(ctx, stage.name, lambda: stage.run(compiler, module, ctx))
         if ctx.dump:
             ctx.dump(stage.name, module)
         if stage.name == stop_after:
             return module
-    vmfb = compiler.emit_vmfb(module, "hal")
-    return vmfb if ctx.manifest_devices is None else manifest.seal(vmfb)
+    vmfb = _timed(ctx, "vm (to the vmfb)", lambda: compiler.emit_vmfb(module, "hal"))
+    return vmfb if ctx.manifest_devices is None else _timed(ctx, "seal", lambda: manifest.seal(vmfb))

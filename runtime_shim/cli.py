@@ -4,28 +4,30 @@
             --function=multi_device_mul --input=4xf32=10,11,12,13
 
 Same flags and output as iree-run-module (`EXEC @fn`, `result[0]:
-hal.buffer_view`, `4xf32=0 55 144 273`), plus placement of every argument and
-result on its declared device, i1 input literals, and --benchmark=N. Devices
-IREE 3.13's Python runtime cannot open together (Vulkan beside another
-device) run in the wheel's own iree-run-module, through the function's host
-entry point (native.py). Every
-user error is one line, `mdc-run: error: ...`, with exit status 2; a failure
-inside the runtime is one line with exit status 1.
+hal.buffer_view`, `4xf32=0 55 144 273`; --input and --output files,
+--expected_output, --parameters, --print_statistics, several --module, the
+runtime's driver flags), plus placement of every argument and result on its
+declared device, i1 input literals, and --benchmark=N. Devices IREE 3.13's
+Python runtime cannot open together (Vulkan beside another device) run in
+the wheel's own iree-run-module, through the function's host entry point
+(native.py). Every user error is one line, `mdc-run: error: ...`, with exit
+status 2; a failure inside the runtime is one line with exit status 1, and
+so is a result that does not match its --expected_output.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import sys
-import tempfile
 import time
 from typing import Optional, Sequence
 
-import numpy as np
-
+from . import cli_flags, cli_io
 from .errors import ShimError, short
+
+TRACE_NOTE = ("mdc-run: note: --trace_execution: IREE 3.13.0's runtime wheel is built without VM "
+              "execution tracing, so there is no trace to print (its own iree-run-module takes the "
+              "flag and prints none); running without it")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,17 +37,33 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mdc-run", allow_abbrev=False,
-                description="Run a function of an mdc-compiled .vmfb on several devices.")
-    p.add_argument("--module", required=True, help="the .vmfb to load")
+                description="Run a function of an mdc-compiled .vmfb on several devices.",
+                epilog="Driver flags (--task_*, --cuda_*, --hip_*, --vulkan_*, --executable_plugin) "
+                "pass to IREE's runtime; --flagfile=FILE reads flags from FILE; --list_drivers, "
+                "--list_devices and --dump_devices print what iree-run-module prints.")
+    p.add_argument("--module", action="append", required=True,
+                   help="the .vmfb to load; repeated, earlier modules are loaded first and the last "
+                   "one's functions may call theirs (the function runs in the last)")
     p.add_argument("--function", help="function to run (default: the only one)")
     p.add_argument("--device", action="append", default=[],
                    help="runtime device URI, repeated: local-task, local-sync, cuda, cuda://1, hip")
     p.add_argument("--input", action="append", default=[],
-                   help="4xf32=1,2,3,4, 2x2xf32=[1 2][3 4], or @file.npy; one per input")
+                   help="4xf32=1,2,3,4, 2x2xf32=[1 2][3 4], 4xf32=@raw.bin (+raw.bin: read on), "
+                   "@file.npy (+file.npy: the next array, *file.npy: all left); one per input")
     p.add_argument("--output", action="append", default=None,
-                   help="@file.npy, - (print) or empty (skip); one per result")
-    p.add_argument("--trace_execution", type=_boolean, default=False,
-                   help="not supported here (IREE's Python runtime has no VM tracing): says so")
+                   help="@file.npy or @file.bin (written afresh), +file.npy or +file.bin (appended; "
+                   "other names are raw bytes), - (print) or empty (skip); one per result")
+    _add_expected_arguments(p)
+    p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE",
+                   help="parameter archive (.irpa, .gguf, .safetensors) for the module's parameters")
+    p.add_argument("--parameter_mode", choices=("file", "preload"), default="file",
+                   help="file (default): map the parameter files; preload: read them into memory")
+    p.add_argument("--module_mode", choices=("preload", "mmap"), default="preload",
+                   help="accepted as iree-run-module takes it; mdc-run always maps the module file")
+    p.add_argument("--print_statistics", type=_boolean, nargs="?", const=True, default=False,
+                   help="print each device's allocator statistics on stderr at the end")
+    p.add_argument("--trace_execution", type=_boolean, nargs="?", const=True, default=False,
+                   help="accepted; this IREE runtime is built without VM tracing, so it prints a note")
     p.add_argument("--task_topology_group_count", type=_count, default=None,
                    help="worker threads of local-task devices (runtime flag)")
     p.add_argument("--benchmark", type=_count, default=0,
@@ -60,6 +78,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_expected_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--expected_output", action="append", default=None,
+                   help="the value a result must have, as --input spells values, or (ignored); one per "
+                   "result: prints [SUCCESS] or each [FAILED] result and exits 1 on a mismatch")
+    for name, default in (("f16", 0.001), ("bf16", 0.01), ("f32", 0.0001), ("f64", 0.0001)):
+        p.add_argument(f"--expected_{name}_threshold", type=_number, default=default,
+                       help=f"absolute tolerance for {name} in approximate mode (default {default})")
+    p.add_argument("--expected_rtol", type=_number, default=1e-5,
+                   help="relative tolerance for float types in approximate mode (default 1e-05)")
+    p.add_argument("--equality_mode", choices=("approximate", "exact"), default="approximate",
+                   help="approximate: |actual - expected| <= atol + rtol * |expected|, NaN equal to NaN; "
+                   "exact: the bytes")
+
+
 def _count(text: str) -> int:
     try:
         value = int(text, 10)
@@ -68,6 +100,13 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number (0 or more), got {text!r}")
     return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def _boolean(text: str) -> bool:
@@ -80,20 +119,12 @@ def _boolean(text: str) -> bool:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     module = None
+    argv = list(sys.argv[1:] if argv is None else argv)
+    del _NOTES[:]
     try:
-        args = _parser().parse_args(argv)
-        if args.trace_execution:
-            raise ShimError("--trace_execution is not supported: IREE 3.13's Python runtime, which "
-                            "mdc-run runs on, has no VM execution tracing; trace the host entry point "
-                            "with stock iree-run-module --trace_execution (README, \"Host entry points\")")
-        if not args.device:
-            raise ShimError("no --device given: name at least one, e.g. --device=local-task")
-        from .module import load  # after flag errors: they need no runtime
-
-        flags = []
-        if args.task_topology_group_count is not None:
-            flags.append(f"--task_topology_group_count={args.task_topology_group_count}")
-        module = load(args.module, args.device, flags=flags)
+        module, args = _load(argv)
+        if args is None:
+            return module  # an informational flag's exit status
         if args.list_functions:
             print(module.describe())
             return 0
@@ -109,15 +140,52 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("mdc-run: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # a bug in mdc: say so in one line
-        if "--verbose" in (argv if argv is not None else sys.argv[1:]):
+        if "--verbose" in argv:
             raise
         first = str(e).splitlines()[0] if str(e) else ""
         print(f"mdc-run: internal error: {type(e).__name__}: {first}\n"
               "  note: this is a bug in mdc; --verbose shows where", file=sys.stderr)
         return 70
     finally:
-        if module is not None:
+        if module is not None and not isinstance(module, int):
             module.close()
+        for note in _NOTES:  # after the results or the error: an error's line comes first
+            print(note, file=sys.stderr)
+
+
+# One-line notes about how a flag was taken, printed when mdc-run ends.
+_NOTES: list[str] = []
+
+
+def _load(argv: list[str]):
+    """(loaded module, parsed flags), or (exit status, None) for a flag
+    that only prints (--list_devices, ...)."""
+    argv = cli_flags.expand_flagfiles(argv)
+    status = cli_flags.run_info_flag(argv)
+    if status is not None:
+        return status, None
+    for arg in argv:
+        why = cli_flags.refused(arg)
+        if why:
+            raise ShimError(f"{arg.split('=', 1)[0]} is not supported: {why}")
+    ours, driver_flags = cli_flags.split_driver_flags(argv)
+    args = _parser().parse_args(ours)
+    if args.trace_execution:
+        _NOTES.append(TRACE_NOTE)
+    if not args.device:
+        raise ShimError("no --device given: name at least one, e.g. --device=local-task")
+    from .module import load  # after flag errors: they need no runtime
+
+    flags = list(driver_flags)
+    if args.task_topology_group_count is not None:
+        flags.append(f"--task_topology_group_count={args.task_topology_group_count}")
+    module = load(args.module[-1], args.device, flags=flags, dependencies=args.module[:-1],
+                  parameters=args.parameters, preload_parameters=args.parameter_mode == "preload")
+    from .native import NativeModule
+
+    if args.print_statistics and isinstance(module, NativeModule):  # run by iree-run-module
+        module.flags.append("--print_statistics=true")
+    return module, args
 
 
 def console_main() -> int:
@@ -139,89 +207,117 @@ def console_main() -> int:
 
 
 def _run(module, args) -> int:
+    function = _function(module, args)
+    if args.benchmark and not hasattr(function, "place"):
+        raise ShimError(f"--benchmark: @{function.name} runs in stock iree-run-module here "
+                        f"({module.reason}), where each call is a process of its own; time it there")
+    signature = function.signature
+    if args.expected_output is not None and args.output is not None:
+        _NOTES.append("mdc-run: note: --output is ignored with --expected_output, as iree-run-module "
+                      "ignores it")
+        args.output = None
+    cli_io.check_outputs(args.output, function.name, len(signature.results))
+    inputs, expected = _read_inputs(function, args)
+
+    print(f"EXEC @{function.name}", flush=True)
+    results = function._invoke(inputs)
+    status = 0
+    if expected is not None:
+        status = _check_expected(expected, results, args)
+    else:
+        _emit(results, args)
+    if args.benchmark:
+        _benchmark(function, inputs, args.benchmark)
+    if args.print_statistics:
+        sys.stdout.flush()
+        print(module.statistics(), end="", file=sys.stderr)
+    return status
+
+
+def _function(module, args):
     if args.function is None:
         if len(module.function_names) != 1:
             raise ShimError("--function is required; the module exports: "
                             + ", ".join(module.function_names))
         args.function = module.function_names[0]
-    function = module.function(args.function)
-    if args.benchmark and not hasattr(function, "place"):
-        raise ShimError(f"--benchmark: @{function.name} runs in stock iree-run-module here "
-                        f"({module.reason}), where each call is a process of its own; time it there")
-    n_results = len(function.signature.results)
-    if args.output is not None and len(args.output) != n_results:
-        raise ShimError(f"{len(args.output)} --output given but @{function.name} "
-                        f"returns {n_results} result(s)")
-    for target in args.output or []:
-        if target not in ("", "-") and not target.startswith("@"):
-            raise ShimError(f"--output={target}: expected @file.npy, - or nothing")
-        directory = os.path.dirname(os.path.abspath(target[1:]))
-        if target.startswith("@") and not os.path.isdir(directory):
-            raise ShimError(f"--output={target}: cannot write there: no directory {directory}")
+    return module.function(args.function)
+
+
+def _read_inputs(function, args):
+    """The function's inputs (checked as ``prepare`` checks them) and the
+    expected results (None without --expected_output), read from the
+    command line and the files it names."""
     signature = function.signature
-    if len(args.input) != len(signature.args):
-        raise ShimError(f"@{function.name} takes {len(signature.args)} input(s), "
-                        f"{len(args.input)} --input given")
-    inputs = function.prepare([read_input(text, value, i)
-                               for i, (text, value) in enumerate(zip(args.input, signature.args))])
+    files = cli_io.FileReads()
+    try:
+        given = cli_io.read_values("--input", args.input, signature.args, files)
+        if len(given) != len(signature.args):
+            raise ShimError(f"@{function.name} takes {len(signature.args)} input(s), "
+                            f"{len(given)} --input given")
+        inputs = function.prepare([v[0] if isinstance(v, tuple) else v for v in given])
+        expected = None
+        if args.expected_output is not None:
+            expected = cli_io.read_values("--expected_output", args.expected_output,
+                                          signature.results, files)
+    finally:
+        files.close()
+    return inputs, expected
 
-    print(f"EXEC @{function.name}", flush=True)
-    results = function._invoke(inputs)
+
+def _check_expected(expected, results, args) -> int:
+    from .expected import Tolerance, compare
+
+    tolerance = Tolerance(args.equality_mode, args.expected_f16_threshold, args.expected_bf16_threshold,
+                          args.expected_f32_threshold, args.expected_f64_threshold, args.expected_rtol)
+    matched, report = compare(expected, results, tolerance)
+    print(report, end="", flush=True)
+    return 0 if matched else 1
+
+
+def _emit(results, args) -> None:
+    """Print or write each result as its --output says (all printed without)."""
+    writes = []
     for i, (result, kind) in enumerate(results):
-        text = _format(result, kind, args.output_max_element_count)
         target = args.output[i] if args.output is not None else None
-        if target is None:
-            print(f"result[{i}]: {text}" if isinstance(kind, str)
-                  else f"result[{i}]: hal.buffer_view\n{text}")
-        elif target == "-":
-            print(text if isinstance(kind, str) else f"hal.buffer_view\n{text}")
+        if target is None or target == "-":
+            text = _format(result, kind, args.output_max_element_count)
+            head = f"result[{i}]: " if target is None else ""
+            print(f"{head}{text}" if isinstance(kind, str) else f"{head}hal.buffer_view\n{text}")
         elif target:
-            _save_atomically(target[1:], np.asarray(result))
+            writes.append((target, cli_io.encoded(result, kind, target[1:])))
+    cli_io.write_outputs(writes)
 
-    if args.benchmark:
-        # As iree-benchmark-module, tensor inputs are placed once and reused
-        # (Function.place; for a --pinned-arguments argument, in its GPU's
-        # pinned memory); each call still fetches its results.
-        placed = [(function.place(i, arg), None) if isinstance(kind, int) and signature.args[i].is_tensor
-                  else (arg, kind) for i, (arg, kind) in enumerate(inputs)]
-        times = []
-        for _ in range(args.benchmark):
-            start = time.perf_counter()
-            function._invoke(placed)
-            times.append((time.perf_counter() - start) * 1e3)
-        print(f"BENCHMARK @{function.name}: {len(times)} calls, per call "
-              f"min {min(times):.4f} ms, median {statistics.median(times):.4f} ms, "
-              f"max {max(times):.4f} ms")
-    return 0
+
+def _benchmark(function, inputs, calls: int) -> None:
+    """As iree-benchmark-module, tensor inputs are placed once and reused
+    (Function.place; for a --pinned-arguments argument, in its GPU's
+    pinned memory); each call still fetches its results."""
+    import statistics
+
+    signature = function.signature
+    placed = [(function.place(i, arg), None) if isinstance(kind, int) and signature.args[i].is_tensor
+              else (arg, kind) for i, (arg, kind) in enumerate(inputs)]
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        function._invoke(placed)
+        times.append((time.perf_counter() - start) * 1e3)
+    print(f"BENCHMARK @{function.name}: {len(times)} calls, per call "
+          f"min {min(times):.4f} ms, median {statistics.median(times):.4f} ms, "
+          f"max {max(times):.4f} ms")
 
 
 def read_input(text: str, value, index: int):
-    """One --input (literal, bare scalar or @file.npy) for declared `value`."""
-    from . import values
-
-    if value.type in values.SCALAR_TYPES:
-        return values.parse_scalar(text, value.type, f"input {index} (%{value.name})")
-    if text.startswith("@"):
-        path = text[1:]
-        try:
-            with open(path, "rb") as f:
-                magic = f.read(6)
-        except OSError as e:
-            raise ShimError(f"--input={text}: cannot read {path}: {e.strerror}") from None
-        if magic != b"\x93NUMPY":
-            # As iree-run-module: @file is a .npy file, nothing else (np.load
-            # would call a text file "pickled data").
-            raise ShimError(f"--input={text}: {path} is not a .npy file (no numpy header); only "
-                            "numpy .npy files are supported, e.g. written by numpy.save")
-        try:
-            array = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as e:
-            raise ShimError(f"--input={text}: cannot read {path}: {short(e)}") from None
-        if not isinstance(array, np.ndarray):
-            raise ShimError(f"--input={text}: {path} is not a single .npy array")
-        return values.aligned_array(array)
-    array, _ = values.parse_literal(text)
-    return array
+    """One --input (literal, bare scalar, raw file or @file.npy) for
+    declared `value`: an array or a number."""
+    files = cli_io.FileReads()
+    try:
+        read = cli_io.read_values("--input", [text], [value], files)
+    finally:
+        files.close()
+    if len(read) != 1:
+        raise ShimError(f"--input={text}: input {index} takes one value, the file holds {len(read)}")
+    return read[0][0] if isinstance(read[0], tuple) else read[0]
 
 
 def _format(result, kind, limit: int) -> str:
@@ -230,26 +326,3 @@ def _format(result, kind, limit: int) -> str:
     if isinstance(kind, str):
         return values.format_scalar(result, kind)
     return values.format_array(result, kind, limit)
-
-
-def _save_atomically(path: str, array: np.ndarray) -> None:
-    """Write the .npy next to its destination, then rename it into place, so a
-    reader never sees a partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".mdc-run-", suffix=".npy", dir=directory)
-    except OSError as e:
-        raise ShimError(f"--output=@{path}: cannot write there: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, array, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; np.save would not
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -34,7 +34,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import native, values
+from . import extra_modules, native, values
 from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -170,7 +170,9 @@ class DeviceValue:
 
 
 def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] = (),
-         timeout_s: Optional[float] = 300.0, staged_transfers: bool = False) -> "Module":
+         timeout_s: Optional[float] = 300.0, staged_transfers: bool = False,
+         dependencies: Sequence[str] = (), parameters: Sequence[str] = (),
+         preload_parameters: bool = False) -> "Module":
     """Load a .vmfb on the devices named by `devices`: one runtime device URI
     ("local-task", "cuda", "cuda://1", "hip:0") or a list of them, in order;
     declared devices bind to them by kind and ordinal, as IREE's __init does.
@@ -185,15 +187,23 @@ def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] 
       (transfers, the async-external signal fence); None waits forever.
     staged_transfers: move every argument and result through a pinned
       buffer and a queue copy, as for a GPU, even on CPU devices.
+    dependencies: .vmfb files loaded before this one, in order, whose
+      functions it may call (iree-run-module's earlier --module flags).
+    parameters: parameter files as iree-run-module's --parameters takes
+      them, "SCOPE=FILE" or "FILE" (.irpa, .gguf, .safetensors), mapped
+      into memory, or read into it with preload_parameters (as
+      --parameter_mode=preload).
     """
     devices = device_list(devices)
+    extra = {"dependencies": [os.fspath(d) for d in dependencies], "parameters": list(parameters),
+             "preload_parameters": preload_parameters}
     try:
         return Module(path, devices, flags=flags, timeout_s=timeout_s,
-                      staged_transfers=staged_transfers)
+                      staged_transfers=staged_transfers, **extra)
     except dev.UnsupportedDeviceSet as e:
         if staged_transfers:
             raise
-        return _native_module(os.fspath(path), devices, str(e), flags, timeout_s)
+        return _native_module(os.fspath(path), devices, str(e), flags, timeout_s, **extra)
 
 
 def load_vm_flatbuffer_file(path: str, *, driver: Union[str, Sequence[str], None] = None,
@@ -223,15 +233,21 @@ def device_list(devices) -> list[str]:
     return uris
 
 
-def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s) -> "native.NativeModule":
+def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s, *,
+                   dependencies: Sequence[str], parameters: Sequence[str],
+                   preload_parameters: bool) -> "native.NativeModule":
     """The module run by stock iree-run-module (native.py): the devices
     were checked against the manifest before the Python runtime refused
-    to open them together."""
+    to open them together, and the dependencies and parameter files were
+    loaded."""
     signatures, manifest = read_signatures(rt.VmModule.mmap(rt.VmInstance(), path))
     manifest = manifest or scan_declared_devices(path)
     binding = dev.bind(manifest, uris) if manifest is not None else {}
+    flags = [*flags, *(f"--parameters={p}" for p in parameters)]
+    if preload_parameters:
+        flags.append("--parameter_mode=preload")
     return native.NativeModule(path, uris, manifest, signatures, binding, reason.split(":")[0],
-                               flags=flags, timeout_s=timeout_s)
+                               flags=flags, timeout_s=timeout_s, dependencies=dependencies)
 
 
 def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optional[Manifest]]:
@@ -268,7 +284,9 @@ def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optio
 
 class Module(native.FunctionTable):
     def __init__(self, path: str, devices: Sequence[str], *, flags: Sequence[str] = (),
-                 timeout_s: Optional[float] = 300.0, staged_transfers: bool = False):
+                 timeout_s: Optional[float] = 300.0, staged_transfers: bool = False,
+                 dependencies: Sequence[str] = (), parameters: Sequence[str] = (),
+                 preload_parameters: bool = False):
         self.path = os.fspath(path)
         self.uris = device_list(devices)
         self.timeout_s = timeout_s
@@ -308,15 +326,34 @@ class Module(native.FunctionTable):
                 self._device_index(v, signature)  # undeclared affinities fail now
 
         self._hal_module = dev.create_hal_module(self._instance, self._devices, self.uris)
-        try:
-            self._context = rt.VmContext(self._instance, [self._hal_module, self._vm_module])
-        except Exception as e:  # IREE statuses: RuntimeError, ValueError, IndexError, ...
-            raise ShimError(f"the module does not initialise on devices "
-                            f"{', '.join(self.uris)}: {short(e)}") from None
+        self._context = self._create_context(dependencies, parameters, preload_parameters)
         self._functions: dict[str, Function] = {}
         self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
         self._resident: "weakref.WeakSet[DeviceValue]" = weakref.WeakSet()
         _OPEN_MODULES.add(self)
+
+    def _create_context(self, dependencies: Sequence[str], parameters: Sequence[str],
+                        preload_parameters: bool) -> rt.VmContext:
+        """The VM context: the HAL, the parameters, the dependencies in
+        order, then the program, as iree-run-module registers them."""
+        self._extra_modules = (extra_modules.parameter_modules(self._instance, parameters,
+                                                               preload_parameters)
+                               + extra_modules.load_dependencies(self._instance, dependencies))
+        modules = [self._hal_module, *self._extra_modules, self._vm_module]
+        try:
+            return rt.VmContext(self._instance, modules)
+        except Exception as e:  # IREE statuses: RuntimeError, ValueError, IndexError, ...
+            hint = ""
+            if "'io_parameters' not registered" in str(e):
+                hint = " (the module reads parameters: give their file with --parameters=SCOPE=FILE)"
+            raise ShimError(f"the module does not initialise on devices "
+                            f"{', '.join(self.uris)}: {short(e)}{hint}") from None
+
+    def statistics(self) -> str:
+        """Each device's allocator statistics, as iree-run-module
+        --print_statistics prints them."""
+        self._check_open()
+        return extra_modules.statistics_text(self._devices)
 
     # -- introspection -------------------------------------------------------
 
@@ -383,7 +420,7 @@ class Module(native.FunctionTable):
             placed.release()
         for value in list(self.__dict__.get("_resident", ())):
             value.release()
-        for attr in ("_context", "_hal_module", "_vm_module", "_devices", "_instance"):
+        for attr in ("_context", "_hal_module", "_extra_modules", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
             function.__dict__.pop("_vm_function", None)

@@ -22,8 +22,6 @@ import inspect
 import keyword
 import os
 import re
-import subprocess
-import tempfile
 from typing import Optional, Sequence
 
 import numpy as np
@@ -71,11 +69,16 @@ def entry_point(manifest: Optional[Manifest], signatures: dict[str, Signature], 
 
 
 def run(path: str, function: str, devices: Sequence[str], inputs: Sequence[str],
-        outputs: Sequence[str], flags: Sequence[str] = (), timeout_s: Optional[float] = None
-        ) -> subprocess.CompletedProcess:
+        outputs: Sequence[str], flags: Sequence[str] = (), timeout_s: Optional[float] = None,
+        dependencies: Sequence[str] = ()):
     """iree-run-module on ``function`` with ``inputs`` and ``outputs`` as
-    its own flags take them; raises RuntimeError (one line) when it fails."""
-    cmd = [iree_run_module(), f"--module={path}", f"--function={function}",
+    its own flags take them, ``dependencies`` loaded before the module:
+    the subprocess.CompletedProcess; raises RuntimeError (one line) when it
+    fails."""
+    import subprocess
+
+    cmd = [iree_run_module(), *[f"--module={d}" for d in dependencies], f"--module={path}",
+           f"--function={function}",
            *[f"--device={d}" for d in devices], *flags,
            *[f"--input={i}" for i in inputs], *[f"--output={o}" for o in outputs]]
     try:
@@ -262,11 +265,21 @@ class NativeModule(FunctionTable):
 
     def __init__(self, path: str, uris: Sequence[str], manifest: Optional[Manifest],
                  signatures: dict[str, Signature], binding: dict[str, int], reason: str,
-                 flags: Sequence[str] = (), timeout_s: Optional[float] = 300.0):
+                 flags: Sequence[str] = (), timeout_s: Optional[float] = 300.0,
+                 dependencies: Sequence[str] = ()):
         self.path, self.uris, self.manifest = path, list(uris), manifest
         self.signatures, self.binding, self.reason = signatures, binding, reason
         self.flags, self.timeout_s = list(flags), timeout_s
+        self.dependencies = list(dependencies)
         self._functions: dict[str, NativeFunction] = {}
+        self._last_stderr = ""
+
+    def statistics(self) -> str:
+        """The allocator statistics iree-run-module printed on its last run
+        (with --print_statistics in ``flags``), in its own words."""
+        self._check_open()
+        text = self._last_stderr
+        return text[text.find("Device: "):] if "Device: " in text else ""
 
     def _new_function(self, name: str) -> "NativeFunction":
         return NativeFunction(self, name)
@@ -350,6 +363,8 @@ class NativeFunction(FunctionAPI):
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:
         """Run on inputs from ``prepare``: (value, type) per result, as
         ``prepare`` gives them."""
+        import tempfile
+
         m = self.module
         m._check_open()
         with tempfile.TemporaryDirectory(prefix="mdc-run-") as work:
@@ -362,7 +377,9 @@ class NativeFunction(FunctionAPI):
                 np.save(path, np.ascontiguousarray(arg))
                 flags.append(f"@{path}")
             outs = [os.path.join(work, f"out{k}.npy") for k in range(len(self.signature.results))]
-            run(m.path, self._entry, self._devices, flags, [f"@{p}" for p in outs], m.flags, m.timeout_s)
+            done = run(m.path, self._entry, self._devices, flags, [f"@{p}" for p in outs], m.flags,
+                       m.timeout_s, m.dependencies)
+            m._last_stderr = done.stderr
             results = []
             for value, path in zip(self.signature.results, outs):
                 array = np.load(path)

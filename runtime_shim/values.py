@@ -115,17 +115,8 @@ def parse_literal(text: str) -> tuple[np.ndarray, int]:
     takes 0/1/true/false.
     """
     head, _, data = text.partition("=")
-    head = head.strip().strip('"')
-    dims, _, name = head.rpartition("x")
-    if name not in _LITERAL_TYPES:
-        raise ShimError(f"bad input literal {text!r}: unknown element type {name!r}")
-    try:
-        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
-        if any(d < 0 for d in shape):
-            raise ValueError
-    except ValueError:
-        raise ShimError(f"bad input literal {text!r}: bad shape {dims!r}") from None
-    hal_type = int(_LITERAL_TYPES[name])
+    shape, hal_type = parse_shape_and_type(head, text)
+    name = type_name(hal_type)
     dtype = numpy_dtype(hal_type)
     count = math.prod(shape)
     if count * dtype.itemsize > MAX_LITERAL_BYTES:
@@ -145,6 +136,22 @@ def parse_literal(text: str) -> tuple[np.ndarray, int]:
     except (ValueError, OverflowError) as e:
         raise ShimError(f"bad input literal {text!r}: {e}") from None
     return aligned_array(values.reshape(shape)), hal_type
+
+
+def parse_shape_and_type(head: str, text: str) -> tuple[tuple[int, ...], int]:
+    """'2x3xf32' (the part of literal ``text`` before '=') -> (shape, HAL
+    element type)."""
+    head = head.strip().strip('"')
+    dims, _, name = head.rpartition("x")
+    if name not in _LITERAL_TYPES:
+        raise ShimError(f"bad input literal {text!r}: unknown element type {name!r}")
+    try:
+        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+        if any(d < 0 for d in shape):
+            raise ValueError
+    except ValueError:
+        raise ShimError(f"bad input literal {text!r}: bad shape {dims!r}") from None
+    return shape, int(_LITERAL_TYPES[name])
 
 
 def _convert(tokens: list[str], name: str, dtype: np.dtype) -> np.ndarray:

@@ -1,4 +1,5 @@
-// --link mistakes: a message naming the problem, exit status 1, no traceback.
+// --link mistakes: a message naming the problem, no traceback; exit status 2
+// for a malformed --link, 1 for one the memory model refuses.
 // With --split-input-file the failing input is reported and the others still
 // run (the second input here is fine and is printed).
 //
@@ -25,17 +26,17 @@
 // RUN: (mdc-opt %S/Inputs/local_cuda_transfer.mlir --pass=transfer-insertion --link=a-b 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: mdc-opt: error: --link=a-b: expected X:Y=staged or X:Y=shared
 // SYNTAX-NOT: util.func
-// SYNTAX: rc=1
+// SYNTAX: rc=2
 // RUN: (mdc-opt %S/Inputs/local_cuda_transfer.mlir --pass=transfer-insertion --link=a:z=staged 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=NAME
 // NAME: mdc-opt: error: --link=a:z=staged: {{.*}}'z'
 // NAME-NOT: util.func
-// NAME: rc=1
+// NAME: rc=2
 // RUN: (mdc-opt %S/Inputs/local_cuda_transfer.mlir --pass=transfer-insertion --link=a:a=staged 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=SELF
 // SELF: mdc-opt: error: --link=a:a=staged: a device cannot link to itself
-// SELF: rc=1
+// SELF: rc=2
 // RUN: (mdc-opt %S/Inputs/local_cuda_transfer.mlir --pass=transfer-insertion --link=a:b=staged --link=b:a=shared 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=CONFLICT
 // CONFLICT: mdc-opt: error: --link=b:a=shared contradicts an earlier --link for the pair device_b, device_a
-// CONFLICT: rc=1
+// CONFLICT: rc=2
 
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
