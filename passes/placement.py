@@ -45,14 +45,12 @@ Where a value lives (its *home*):
 
 from __future__ import annotations
 
-import re
-
 from iree.compiler import ir
 
 from .ir_util import affinity_attr, get_attr, is_resource, walk
 from .module_facts import module_default_device, single_device
+from .sizes import static_bytes
 
-_STATIC_TENSOR = re.compile(r"tensor<((?:\d+x)*)([a-z]+)(\d+)")
 
 # Ops whose result i is their operand i, unchanged.
 _FORWARDING = {"util.optimization_barrier", "stream.timepoint.barrier", "stream.timepoint.await"}
@@ -95,14 +93,7 @@ def _operand_bytes(op: ir.Operation, index: int) -> int:
     k = resource_operands.index(index)
     if k >= len(encodings):
         return 1
-    m = _STATIC_TENSOR.match(str(encodings[k]))
-    if not m or "?" in str(encodings[k]):
-        return 1
-    count = 1
-    for d in filter(None, m.group(1).split("x")):
-        count *= int(d)
-    bits = int(m.group(3))
-    return max(1, count * max(bits, 8) // 8)
+    return max(1, static_bytes(str(encodings[k])) or 1)
 
 
 def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:

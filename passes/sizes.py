@@ -196,6 +196,13 @@ def _size_of(encoding: str, dims: list[Extent] | None) -> TensorSize:
     return TensorSize(encoding, tuple(extents), total)
 
 
+def static_bytes(encoding: str) -> int | None:
+    """The bytes of a tensor type (``tensor<4x8xf32>``: 128); None for a
+    dynamic shape or what is not a tensor type."""
+    size = _size_of(encoding, None)
+    return None if size.bytes is None or size.bytes.dims else size.bytes.static
+
+
 def _encoded(op: ir.Operation, candidate: ir.Value) -> TensorSize | None:
     """The size a stream op's encoding attribute gives ``candidate``."""
     view = op.opview
