@@ -24,6 +24,7 @@ import re
 
 from iree.compiler import ir
 
+from mdc.contract.declaration_text import bracketed_list
 from mdc.contract.manifest import kind_uses_host_memory
 
 from .ir_util import get_attr, top_level_ops, walk
@@ -254,29 +255,6 @@ def _declaration(function) -> str | None:
     return ir.StringAttr(reflection["iree.abi.declaration"]).value
 
 
-def _declared_list(text: str, start: int) -> tuple[list[str], int]:
-    """The items of the parenthesized list opening at ``text[start]``, split
-    at its top-level commas, and the index just past its closing parenthesis."""
-    depth, quoted, items, begin = 0, False, [], start + 1
-    for i in range(start, len(text)):
-        c = text[i]
-        if c == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c in "<({[":
-            depth += 1
-        elif c in ">)}]" and text[i - 1:i + 1] != "->":
-            depth -= 1
-            if depth == 0:  # the list's closing parenthesis
-                items.append(text[begin:i])
-                return [item for item in items if item.strip()], i + 1
-        elif c == "," and depth == 1:
-            items.append(text[begin:i])
-            begin = i + 1
-    return [item for item in items if item.strip()], len(text)
-
-
 def _devices_of(items: list[str]) -> list[str | None]:
     return [m.group(1) if (m := _DECLARED_AFFINITY.search(item)) else None for item in items]
 
@@ -290,7 +268,7 @@ def declared_argument_devices(function) -> list[str | None] | None:
     start = text.find("(") if text is not None else -1
     if start < 0:
         return None
-    return _devices_of(_declared_list(text, start)[0])
+    return _devices_of(bracketed_list(text, start)[0])
 
 
 def declared_result_devices(function) -> list[str | None] | None:
@@ -300,11 +278,11 @@ def declared_result_devices(function) -> list[str | None] | None:
     start = text.find("(") if text is not None else -1
     if start < 0:
         return None
-    _, end = _declared_list(text, start)
+    _, end = bracketed_list(text, start)
     rest = text[end:].lstrip()
     if not rest.startswith("->"):
         return []
     rest = rest[2:].lstrip()
     if rest.startswith("("):
-        return _devices_of(_declared_list(rest, 0)[0])
+        return _devices_of(bracketed_list(rest, 0)[0])
     return _devices_of([rest]) if rest else []

@@ -47,6 +47,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
 from mdc.contract.manifest import FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, SEAL_LENGTH, SEAL_PREFIX
 from mdc.contract.manifest import KEY as MANIFEST_KEY
@@ -335,7 +336,7 @@ def _matching_paren(text: str, open_at: int) -> int:
 
 def _parse_values(text: str) -> tuple[Value, ...]:
     values = []
-    for item in _split_top_level(text):
+    for item in split_top_level(text):
         m = re.fullmatch(r"%([^:\s]+)\s*:\s*(.*)", item, re.S)
         if not m:  # an unnamed type, as IREE may print for results
             name, rest = f"v{len(values)}", item
@@ -345,24 +346,6 @@ def _parse_values(text: str) -> tuple[Value, ...]:
         affinity = _AFFINITY.search(attrs)
         values.append(Value(name, parse_type(type_text), affinity.group(1) if affinity else None))
     return tuple(values)
-
-
-def _split_top_level(text: str, sep: str = ",") -> list[str]:
-    parts, depth, start, quoted = [], 0, 0, False
-    for i, c in enumerate(text):
-        if c == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c in "<({[":
-            depth += 1
-        elif c in ">)}]" and text[i - 1:i + 1] != "->":
-            depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
 
 
 def _split_attrs(text: str) -> tuple[str, str]:
@@ -383,7 +366,7 @@ def parse_type(text: str):
     m = re.fullmatch(r"tensor<(.*)>", text.strip(), re.S)
     if not m:
         return text.strip()
-    body = _split_top_level(m.group(1))[0]  # drop an encoding after ','
+    body = split_top_level(m.group(1))[0]  # drop an encoding after ','
     shape = []
     while True:
         dim = re.match(r"(\d+|\?)x", body)
