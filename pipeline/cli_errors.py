@@ -25,6 +25,9 @@ USAGE_STATUS = 2
 FAILURE_STATUS = 1
 BUG_STATUS = 70
 
+# The most of a source line an error shows around its column.
+EXCERPT_WIDTH = 160
+
 _LOC_PREFIX = re.compile(r"^(.*?:\d+:\d+): (.*)$", re.S)
 _FILE_LINE_COL = re.compile(r"^(.*):(\d+):(\d+)$")
 
@@ -44,8 +47,16 @@ def source_excerpt(location: str) -> list[str]:
     if text is None:
         return []
     text = text.rstrip("\r\n")
+    at = max(column - 1, 0)
+    if len(text) > EXCERPT_WIDTH:
+        # A long line (a generated or minified file) shows only the part
+        # around the column, marked as cut with "...".
+        start = max(0, min(at - EXCERPT_WIDTH // 2, len(text) - EXCERPT_WIDTH))
+        end = start + EXCERPT_WIDTH
+        text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+        at += (3 if start else 0) - start
     # A tab in the line stays a tab under it, so the caret lines up.
-    pad = "".join(c if c == "\t" else " " for c in text[:max(column - 1, 0)])
+    pad = "".join(c if c == "\t" else " " for c in text[:at])
     return [text, pad + "^"]
 
 

@@ -172,7 +172,9 @@ def encoded(result, kind, path: str) -> bytes:
     if isinstance(kind, str):  # a scalar: (number, MLIR type)
         array = np.asarray(values.SCALAR_TYPES[kind](result))
     else:
-        array = np.ascontiguousarray(result)
+        # np.asarray keeps a 0-d result 0-d (np.ascontiguousarray makes it
+        # shape (1,), which stock's tensor<f32> output is not).
+        array = np.asarray(result, order="C")
     if not path.endswith(".npy"):
         return array.tobytes()
     buffer = io.BytesIO()

@@ -374,7 +374,7 @@ class NativeFunction(FunctionAPI):
                     flags.append(str(int(arg) if not kind.startswith("f") else float(arg)))
                     continue
                 path = os.path.join(work, f"in{i}.npy")
-                np.save(path, np.ascontiguousarray(arg))
+                np.save(path, np.asarray(arg, order="C"))  # a 0-d input stays 0-d
                 flags.append(f"@{path}")
             outs = [os.path.join(work, f"out{k}.npy") for k in range(len(self.signature.results))]
             done = run(m.path, self._entry, self._devices, flags, [f"@{p}" for p in outs], m.flags,

@@ -306,6 +306,36 @@ def test_outputs_as_stock(add2, run_tool, mdc_run, tmp_path):
     np.testing.assert_array_equal(loaded[2], A + B)
 
 
+RANK0 = """
+func.func public @total(%x: tensor<4xf32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]} ins(%x : tensor<4xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_rank0_result_to_npy_as_stock(build_vmfb, run_tool, mdc_run, tmp_path):
+    """A tensor<f32> result written to .npy is a 0-d array, as stock writes
+    it (CI seed 796142387 p4: mdc-run wrote shape (1,)), byte for byte."""
+    vmfb = build_vmfb("rank0", RANK0, ONE_LOCAL)
+    for tool in ("stock", "mdc"):
+        flags = [f"--module={vmfb}", "--device=local-task", "--input=4xf32=1,2,3,4",
+                 f"--output=@{tmp_path / tool}.npy"]
+        done = run_tool([stock_run_module(), *flags]) if tool == "stock" else mdc_run(*flags)
+        assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "mdc.npy")
+    assert got.shape == () and got == np.float32(10)
+    assert (tmp_path / "mdc.npy").read_bytes() == (tmp_path / "stock.npy").read_bytes()
+
+
 def test_scalar_outputs_as_stock(types, run_tool, mdc_run, tmp_path):
     for tool in ("stock", "mdc"):
         d = tmp_path / tool
