@@ -28,6 +28,17 @@ these constants from here.
   tensor); ``calls``, on a sync function that only calls a coarse-fences
   one with its own arguments, names that function. Values are named
   ``input0``..., ``output0``... by position, as in IREE's declarations.
+* ``RESULT_STORAGE``: the optional entry naming each function's
+  result-storage twin (passes/result_storage_twins.py)::
+
+    "result_storage": {"f": {"function": "f$into", "results": [0, 2]}}
+
+  ``f$into`` takes ``f``'s arguments, then one output argument
+  (``iree.abi.output``) per listed result index of ``f``, in that order,
+  and returns what ``f`` returns, each listed result written into its
+  storage. ``"pinned_arguments"`` says in which device's pinned memory the
+  caller gives a storage argument; one it does not list is given in the
+  memory of the result's own (CPU) device.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -41,6 +52,8 @@ FORMAT = "mdc.manifest/1"
 FUNCTIONS = "functions"
 MODEL_SYNC = "sync"
 MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
+
+RESULT_STORAGE = "result_storage"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

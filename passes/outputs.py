@@ -25,7 +25,7 @@ class PlacedOp:
 class Report:
     """The placement graph (None until placement ran), the ops placed,
     every crossing staged, in the order they were rewritten, the host
-    twins added, and the program's own tensor types of its moves before
+    twins and result-storage twins added, and the program's own tensor types of its moves before
     IREE's phases (sizes.source_types: location -> sizes, which the
     pipeline records and reports show). A pass returns one holding its own
     part (pass_base.run_pass adds it to the compile's)."""
@@ -35,6 +35,8 @@ class Report:
     crossings: list[Crossing] = dataclasses.field(default_factory=list)
     # (function, twin) for each host twin host-entry-points added.
     host_twins: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    # (function, twin, result indices) for each result-storage twin added.
+    storage_twins: list[tuple[str, str, tuple[int, ...]]] = dataclasses.field(default_factory=list)
     source_types: dict = dataclasses.field(default_factory=dict)
 
     def extend(self, other: "Report") -> None:
@@ -44,4 +46,5 @@ class Report:
         self.placements.extend(other.placements)
         self.crossings.extend(other.crossings)
         self.host_twins.extend(other.host_twins)
+        self.storage_twins.extend(other.storage_twins)
         self.source_types.update(other.source_types)

@@ -40,6 +40,7 @@ class CompileSettings:
     for input-level passes: before IREE's phases a program names its
     devices only in affinities. Empty: read the module's device globals.
     ``host_entry_points``: whether host-entry-points adds twins.
+    ``result_storage_twins``: whether result-storage-twins adds twins.
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -48,6 +49,7 @@ class CompileSettings:
     pinned_arguments: bool = False
     devices: Mapping = dataclasses.field(default_factory=dict)
     host_entry_points: bool = True
+    result_storage_twins: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,6 +15,7 @@ from .host_fences import HostFences
 from .loop_init_isolation import LoopInitIsolation
 from .partition_fence import PartitionFence
 from .recursive_calls import RefuseRecursiveCalls
+from .result_storage_twins import ResultStorageTwins
 from .returned_arguments import ReturnedArgumentMoves
 from .place_unplaced_ops import PlaceUnplacedOps
 from .stage_crossings import StageCrossings
@@ -32,10 +33,12 @@ from .transfer_insertion import TransferInsertion
 # stub-host-entry-points adds twins at the stream level, before
 # transfer-insertion stages their moves; it changes nothing in a program
 # IREE's ABI wrapped (every such function has a declaration).
+# result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE.
 PIPELINE = [
     HostEntryPoints,
+    ResultStorageTwins,
     RefuseRecursiveCalls,
     ReturnedArgumentMoves,
     StubHostEntryPoints,

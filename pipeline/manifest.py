@@ -23,6 +23,11 @@ function with every tensor taken and returned on the local device
 ``"host"``. A coarse-fences function that a sync wrapper calls may share
 the wrapper's twin.
 
+``"result_storage": {"f": {"function": "f$into", "results": [0]}}`` names
+each result-storage twin (passes/result_storage_twins.py) and the results
+it writes into the caller's storage (contract/manifest.py gives the
+format).
+
 ``"functions"`` (contract/manifest.py gives the format) describes each
 public function that has no ``iree.abi.declaration``: a program already in
 the buffer-view ABI, such as IREE's torch input conversion of an
@@ -37,19 +42,21 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import FORMAT, FUNCTIONS, KEY, SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest import FORMAT, FUNCTIONS, KEY, RESULT_STORAGE, SEAL_LENGTH, SEAL_PREFIX
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
-                  functions: dict | None = None) -> str:
+                  functions: dict | None = None, storage_twins=()) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
     each twin's values on device ``host``. ``functions``: {name:
-    stub_signatures.StubSignature} of the functions without a declaration."""
+    stub_signatures.StubSignature} of the functions without a declaration.
+    ``storage_twins``: (function, twin, stored result indices) per
+    result-storage twin."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -66,6 +73,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
             "staging": staging,
             **({"pinned_arguments": pinned_arguments} if pinned_arguments else {}),
             **({"host": host, "host_entry_points": host_entry_points} if host_entry_points else {}),
+            **({RESULT_STORAGE: {f: {"function": twin, "results": list(results)}
+                                 for f, twin, results in storage_twins}} if storage_twins else {}),
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
                if functions else {}),
         },

@@ -93,8 +93,8 @@ def _python_passes_checked(level: str):
 def write_manifest(module, ctx: "PipelineContext") -> None:
     """The manifest step of the mdc stage: after mdc's stream-level passes,
     every public function gets the device manifest (the devices, what the
-    memory model stages, the pinned arguments and host twins the passes
-    made, and the signatures of functions IREE wrote no declaration for)."""
+    memory model stages, the pinned arguments, host twins and result-storage
+    twins the passes made, and the signatures of functions IREE wrote no declaration for)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
     from mdc.passes.memory_model import MemoryModel
@@ -105,7 +105,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     pin_wrapper_arguments(module)
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
-        dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions), functions)
+        dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
+        ctx.report.storage_twins), functions)
 
 
 STAGES: list[Stage] = [

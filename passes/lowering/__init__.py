@@ -10,6 +10,7 @@ import dataclasses
 from typing import Mapping
 
 from ..memory_model import MemoryModel
+from ..result_storage_twins import storage_twins_of
 from .base import Lowering, Site
 from .copy import HostHopCopy
 from .emitter import Emitter
@@ -52,7 +53,7 @@ class Lowerings:
 
     def __init__(self, module, model: MemoryModel, options: StagingOptions):
         emit = Emitter(module, model)
-        self.pinned = PinnedArguments(emit, options.pinned_arguments)
+        self.pinned = PinnedArguments(emit, options.pinned_arguments, storage_twins_of(module))
         emplace = Emplace(emit, options.emplace, options.pieces)
         self.small = SmallInPlace(emit, emplace)
         self.order: list[Lowering] = [self.pinned, self.small, emplace, HostHopCopy(emit)]

@@ -9,6 +9,10 @@ output argument (``iree.abi.output``) that a value coming back from that
 device is written into: the device's queue copies it straight into the
 storage. The arguments this applied to are ``pinned``, which
 stage-crossings records on the module (abi.PINNED_ARGUMENTS_ATTR).
+
+The output arguments of a result-storage twin (result_storage_twins.py,
+``@F$into``) are always given so, without the flag: that is what the twin
+is for.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ class PinnedArguments(Lowering):
     caller_buffer = "pinned argument"
     caller_buffer_into_output = "pinned output"
 
-    def __init__(self, emit: Emitter, pinned_arguments: bool):
+    def __init__(self, emit: Emitter, pinned_arguments: bool, storage_twins: frozenset[str] = frozenset()):
         self.emit = emit
         self.pinned_arguments = pinned_arguments
+        # The result-storage twins, whose outputs are given pinned.
+        self.storage_twins = storage_twins
         # function name -> {argument index: device whose pinned memory holds it}
         self.pinned: dict[str, dict[int, str]] = {}
 
@@ -72,13 +78,17 @@ class PinnedArguments(Lowering):
         """--pinned-arguments, coming back: ``update`` writes a value moved
         from ``src``, the staging owner, to CPU ``dst`` into an output
         argument (``iree.abi.output``), which the caller then gives in
-        ``src``'s pinned memory."""
+        ``src``'s pinned memory: with --pinned-arguments, or in a
+        result-storage twin (its ``$async`` variant too)."""
         src, dst, policy = site.src, site.dst, site.policy
-        if not self.pinned_arguments or policy.mode != "staged" or policy.owner != src:
+        if policy.mode != "staged" or policy.owner != src:
             return False
         if not self.emit.model.devices[dst].is_local or in_initializer(update):
             return False
-        return self._pin(*function_argument(update.opview.target), src)
+        function, index = function_argument(update.opview.target)
+        if not (self.pinned_arguments or function.removesuffix("$async") in self.storage_twins):
+            return False
+        return self._pin(function, index, src)
 
     def lower_into_output(self, site: Site, update) -> ir.Value:
         """``src``'s queue copies ``value`` straight into the pinned output
@@ -92,7 +102,28 @@ class PinnedArguments(Lowering):
         storage = staging_call([storage.type], self.emit.helper("copy_into_output", into_output),
                               [src_view, src_ready, storage, self.emit.device(src)]).results[0]
         target_size = update.opview.target_size
+        # Imported as IREE imported the storage: ``consume``d (the program
+        # owns it), so IREE elides the clone it puts between the update and
+        # the result's export, and the result is the storage itself (a
+        # static-shaped result was copied into a new buffer otherwise).
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,
                                          ir.Type.parse("tensor<?xi8>"), [target_size], target_size,
+                                         consume=_consumed(update.opview.target) or None,
                                          affinity=affinity_attr(dst)).result
         return as_lifetime(imported, target_size, dst, update.results[0].type)
+
+
+def _consumed(target: ir.Value) -> bool:
+    """``target`` is a ``stream.tensor.import`` marked ``consume`` (through
+    casts and awaits)."""
+    while not isinstance(target.owner, ir.Block):
+        op = target.owner
+        if op.name == "stream.tensor.import":
+            return "consume" in op.attributes
+        if op.name == "stream.async.cast":
+            target = op.operands[0]
+        elif op.name == "stream.timepoint.await":
+            target = op.opview.resource_operands[ir.OpResult(target).result_number]
+        else:
+            return False
+    return False

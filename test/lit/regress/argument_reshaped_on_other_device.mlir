@@ -9,7 +9,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --staging=copy --compile-to=mdc -o - | FileCheck %s --check-prefix=IR
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --staging=copy --iree-execution-model=async-external --compile-to=mdc -o - | FileCheck %s --check-prefix=IR
-// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --report=%t/emplace.json -o %t/emplace.vmfb
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --no-result-storage-twins --report=%t/emplace.json -o %t/emplace.vmfb
 // RUN: FileCheck %s --check-prefix=REPORT < %t/emplace.json
 // RUN: mdc-run --module=%t/emplace.vmfb --device=local-task --device=local-sync "--input=2x3xf32=[1 2 3][4 5 6]" "--input=2x3xf32=[7 8 9][10 11 12]" | FileCheck %s
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --staging=copy --iree-execution-model=async-external -o %t/copy.vmfb

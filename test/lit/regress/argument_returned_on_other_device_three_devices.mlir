@@ -5,7 +5,7 @@
 // %x (a) on device_c is left to IREE (the caller's buffer, as stock IREE
 // returns it).
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=c:b=staged --report=%t/emplace.json -o %t/emplace.vmfb
+// RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=c:b=staged --no-result-storage-twins --report=%t/emplace.json -o %t/emplace.vmfb
 // RUN: FileCheck %s --check-prefix=REPORT < %t/emplace.json
 // RUN: mdc-run --module=%t/emplace.vmfb --device=local-task --device=local-sync --device=local-task --input=2xf32=1,2 --input=2xf32=3,4 --input=2xf32=5,6 | FileCheck %s
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --device=c=local[2] --link=a:b=staged --link=c:b=staged --staging=copy --iree-execution-model=async-external -o %t/copy.vmfb
