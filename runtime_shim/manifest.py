@@ -16,6 +16,9 @@ Two sources, both read with no devices and no compiler:
   "host_entry_points": {"f": "f$host"} names the twin of @f that takes and
   returns every tensor on the local device "host" (mdc-compile adds one for
   each public function with a value on a device the CPU cannot reach).
+  "result_storage": {"f": {"function": "f$into", "results": [0]}} names
+  the twin of @f that writes the listed results into storage the caller
+  gives, as output arguments after @f's own (contract/manifest.py).
   An optional "default" key names the device of values without an affinity;
   otherwise it is the first device, as in IREE.
   "functions" (contract/manifest.py gives its format) describes each public
@@ -49,7 +52,8 @@ from typing import Optional
 
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
-from mdc.contract.manifest import FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, RESULT_STORAGE, SEAL_LENGTH,
+                                   SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
 from .errors import ShimError
@@ -125,6 +129,16 @@ class Manifest:
     host_entry_points: tuple[tuple[str, str], ...] = ()  # (function, its twin)
     # Signatures of the functions IREE wrote no declaration for, from "functions".
     functions: tuple[tuple[str, "Signature"], ...] = ()
+    # (function, its result-storage twin, the result indices it stores)
+    storage_twins: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
+
+    def storage_twin(self, function: str) -> Optional[tuple[str, tuple[int, ...]]]:
+        """(twin, stored result indices) of @function's result-storage twin, or None."""
+        return next(((t, r) for f, t, r in self.storage_twins if f == function), None)
+
+    def twins(self) -> set[str]:
+        """The names of every twin mdc-compile added."""
+        return {t for _, t in self.host_entry_points} | {t for _, t, _ in self.storage_twins}
 
     def signature(self, function: str) -> Optional["Signature"]:
         """The manifest's signature of @function, or None."""
@@ -172,6 +186,10 @@ def parse_manifest(text: str) -> Manifest:
                        for i, d in arguments.items())
         twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
         host = _name(data.get("host"))
+        storage = tuple((str(f), str(e["function"]), tuple(int(i) for i in e["results"]))
+                        for f, e in data.get(RESULT_STORAGE, {}).items())
+        if any(not results or min(results) < 0 for _, _, results in storage):
+            raise ValueError("a result_storage entry lists no results, or a negative index")
         functions = tuple((str(f), signature_of_entry(str(f), entry))
                           for f, entry in data.get(FUNCTIONS, {}).items())
     except ShimError as e:
@@ -197,7 +215,7 @@ def parse_manifest(text: str) -> Manifest:
             raise ShimError(f"{MANIFEST_KEY} places a value of @{f} on device {unknown[0]!r}, "
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
-                    host_entry_points=twins, functions=functions)
+                    host_entry_points=twins, functions=functions, storage_twins=storage)
 
 
 def signature_of_entry(name: str, entry: dict) -> "Signature":

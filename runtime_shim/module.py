@@ -21,6 +21,12 @@ once and reusing it is what makes that pay (docs/PERFORMANCE.md). So is an
 output argument (`iree.abi.output`) that a GPU's result is written into; a
 result whose storage is a placed input is returned as that input's memory,
 with no copy.
+
+A function mdc-compile gave a result-storage twin (``@F$into``, the
+manifest's ``"result_storage"``) returns each result declared on a CPU
+device in memory of the shim's own pool (result_storage.py): the GPU writes
+it there with one DMA, and the array is returned without a copy; its
+memory goes back to the pool when the array is garbage collected.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import extra_modules, native, values
+from . import extra_modules, native, result_storage, values
 from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -330,6 +336,7 @@ class Module(native.FunctionTable):
         self._functions: dict[str, Function] = {}
         self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
         self._resident: "weakref.WeakSet[DeviceValue]" = weakref.WeakSet()
+        self._result_pool = result_storage.ResultPool()
         _OPEN_MODULES.add(self)
 
     def _create_context(self, dependencies: Sequence[str], parameters: Sequence[str],
@@ -420,6 +427,8 @@ class Module(native.FunctionTable):
             placed.release()
         for value in list(self.__dict__.get("_resident", ())):
             value.release()
+        if "_result_pool" in self.__dict__:
+            self._result_pool.close()
         for attr in ("_context", "_hal_module", "_extra_modules", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
@@ -467,7 +476,32 @@ class Function(native.FunctionAPI):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
         # Per result, its numpy scalar type, or None for a buffer view.
         self._scalar_results = tuple(values.SCALAR_TYPES.get(v.type) for v in signature.results)
+        self._storage = self._storage_twin()
+        # Input shapes (and scalar values) -> the shapes of the stored
+        # results a call on them returned: how a call with dynamic result
+        # shapes knows what storage to give.
+        self._stored_shapes: dict[tuple, tuple] = {}
         self._init_api(self._where)
+
+    def _storage_twin(self) -> Optional[tuple["Function", tuple[int, ...]]]:
+        """(the twin, the results it stores) of this function's
+        result-storage twin, or None; ShimError if the twin does not take
+        this function's arguments and then one storage per stored result."""
+        m = self.module
+        found = m.manifest.storage_twin(self.name) if m.manifest is not None else None
+        if found is None:
+            return None
+        name, stored = found
+        sig = self.signature
+        twin = m.signatures.get(name)
+        expected = [*(str(v.type) for v in sig.args), *(str(sig.results[i].type) if i < len(sig.results) else "?"
+                                                       for i in stored)]
+        if (twin is None or [str(v.type) for v in twin.args] != expected
+                or [str(v.type) for v in twin.results] != [str(v.type) for v in sig.results]
+                or not all(sig.results[i].is_tensor for i in stored)):
+            raise ShimError(f"the manifest names @{name} as the result-storage twin of @{self.name}, "
+                            f"but it is {twin.text if twin else 'not in the module'}")
+        return Function(m, twin), stored
 
     @property
     def pinned_arguments(self) -> dict[int, int]:
@@ -588,13 +622,13 @@ class Function(native.FunctionAPI):
         return tuple(out)
 
     def _run(self, inputs: list) -> rt.VmVariantList:
-        """Invoke on inputs from ``prepare``; -> the VM's result list, once
-        the call's work is done."""
+        """Invoke on inputs from ``prepare`` (and _GivenStorage); -> the
+        VM's result list, once the call's work is done."""
         m = self.module
         m._check_open()
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
-            if isinstance(arg, (Placed, DeviceValue)):
+            if isinstance(arg, (Placed, DeviceValue, _GivenStorage)):
                 arg_list.push_ref(arg.view.ref)
                 continue
             if isinstance(kind, str):  # a scalar
@@ -626,8 +660,13 @@ class Function(native.FunctionAPI):
         -> (array, HAL element type as an int) per tensor result, (number,
         MLIR type name) per scalar result.
         """
+        return self._outputs(self._run(inputs), inputs, {})
+
+    def _outputs(self, result_list: rt.VmVariantList, inputs: list, lent: dict) -> list[tuple[object, object]]:
+        """The results of a call as ``_invoke`` gives them; ``lent``: result
+        index -> the result_storage.Slab given as its storage, each of which
+        becomes the result's array or goes back to the pool."""
         m = self.module
-        result_list = self._run(inputs)
         outputs = []
         for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices)):
             if value.type in values.SCALAR_TYPES:
@@ -635,13 +674,124 @@ class Function(native.FunctionAPI):
                 outputs.append((scalar, value.type))
                 continue
             view = result_list.get_as_object(i, rt.HalBufferView)
-            held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
+            held = self._lent_array(view, lent[i]) if i in lent else None
+            if held is None:
+                held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
                 held = values.to_host(m._devices[index], view, m.staged_transfers, m.timeout_s)
             outputs.append((held, int(view.element_type)))
             del view
         del result_list  # no HAL object may outlive the call (see Module.close)
         return outputs
+
+    # -- results in the shim's own memory (result_storage.py) -----------------
+
+    def _invoke_for_caller(self, inputs: list) -> list[tuple[object, object]]:
+        """A Python call: through the result-storage twin where there is
+        one and the stored results' shapes are known (static, or seen for
+        these input shapes), each such result an array over pool memory;
+        else ``_invoke``."""
+        if self._storage is None:
+            return self._invoke(inputs)
+        twin, stored = self._storage
+        key = _shape_key(inputs)
+        lent = self._lend(key)
+        if lent is None:
+            outputs = self._invoke(inputs)
+            if key is not None and len(self._stored_shapes) < _SHAPE_MEMO:
+                self._stored_shapes[key] = tuple(np.shape(outputs[i][0]) for i in stored)
+            return outputs
+        storage = [(_GivenStorage(slab.view(shape, kind)), None) for slab, shape, kind in lent.values()]
+        try:
+            result_list = twin._run(inputs + storage)
+        except Exception as e:
+            del storage
+            if _STORAGE_TOO_SMALL not in str(e):
+                raise  # the pool's memory may still be written: it is not reused
+            # The shapes seen for these inputs were not the shapes this call
+            # makes (a result whose size depends on the values): run the
+            # function itself once more, and forget them.
+            for slab, _, _ in lent.values():
+                self.module._result_pool.give_back(slab)
+            self._stored_shapes.pop(key, None)
+            return self._invoke(inputs)
+        del storage
+        return self._outputs(result_list, inputs, {i: slab for i, (slab, _, _) in lent.items()})
+
+    def _lend(self, key) -> Optional[dict]:
+        """result index -> (slab, shape, HAL element type) for every stored
+        result, or None (shapes not known, or a device refused the memory)."""
+        twin, stored = self._storage
+        shapes = [self.signature.results[i].type.shape for i in stored]
+        if any(None in shape for shape in shapes):
+            shapes = self._stored_shapes.get(key) if key is not None else None
+            if shapes is None:
+                return None
+        m = self.module
+        lent = {}
+        for j, (i, shape) in enumerate(zip(stored, shapes)):
+            kind = values.element_type(self.signature.results[i].type.element)
+            nbytes = int(np.prod(shape, dtype=np.int64)) * values.numpy_dtype(kind).itemsize
+            position = len(self.signature.args) + j
+            pinned = position in twin._pinned
+            index = twin._pinned[position] if pinned else self._result_devices[i]
+            slab = None
+            if pinned or dev.is_local(m.uris[index]):
+                device = m._devices[index]
+                slab = m._result_pool.lend((index, pinned), nbytes,
+                                           lambda memory: values.import_host_memory(device, memory, pinned))
+            if slab is None:
+                for given, _, _ in lent.values():
+                    m._result_pool.give_back(given)
+                return None
+            lent[i] = (slab, list(shape), kind)
+        return lent
+
+    def _lent_array(self, view: rt.HalBufferView, slab: "result_storage.Slab") -> Optional[np.ndarray]:
+        """The result ``view`` as an array over ``slab``, the storage it was
+        written into; None (the slab given back) if it is not there."""
+        pool = self.module._result_pool
+        dtype = values.numpy_dtype(int(view.element_type))
+        shape = list(view.shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        buffer = view.get_buffer()
+        if 0 < nbytes <= slab.capacity and values.is_mappable(buffer):
+            mapped = buffer.map()
+            address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
+            del mapped
+            if address == slab.address:
+                return pool.array(slab, nbytes, dtype, shape)
+        pool.give_back(slab)
+        return None
+
+
+# How many input shapes a function remembers its results' shapes for.
+_SHAPE_MEMO = 256
+# What the staging helper says when storage is smaller than the value.
+_STORAGE_TOO_SMALL = "less than expected minimum"
+
+
+class _GivenStorage:
+    """A view of pool memory given to a twin as a result's storage."""
+
+    __slots__ = ("view",)
+
+    def __init__(self, view: rt.HalBufferView):
+        self.view = view
+
+
+def _shape_key(inputs: list) -> Optional[tuple]:
+    """What a call's result shapes may depend on, short of the values of
+    its tensors: each input's shape, each scalar's value."""
+    key = []
+    for arg, kind in inputs:
+        if isinstance(arg, (Placed, DeviceValue)):
+            key.append(tuple(arg.view.shape))
+        elif isinstance(kind, str):
+            key.append((kind, arg))
+        else:
+            key.append(np.shape(arg))
+    return tuple(key)
 
 
 def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.ndarray]:

@@ -253,7 +253,12 @@ class FunctionAPI:
         """Like calling the function, but always a tuple of its results (numpy
         arrays, and numpy scalars for scalar results), whatever their count."""
         inputs = self.prepare(self.bind_arguments(args, kwargs))
-        return tuple(value for value, _ in self._invoke(inputs))
+        return tuple(value for value, _ in self._invoke_for_caller(inputs))
+
+    def _invoke_for_caller(self, inputs: list) -> list[tuple[object, object]]:
+        """How a Python call runs: ``_invoke``, unless a subclass returns
+        results in memory of its own."""
+        return self._invoke(inputs)
 
     def __repr__(self) -> str:
         return f"<runtime_shim.{type(self).__name__} {self.signature.text}>"
@@ -308,7 +313,7 @@ class NativeModule(FunctionTable):
 
 def user_functions(signatures: dict[str, Signature], manifest: Optional[Manifest]) -> list[str]:
     """The module's functions less the host twins mdc-compile added."""
-    twins = {t for _, t in manifest.host_entry_points} if manifest is not None else set()
+    twins = manifest.twins() if manifest is not None else set()
     return [n for n in signatures if n not in twins]
 
 

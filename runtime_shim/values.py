@@ -373,6 +373,18 @@ def to_pinned(device: rt.HalDevice, array: np.ndarray, hal_type: int,
     return rt.HalBufferView(buffer, list(array.shape), hal_type)
 
 
+def import_host_memory(device: rt.HalDevice, memory: np.ndarray, pinned: bool) -> Optional[rt.HalBuffer]:
+    """``memory``'s own pages imported into ``device`` (registered with a
+    GPU: ``pinned``, as its pinned memory), or None if the device refuses
+    them. The buffer does not keep ``memory`` alive: the caller must."""
+    try:
+        return device.allocator.import_host_allocation(
+            memory, memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+            allowed_usage=PINNED_USAGE if pinned else int(BU.DEFAULT))
+    except RuntimeError:
+        return None
+
+
 def _write_mapped(buffer: rt.HalBuffer, array: np.ndarray) -> None:
     """The bytes of `array` into the start of host-mappable `buffer`."""
     mapped = buffer.map()

@@ -118,6 +118,13 @@ def _cases(rng):
         # copy out of pinned memory writes into it.
         _case("output_in_cpu_memory", "pinned_output.mlir", "square_into", [f32(1 << 18), f32(1 << 18)],
               runner="shim"),
+        # Results the GPU writes into the shim's pooled memory (a
+        # result-storage twin, runner "lent"): static and dynamic shapes,
+        # both execution models.
+        _case("lent_static", "results_from_b.mlir", "scaled", [f32(512, 512)], runner="lent"),
+        _case("lent_static_async_external", "results_from_b.mlir", "scaled", [f32(512, 512)], runner="lent",
+              model="async-external"),
+        _case("lent_dynamic", "results_from_b.mlir", "negated", [f32(1 << 18)], runner="lent"),
     ]
 
 
@@ -267,10 +274,10 @@ def _run_case(kit: str, case: dict, timeout: float):
     out = os.path.join(kit, f"{case['name']}.out.npy")
     if os.path.exists(out):
         os.unlink(out)
-    if case["runner"] in ("shim", "placed"):
+    if case["runner"] in ("shim", "placed", "lent"):
         cmd = [sys.executable, "-m", "mdc.runtime_shim"]
-        if case["runner"] == "placed":
-            cmd = [sys.executable, os.path.abspath(__file__), "_placed"]
+        if case["runner"] in ("placed", "lent"):
+            cmd = [sys.executable, os.path.abspath(__file__), f"_{case['runner']}"]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
     else:
         cmd = [shutil.which("iree-run-module") or "iree-run-module"]
@@ -332,9 +339,45 @@ def _placed(argv) -> int:
     return 0
 
 
+def _lent(argv) -> int:
+    """Runner ``lent``: a linear function of one input called on it scaled
+    by 1, 2, 4 and 8, every result held: each must be an array over the
+    shim's pooled memory (after the first call, which learns a dynamic
+    shape), none may share memory with another, and each must be its scale
+    times the first (exact: powers of two). The first is the output."""
+    from mdc.runtime_shim import result_storage, load
+
+    flags = dict(a.split("=", 1) for a in argv)
+    devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]
+    (x,) = [np.load(a.split("=@", 1)[1]) for a in argv if a.startswith("--input=@")]
+    m = load(flags["--module"], devices)
+    try:
+        f = m.function(flags["--function"])
+        held = [f(x * np.float32(2 ** k)) for k in range(4)]
+        np.save(flags["--output"].lstrip("@"), held[0])
+        for k, y in enumerate(held[1:], 1):
+            base = y
+            while isinstance(base, np.ndarray) and base.base is not None:
+                base = base.base
+            if not isinstance(base, result_storage._Lease):
+                print(f"call {k}: the result is a copy, not the shim's pooled memory")
+                return 1
+            if not np.array_equal(y, held[0] * np.float32(2 ** k)):
+                print(f"call {k}: a held result is not {2 ** k} times the first")
+                return 1
+        if len({y.ctypes.data for y in held}) != len(held):
+            print("two held results share memory")
+            return 1
+    finally:
+        m.close()
+    return 0
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "_placed":
         return _placed(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "_lent":
+        return _lent(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
