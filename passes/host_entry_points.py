@@ -34,7 +34,7 @@ import dataclasses
 from iree.compiler import ir
 
 from .diagnostics import MdcError
-from .ir_util import top_level_ops
+from .ir_util import symbol_ref, top_level_ops
 from .memory_model import MemoryModel
 from .module_facts import AFFINITY, Device, declared_device
 from .outputs import Report
@@ -197,8 +197,7 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
 
 
 def _symbol(name: str) -> str:
-    plain = name.replace("_", "a").replace("$", "a").replace(".", "a").replace("-", "a")
-    return f"@{name}" if plain.isalnum() and not name[0].isdigit() else f'@"{name}"'
+    return symbol_ref(name)
 
 
 def _parse_beside(text: str, sig: Signature, op_name: str) -> ir.Operation:

@@ -7,6 +7,8 @@ module says about its devices is module_facts.py's job.
 
 from __future__ import annotations
 
+import re
+
 from typing import Iterator
 
 from iree.compiler import ir
@@ -59,3 +61,14 @@ def inside_executable(op: ir.Operation) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def symbol_ref(name: str) -> str:
+    """``@name`` as MLIR text: bare where MLIR's syntax allows it (a letter
+    or ``_``, then letters, digits, ``_``, ``$``, ``.``), else quoted."""
+    if _BARE_SYMBOL.fullmatch(name):
+        return f"@{name}"
+    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -25,8 +25,8 @@ Like host-entry-points it runs on the IR after IREE's input phase, so IREE
 builds the twin's ABI (and its ``$async`` variant) like any other
 function's. A function gets a twin when it declares a value on a device
 the host stages to and a tensor result on a CPU device that shares the
-host's memory, and all its values are ranked tensors or scalars. The
-twins of host-entry-points get none.
+host's memory, all its values are ranked tensors or scalars, and it has
+no output argument of its own. The twins of host-entry-points get none.
 """
 
 from __future__ import annotations
@@ -76,13 +76,16 @@ def twin_name(function: str) -> str:
 
 def stored_results(sig: Signature, options: ResultStorageOptions) -> list[int]:
     """The indices of the results of ``sig`` that get storage in its twin:
-    ranked tensors declared on a CPU device that no output argument of its
-    own already holds; empty when the function gets no twin."""
+    ranked tensors declared on a CPU device; empty when the function gets
+    no twin (also when it has output arguments of its own)."""
     if not options.cpus or not needs_twin(sig, options.staged_from_host):
         return []
-    given = {v for entries in sig.arg_attrs for n, v in entries if n == "iree.abi.output"}
+    if any(n == "iree.abi.output" for entries in sig.arg_attrs for n, _ in entries):
+        # Its own output arguments are given where the caller placed them;
+        # in a twin every output argument is pinned storage.
+        return []
     return [i for i, (t, device) in enumerate(zip(sig.result_types, sig.result_devices()))
-            if isinstance(t, ir.RankedTensorType) and device in options.cpus and f"{i} : index" not in given]
+            if isinstance(t, ir.RankedTensorType) and device in options.cpus]
 
 
 def _attr_text(entries: list[tuple[str, str]]) -> str:

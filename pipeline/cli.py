@@ -232,17 +232,22 @@ def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) 
         # A stock IREE 3.13 limitation: an scf.for whose result is written
         # into an output argument (what a result-storage twin does) may fail
         # stream lifetime refinement (test/lit/regress/iree_loop_output_argument.test).
-        # The program itself compiles without the twins: compile it again so.
+        # Compile the program again without the twins; if that fails too,
+        # the error was not theirs, and it is reported as it was.
         twins = ", ".join(f"@{twin}" for _, twin, _ in ctx.report.storage_twins)
         first = next((d.message.splitlines()[0] for d in e.diagnostics if d.severity == "error"), e.what)
-        print(f"mdc-compile: warning: IREE could not compile the result-storage twins ({twins}): {first}; "
-              "compiling without them (the Python API then returns those results as copies)", file=sys.stderr)
         args.no_result_storage_twins = True
-        compiler = ireec.Compiler(options.iree_flags(devices, iree_passthrough))
-        ctx = _pipeline_context(args, devices, link_overrides, hops)
+        retry = _pipeline_context(args, devices, link_overrides, hops)
         if timings:
-            ctx.timings = []
-        result = stages.run(compiler, args.input, ctx, args.compile_to)
+            retry.timings = []
+        try:
+            result = stages.run(ireec.Compiler(options.iree_flags(devices, iree_passthrough)), args.input, retry,
+                                args.compile_to)
+        except ireec.IreeCompileError:
+            raise e from None
+        ctx = retry
+        print(f"mdc-compile: warning: IREE could not compile the result-storage twins ({twins}): {first}; "
+              "compiled without them (the Python API then returns those results as copies)", file=sys.stderr)
     if timings:
         timings.extend(ctx.timings)
     _write_outputs(args, ctx, devices, result)

@@ -433,6 +433,9 @@ class Module(native.FunctionTable):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
             function.__dict__.pop("_vm_function", None)
+            storage = function.__dict__.get("_storage")
+            if storage is not None:  # the result-storage twin's Function
+                storage[0].__dict__.pop("_vm_function", None)
         self._functions = {}
         self._closed = True
         _OPEN_MODULES.discard(self)
@@ -698,16 +701,20 @@ class Function(native.FunctionAPI):
         lent = self._lend(key)
         if lent is None:
             outputs = self._invoke(inputs)
-            if key is not None and len(self._stored_shapes) < _SHAPE_MEMO:
-                self._stored_shapes[key] = tuple(np.shape(outputs[i][0]) for i in stored)
+            if len(self._stored_shapes) >= _SHAPE_MEMO:  # forget the oldest
+                del self._stored_shapes[next(iter(self._stored_shapes))]
+            self._stored_shapes[key] = tuple(np.shape(outputs[i][0]) for i in stored)
             return outputs
         storage = [(_GivenStorage(slab.view(shape, kind)), None) for slab, shape, kind in lent.values()]
         try:
             result_list = twin._run(inputs + storage)
-        except Exception as e:
+        except BaseException as e:
             del storage
-            if _STORAGE_TOO_SMALL not in str(e):
-                raise  # the pool's memory may still be written: it is not reused
+            if not isinstance(e, Exception) or _STORAGE_TOO_SMALL not in str(e):
+                # The call may still write the storage (a timeout): its
+                # memory is kept, never freed nor lent again.
+                self.module._result_pool.quarantine([slab for slab, _, _ in lent.values()])
+                raise
             # The shapes seen for these inputs were not the shapes this call
             # makes (a result whose size depends on the values): run the
             # function itself once more, and forget them.
@@ -724,7 +731,7 @@ class Function(native.FunctionAPI):
         twin, stored = self._storage
         shapes = [self.signature.results[i].type.shape for i in stored]
         if any(None in shape for shape in shapes):
-            shapes = self._stored_shapes.get(key) if key is not None else None
+            shapes = self._stored_shapes.get(key)
             if shapes is None:
                 return None
         m = self.module
@@ -780,7 +787,7 @@ class _GivenStorage:
         self.view = view
 
 
-def _shape_key(inputs: list) -> Optional[tuple]:
+def _shape_key(inputs: list) -> tuple:
     """What a call's result shapes may depend on, short of the values of
     its tensors: each input's shape, each scalar's value."""
     key = []
@@ -788,7 +795,7 @@ def _shape_key(inputs: list) -> Optional[tuple]:
         if isinstance(arg, (Placed, DeviceValue)):
             key.append(tuple(arg.view.shape))
         elif isinstance(kind, str):
-            key.append((kind, arg))
+            key.append((kind, repr(arg)))  # a NaN is equal to itself so
         else:
             key.append(np.shape(arg))
     return tuple(key)

@@ -20,6 +20,7 @@ holds and the one the call writes.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import weakref
 from typing import Callable, Optional
@@ -28,8 +29,13 @@ import numpy as np
 import iree.runtime as rt
 
 PAGE = 4096
-# Idle slabs kept per (device, size class); more are released.
+# Idle slabs kept per (device, size class), and idle bytes kept in all;
+# more are released.
 IDLE_PER_SIZE = 2
+IDLE_BYTES = 1 << 30
+
+# Slabs a failed call may still be writing (a timeout): never freed.
+_QUARANTINED: list = []
 
 MT = rt.MemoryType
 BU = rt.BufferUsage
@@ -86,11 +92,15 @@ class ResultPool:
     garbage-collected result may give its slab back on any thread."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        # Reentrant: a garbage collection inside the lock may run a
+        # result's finalizer, which gives its slab back on the same thread.
+        self._lock = threading.RLock()
         self._idle: dict[tuple, list[Slab]] = {}
+        self._idle_bytes = 0
         self._refused: set = set()  # keys whose device would not import host memory
         self._made: "weakref.WeakSet[Slab]" = weakref.WeakSet()  # every slab alive, lent or idle
         self._closed = False
+        _POOLS.add(self)
 
     def lend(self, key, nbytes: int, importer: Callable[[np.ndarray], Optional[rt.HalBuffer]]) -> Optional[Slab]:
         """A slab of at least ``nbytes`` for ``key``: an idle one, or new
@@ -102,6 +112,7 @@ class ResultPool:
                 return None
             idle = self._idle.get((key, capacity))
             if idle:
+                self._idle_bytes -= capacity
                 return idle.pop()
         memory = _page_aligned(capacity)
         buffer = importer(memory)
@@ -122,10 +133,17 @@ class ResultPool:
                 slab.buffer = None
                 return
             idle = self._idle.setdefault(slab.key, [])
-            if len(idle) < IDLE_PER_SIZE:
+            if len(idle) < IDLE_PER_SIZE and self._idle_bytes + slab.capacity <= IDLE_BYTES:
                 idle.append(slab)
+                self._idle_bytes += slab.capacity
                 return
         slab.buffer = None  # released outside the lock
+
+    def quarantine(self, slabs) -> None:
+        """``slabs`` were given to a call that failed, which may still
+        write them (a timeout): their memory is kept to the end of the
+        process, never lent again."""
+        _QUARANTINED.extend(slabs)
 
     def array(self, slab: Slab, nbytes: int, dtype: np.dtype, shape: list[int]) -> np.ndarray:
         """The first ``nbytes`` of ``slab`` as an array of ``shape`` and
@@ -140,7 +158,7 @@ class ResultPool:
         still holds (its memory stays valid); lends nothing after."""
         with self._lock:
             self._closed = True
-            self._idle = {}
+            self._idle, self._idle_bytes = {}, 0
             made = list(self._made)
         for slab in made:
             slab.buffer = None
@@ -148,3 +166,15 @@ class ResultPool:
     def idle_count(self) -> int:
         with self._lock:
             return sum(len(s) for s in self._idle.values())
+
+
+# Every pool alive: a module dropped without close() leaves its pool alive
+# while a result array holds a slab, and a HAL object alive at interpreter
+# teardown crashed IREE 3.13; so every pool is closed at exit.
+_POOLS: "weakref.WeakSet[ResultPool]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_pools() -> None:
+    for pool in list(_POOLS):
+        pool.close()

@@ -176,3 +176,42 @@ def test_results_held_past_close_and_exit(tmp_path):
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok 9.0"
+
+
+def test_module_dropped_without_close_while_results_are_held(tmp_path):
+    """A module never closed and dropped (only its function kept, then not
+    even that) while a result is held: the result stays right, and the
+    process exits 0 (the pool's registrations are released at exit)."""
+    vmfb = _compile(tmp_path)
+    script = textwrap.dedent(f"""
+        import gc
+        import numpy as np
+        from mdc.runtime_shim import load
+        f = load({vmfb!r}, {DEVICES!r}).squares
+        x = np.arange(4096, dtype=np.float32)
+        kept = [f(x + k)[0] for k in range(3)]
+        del f
+        gc.collect()
+        assert all(np.array_equal(y, (x + k) ** 2) for k, y in enumerate(kept))
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+
+
+def test_own_output_argument_gets_no_twin(tmp_path):
+    """A function with an output argument of its own (the caller's storage,
+    placed where it chose) gets no twin: a twin's output arguments are all
+    pinned storage, which would refuse the caller's."""
+    from mdc.runtime_shim import load
+
+    out = str(tmp_path / "o.vmfb")
+    subprocess.run(["mdc-compile", os.path.join(HERE, "programs", "pinned_output.mlir"), "--device=a=local[0]",
+                    "--device=b=local[1]", "--link=a:b=staged", "-o", out], check=True, capture_output=True)
+    m = load(out, DEVICES)
+    try:
+        assert m.manifest.storage_twin("square_into") is None
+        assert m.manifest.pinned("square_into") == {}
+    finally:
+        m.close()

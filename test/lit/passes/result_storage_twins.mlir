@@ -51,7 +51,7 @@ util.func public @mixed(%x: tensor<?x4xf32> {iree.abi.affinity = #hal.device.pro
 // -----
 // Every result on the GPU: nothing to store.
 // CHECK-LABEL: util.func public @on_gpu(
-// CHECK-NOT:   $into
+// CHECK-NOT:   on_gpu$into
 util.func public @on_gpu(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
     -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
   util.return %x : tensor<4xf32>
@@ -61,7 +61,7 @@ util.func public @on_gpu(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.prom
 // Nothing declared on the GPU: nothing comes back from it that the
 // declaration shows.
 // CHECK-LABEL: util.func public @on_cpu(
-// CHECK-NOT:   $into
+// CHECK-NOT:   on_cpu$into
 util.func public @on_cpu(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
     -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
   util.return %x : tensor<4xf32>
@@ -71,9 +71,21 @@ util.func public @on_cpu(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.prom
 // The result is already written into an output argument of the function's
 // own: no twin.
 // CHECK-LABEL: util.func public @own_output(
-// CHECK-NOT:   $into
+// CHECK-NOT:   own_output$into
 util.func public @own_output(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
     %out: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>, iree.abi.output = 0 : index})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %y = flow.tensor.transfer %x : tensor<4xf32> to #hal.device.promise<@device_a>
+  util.return %y : tensor<4xf32>
+}
+
+// -----
+// A name MLIR writes quoted: the twin's is quoted too.
+// CHECK:       module attributes {mdc.result_storage_twins = ["grow-1$into"]}
+// CHECK-LABEL: util.func public @"grow-1"(
+// CHECK-LABEL: util.func public @"grow-1$into"(
+// CHECK:         util.call @"grow-1"(
+util.func public @"grow-1"(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
     -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
   %y = flow.tensor.transfer %x : tensor<4xf32> to #hal.device.promise<@device_a>
   util.return %y : tensor<4xf32>
