@@ -1,7 +1,8 @@
 """What every mdc pass is: a class with a ``name``, the IR ``level`` it works
 on (``input``: IR after IREE's input phase, before its ABI; ``stream``:
-stream-tensor IR right after IREE's tensor pipeline; ``hal``: IR at IREE's
-``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
+stream-tensor IR right after IREE's tensor pipeline; ``scheduled``: stream
+IR after IREE's whole stream pipeline, before the HAL conversion; ``hal``:
+IR at IREE's ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
 rewrites the module in place or raises :class:`mdc.passes.diagnostics.MdcError`;
 its own typed ``Options``, made from the command line's CompileSettings; and
 ``run_pass``, the one way to run a pass. Pass modules import this, never

@@ -9,6 +9,7 @@ mdc-opt runs them by name, alone.
 from __future__ import annotations
 
 from .device_isolation_verifier import DeviceIsolationVerifier
+from .dealloca_affinity import DeallocaAffinity
 from .executable_per_target import ExecutablePerTarget
 from .host_entry_points import HostEntryPoints
 from .host_fences import HostFences
@@ -35,7 +36,8 @@ from .transfer_insertion import TransferInsertion
 # IREE's ABI wrapped (every such function has a declaration).
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
-# (mdc.staged) never reach IREE.
+# (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
+# scheduled stream IR, before the HAL conversion.
 PIPELINE = [
     HostEntryPoints,
     ResultStorageTwins,
@@ -48,6 +50,7 @@ PIPELINE = [
     HostFences,
     PartitionFence,
     StripMarks,
+    DeallocaAffinity,
     DeviceIsolationVerifier,
 ]
 
@@ -55,4 +58,4 @@ STEPS = [PlaceUnplacedOps, StageCrossings]
 
 _names = [p.name for p in [*PIPELINE, *STEPS]]
 assert len(_names) == len(set(_names)), _names
-assert all(p.level in ("input", "stream", "hal") for p in PIPELINE), PIPELINE
+assert all(p.level in ("input", "stream", "scheduled", "hal") for p in PIPELINE), PIPELINE

@@ -5,7 +5,8 @@
            --IREE from input to the flow phase--> flow
            --verify-initialization-order, stream tensor pipeline--> stream-tensor
            --mdc's stream-level passes (registry order), the manifest--> mdc
-           --stream async, cmd, optimization, cleanup, symbol-dce--> stream
+           --stream async, cmd, optimization, cleanup, symbol-dce,
+             mdc's scheduled-level passes--> stream
            --IREE from stream to hal, mdc's hal-level passes--> hal
            --IREE from hal to the end--> vm / vmfb bytes
 
@@ -114,7 +115,8 @@ STAGES: list[Stage] = [
     Stage("flow", lambda c, m, ctx: c.run_phases(m, "input", "flow")),
     Stage("stream-tensor", lambda c, m, ctx: c.run_passes(m, STREAM_TENSOR_PIPELINE)),
     Stage("mdc", _python_passes_checked("stream")),
-    Stage("stream", lambda c, m, ctx: c.run_passes(m, STREAM_REST_PIPELINE)),
+    Stage("stream", lambda c, m, ctx: _python_passes_checked("scheduled")(c, c.run_passes(m, STREAM_REST_PIPELINE),
+                                                                         ctx)),
     Stage(
         "hal",
         lambda c, m, ctx: _python_passes_checked("hal")(c, c.run_phases(m, "stream", "hal"), ctx),
