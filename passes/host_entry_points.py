@@ -33,15 +33,14 @@ import dataclasses
 
 from iree.compiler import ir
 
-from .diagnostics import MdcError
-from .ir_util import symbol_ref, top_level_ops
+from .ir_util import symbol_ref
 from .memory_model import MemoryModel
-from .module_facts import AFFINITY, Device, declared_device
+from .module_facts import AFFINITY, Device
 from .outputs import Report
 from .pass_base import CompileSettings, ModulePass
+from .twins import Signature, add_twins, needs_twin
 
 TWIN_SUFFIX = "$host"
-FUNCTION_OPS = ("util.func", "func.func")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,67 +74,6 @@ def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPo
 
 def twin_name(function: str) -> str:
     return function + TWIN_SUFFIX
-
-
-@dataclasses.dataclass
-class Signature:
-    """A public function's signature: types and per-value attribute entries
-    (``name = value`` texts), with each value's declared device."""
-
-    name: str
-    arg_types: list[ir.Type]
-    result_types: list[ir.Type]
-    arg_attrs: list[list[tuple[str, str]]]
-    result_attrs: list[list[tuple[str, str]]]
-    func_attrs: list[tuple[str, str]]
-
-    def arg_devices(self) -> list[str | None]:
-        return [declared_device(entries) for entries in self.arg_attrs]
-
-    def result_devices(self) -> list[str | None]:
-        return [declared_device(entries) for entries in self.result_attrs]
-
-
-_SIGNATURE_ATTRS = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_visibility", "tied_operands")
-
-
-def signature_of(op: ir.Operation) -> Signature:
-    ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-
-    def entries(key: str, count: int) -> list[list[tuple[str, str]]]:
-        if key not in op.attributes:
-            return [[] for _ in range(count)]
-        out = []
-        for item in ir.ArrayAttr(op.attributes[key]):
-            d = ir.DictAttr(item)
-            out.append([(d[i].name, str(d[i].attr)) for i in range(len(d))])
-        return out
-
-    attrs = op.attributes
-    func_attrs = [(attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
-                  if attrs[i].name not in _SIGNATURE_ATTRS]
-    return Signature(
-        name=ir.StringAttr(attrs["sym_name"]).value,
-        arg_types=list(ftype.inputs),
-        result_types=list(ftype.results),
-        arg_attrs=entries("arg_attrs", len(ftype.inputs)),
-        result_attrs=entries("res_attrs", len(ftype.results)),
-        func_attrs=func_attrs,
-    )
-
-
-def _is_scalar(t: ir.Type) -> bool:
-    return isinstance(t, (ir.IntegerType, ir.IndexType, ir.FloatType))
-
-
-def needs_twin(sig: Signature, staged_from_host: frozenset[str]) -> bool:
-    """A twin helps when a value is declared on a device the host cannot
-    reach, and can be built when every value is a ranked tensor or a scalar."""
-    types = sig.arg_types + sig.result_types
-    if not all(isinstance(t, ir.RankedTensorType) or _is_scalar(t) for t in types):
-        return False
-    declared = sig.arg_devices() + sig.result_devices()
-    return any(d in staged_from_host for d in declared)
 
 
 def _with_host_affinity(entries: list[tuple[str, str]], t: ir.Type, host: str) -> str:
@@ -178,7 +116,7 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
     result_types = ", ".join(str(t) for t in sig.result_types)
     call = "util.call" if op_name == "util.func" else "func.call"
     ret = "util.return" if op_name == "util.func" else "return"
-    callee = _symbol(sig.name)
+    callee = symbol_ref(sig.name)
     lhs = "" if n == 0 else ("%r = " if n == 1 else f"%r:{n} = ")
     body.append(f"{lhs}{call} {callee}({', '.join(call_args)}) : ({arg_types}) -> ({result_types})")
     returned = []
@@ -192,58 +130,19 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
     attrs = "".join(f", {n} = {v}" for n, v in sig.func_attrs)
     attr_text = f" attributes {{{attrs[2:]}}}" if attrs else ""
     indented = "\n".join("  " + line for line in body)
-    return (f"{op_name} public {_symbol(twin_name(sig.name))}({', '.join(params)}) -> ({results}){attr_text} {{\n"
+    return (f"{op_name} public {symbol_ref(twin_name(sig.name))}({', '.join(params)}) -> ({results}){attr_text} {{\n"
             f"{indented}\n}}")
-
-
-def _symbol(name: str) -> str:
-    return symbol_ref(name)
-
-
-def _parse_beside(text: str, sig: Signature, op_name: str) -> ir.Operation:
-    """Parses the twin next to a declaration of the function it calls (the
-    parser verifies the call), and takes it out of that scratch module."""
-    arg_types = ", ".join(str(t) for t in sig.arg_types)
-    result_types = ", ".join(str(t) for t in sig.result_types)
-    scratch = ir.Module.parse(f"{op_name} private {_symbol(sig.name)}({arg_types}) -> ({result_types})\n{text}")
-    twin = list(scratch.body.operations)[1].operation
-    twin.detach_from_parent()
-    return twin
-
-
-def public_functions(module) -> list[ir.Operation]:
-    out = []
-    for op in top_level_ops(module):
-        if op.name not in FUNCTION_OPS or "function_type" not in op.attributes:
-            continue
-        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
-        if visibility is None or ir.StringAttr(visibility).value == "public":
-            if len(op.regions) and len(op.regions[0].blocks):  # a definition, not an import
-                out.append(op)
-    return out
 
 
 def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:
     """Adds the twins; returns (function, twin) pairs in program order."""
-    taken = {ir.StringAttr(op.attributes["sym_name"]).value
-             for op in top_level_ops(module) if "sym_name" in op.attributes}
-    added = []
-    for op in public_functions(module):
-        sig = signature_of(op)
+    def twin_of(sig: Signature, op: ir.Operation):
         if sig.name.endswith(TWIN_SUFFIX) or not needs_twin(sig, options.staged_from_host):
-            continue
+            return None
         name = twin_name(sig.name)
-        if name in taken:
-            raise MdcError(
-                f"the program defines '@{name}', the name of the host entry point mdc adds for '@{sig.name}'",
-                location=op.location,
-                notes=["rename the function, or compile with --no-host-entry-points"],
-            )
-        twin = _parse_beside(twin_text(sig, options.host, op.name), sig, op.name)
-        ir.InsertionPoint(module.regions[0].blocks[0]).insert(twin)
-        taken.add(name)
-        added.append((sig.name, name))
-    return added
+        return name, twin_text(sig, options.host, op.name), (sig.name, name)
+
+    return add_twins(module, twin_of, "host entry point", "--no-host-entry-points")
 
 
 class HostEntryPoints(ModulePass):

@@ -35,13 +35,12 @@ import dataclasses
 
 from iree.compiler import ir
 
-from .diagnostics import MdcError
-from .host_entry_points import (TWIN_SUFFIX as HOST_TWIN_SUFFIX, Signature, _parse_beside, _symbol,
-                                needs_twin, options_for, public_functions, signature_of)
-from .ir_util import top_level_ops
+from .host_entry_points import TWIN_SUFFIX as HOST_TWIN_SUFFIX, options_for
+from .ir_util import symbol_ref
 from .module_facts import AFFINITY
 from .outputs import Report
 from .pass_base import CompileSettings, ModulePass
+from .twins import Signature, add_twins, needs_twin
 
 TWIN_SUFFIX = "$into"
 # The module attribute naming the twins, an array of strings, which
@@ -112,34 +111,24 @@ def twin_text(sig: Signature, results: list[int], op_name: str = "util.func") ->
     attrs = ", ".join(f"{name} = {v}" for name, v in sig.func_attrs)
     attr_text = f" attributes {{{attrs}}}" if attrs else ""
     call_args = ", ".join(f"%arg{i}" for i in range(len(sig.arg_types)))
-    return (f"{op_name} public {_symbol(twin_name(sig.name))}({', '.join(params)}) -> ({result_decl}){attr_text} {{\n"
-            f"  {lhs}{call} {_symbol(sig.name)}({call_args}) : ({arg_types}) -> ({result_types})\n"
+    return (f"{op_name} public {symbol_ref(twin_name(sig.name))}({', '.join(params)}) -> ({result_decl}){attr_text} {{\n"
+            f"  {lhs}{call} {symbol_ref(sig.name)}({call_args}) : ({arg_types}) -> ({result_types})\n"
             f"  {ret} {returned} : {result_types}\n}}")
 
 
 def add_storage_twins(module, options: ResultStorageOptions) -> list[tuple[str, str, tuple[int, ...]]]:
     """Adds the twins and records their names on the module; returns
     (function, twin, stored result indices) in program order."""
-    taken = {ir.StringAttr(op.attributes["sym_name"]).value
-             for op in top_level_ops(module) if "sym_name" in op.attributes}
-    added = []
-    for op in public_functions(module):
-        sig = signature_of(op)
+    def twin_of(sig: Signature, op: ir.Operation):
         if sig.name.endswith((HOST_TWIN_SUFFIX, TWIN_SUFFIX)):
-            continue
+            return None
         results = stored_results(sig, options)
         if not results:
-            continue
+            return None
         name = twin_name(sig.name)
-        if name in taken:
-            raise MdcError(
-                f"the program defines '@{name}', the name of the result-storage twin mdc adds for '@{sig.name}'",
-                location=op.location,
-                notes=["rename the function, or compile with --no-result-storage-twins"])
-        twin = _parse_beside(twin_text(sig, results, op.name), sig, op.name)
-        ir.InsertionPoint(module.regions[0].blocks[0]).insert(twin)
-        taken.add(name)
-        added.append((sig.name, name, tuple(results)))
+        return name, twin_text(sig, results, op.name), (sig.name, name, tuple(results))
+
+    added = add_twins(module, twin_of, "result-storage twin", "--no-result-storage-twins")
     if added:
         module.operation.attributes[RESULT_STORAGE_TWINS_ATTR] = ir.ArrayAttr.get(
             [ir.StringAttr.get(twin) for _, twin, _ in added])
