@@ -72,13 +72,15 @@ def _run(cmd, **kw):
 
 def _entry_point(vmfb):
     """The function to call and its declared arguments and results: the
-    host twin of the program's one public function where mdc-compile added
-    one (a value declared on device_b), else that function."""
+    host twin of the program's one public function (the one not a twin
+    mdc-compile added) where mdc-compile added one (a value declared on
+    device_b), else that function."""
     import iree.runtime as rt
     from mdc.runtime_shim.module import read_signatures
 
     signatures, manifest = read_signatures(rt.VmModule.mmap(rt.VmInstance(), str(vmfb)))
-    (name,) = [n for n in signatures if not n.endswith("$host")]
+    twins = manifest.twins() if manifest else set()
+    (name,) = [n for n in signatures if n not in twins]
     twin = manifest.host_entry_point(name) if manifest else None
     assert (twin is not None) == any(v.affinity == "device_b" for v in
                                      signatures[name].args + signatures[name].results), (name, twin)
