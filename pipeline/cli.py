@@ -226,16 +226,21 @@ def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) 
         ctx.timings = []
     try:
         result = stages.run(compiler, args.input, ctx, args.compile_to)
-    except ireec.IreeCompileError as e:
+    except (ireec.IreeCompileError, MdcError) as e:
         if not ctx.report.storage_twins or isinstance(e, ireec.IreeFlagError):
             raise
         # A stock IREE 3.13 limitation: an scf.for whose result is written
         # into an output argument (what a result-storage twin does) may fail
         # stream lifetime refinement (test/lit/regress/iree_loop_output_argument.test).
-        # Compile the program again without the twins; if that fails too,
-        # the error was not theirs, and it is reported as it was.
+        # Compile the program again without the twins (so too if mdc's own
+        # passes refuse what the twins became); if that fails too, the error
+        # was not theirs, and it is reported as it was.
         twins = ", ".join(f"@{twin}" for _, twin, _ in ctx.report.storage_twins)
-        first = next((d.message.splitlines()[0] for d in e.diagnostics if d.severity == "error"), e.what)
+        if isinstance(e, MdcError):
+            who, first = "mdc", (f"{e.location}: " if e.location else "") + e.message.splitlines()[0]
+        else:
+            who = "IREE"
+            first = next((d.message.splitlines()[0] for d in e.diagnostics if d.severity == "error"), e.what)
         args.no_result_storage_twins = True
         retry = _pipeline_context(args, devices, link_overrides, hops)
         if timings:
@@ -243,10 +248,10 @@ def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) 
         try:
             result = stages.run(ireec.Compiler(options.iree_flags(devices, iree_passthrough)), args.input, retry,
                                 args.compile_to)
-        except ireec.IreeCompileError:
+        except (ireec.IreeCompileError, MdcError):
             raise e from None
         ctx = retry
-        print(f"mdc-compile: warning: IREE could not compile the result-storage twins ({twins}): {first}; "
+        print(f"mdc-compile: warning: {who} could not compile the result-storage twins ({twins}): {first}; "
               "compiled without them (the Python API then returns those results as copies)", file=sys.stderr)
     if timings:
         timings.extend(ctx.timings)

@@ -215,3 +215,44 @@ def test_own_output_argument_gets_no_twin(tmp_path):
         assert m.manifest.pinned("square_into") == {}
     finally:
         m.close()
+
+
+@pytest.mark.parametrize("retry_fails", [False, True])
+def test_compile_retries_without_twins_when_they_fail(retry_fails, tmp_path, monkeypatch, capfd):
+    """A compile that fails once twins were added is made again without
+    them: with a warning naming the twins and the error when that works;
+    with the first error, and no warning, when it fails too (the error was
+    the program's)."""
+    from mdc.passes.diagnostics import MdcError
+    from mdc.pipeline import cli, stages
+
+    real = stages.run
+
+    def failing_with_twins(compiler, path, ctx, compile_to):
+        if ctx.settings.result_storage_twins:
+            ctx.report.storage_twins.append(("squares", "squares$into", (0,)))
+            raise MdcError("the twin went wrong", location="results_from_b.mlir:5:1")
+        if retry_fails:
+            raise MdcError("the program went wrong")
+        return real(compiler, path, ctx, compile_to)
+
+    monkeypatch.setattr(stages, "run", failing_with_twins)
+    out = tmp_path / "m.vmfb"
+    rc = cli.compile_main([PROGRAM, "--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged", "-o", str(out)])
+    err = capfd.readouterr().err  # mdc-compile runs in a forked child
+    if retry_fails:
+        assert rc == 1 and not out.exists()
+        assert "the twin went wrong" in err and "warning" not in err
+        return
+    assert rc == 0, err
+    assert ("mdc-compile: warning: mdc could not compile the result-storage twins (@squares$into): "
+            "results_from_b.mlir:5:1: the twin went wrong; compiled without them") in err
+    from mdc.runtime_shim import load
+
+    m = load(str(out), DEVICES)
+    try:
+        assert m.manifest.storage_twins == ()
+        x = np.arange(4096, dtype=np.float32)
+        np.testing.assert_array_equal(m.squares(x)[0], x * x)
+    finally:
+        m.close()
