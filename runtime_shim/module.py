@@ -433,9 +433,6 @@ class Module(native.FunctionTable):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
             function.__dict__.pop("_vm_function", None)
-            storage = function.__dict__.get("_storage")
-            if storage is not None:  # the result-storage twin's Function
-                storage[0].__dict__.pop("_vm_function", None)
         self._functions = {}
         self._closed = True
         _OPEN_MODULES.discard(self)
@@ -504,7 +501,7 @@ class Function(native.FunctionAPI):
                 or not all(sig.results[i].is_tensor for i in stored)):
             raise ShimError(f"the manifest names @{name} as the result-storage twin of @{self.name}, "
                             f"but it is {twin.text if twin else 'not in the module'}")
-        return Function(m, twin), stored
+        return m.function(name), stored
 
     @property
     def pinned_arguments(self) -> dict[int, int]:
@@ -758,15 +755,10 @@ class Function(native.FunctionAPI):
         """The result ``view`` as an array over ``slab``, the storage it was
         written into; None (the slab given back) if it is not there."""
         pool = self.module._result_pool
-        dtype = values.numpy_dtype(int(view.element_type))
-        shape = list(view.shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        buffer = view.get_buffer()
-        if 0 < nbytes <= slab.capacity and values.is_mappable(buffer):
-            mapped = buffer.map()
-            address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
-            del mapped
-            if address == slab.address:
+        found = values.host_bytes(view)
+        if found is not None:
+            address, nbytes, dtype, shape = found
+            if address == slab.address and nbytes <= slab.capacity:
                 return pool.array(slab, nbytes, dtype, shape)
         pool.give_back(slab)
         return None
@@ -807,19 +799,10 @@ def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.n
     as an array of the result's shape, or None: such a result is returned
     without a copy."""
     candidates = [p for p in placed if p._array is not None]
-    if not candidates:
+    found = values.host_bytes(view) if candidates else None
+    if found is None:
         return None
-    buffer = view.get_buffer()
-    if not values.is_mappable(buffer):
-        return None
-    dtype = values.numpy_dtype(int(view.element_type))
-    shape = list(view.shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if nbytes == 0:
-        return None
-    mapped = buffer.map()
-    address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
-    del mapped
+    address, nbytes, dtype, shape = found
     for p in candidates:
         if p._array.ctypes.data == address and p._array.nbytes >= nbytes:
             return p._array.reshape(-1).view(np.uint8)[:nbytes].view(dtype).reshape(shape)

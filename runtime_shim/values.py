@@ -360,17 +360,34 @@ def to_pinned(device: rt.HalDevice, array: np.ndarray, hal_type: int,
     allocator = device.allocator
     pinned_type = int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE)
     if (REGISTER_PINNED if register is None else register) and can_import(array):
-        try:
-            buffer = allocator.import_host_allocation(array, memory_type=pinned_type,
-                                                      allowed_usage=PINNED_USAGE)
+        # None: refused, e.g. pages registered already (the same array twice).
+        buffer = import_host_memory(device, array, pinned=True)
+        if buffer is not None:
             return rt.HalBufferView(buffer, list(array.shape), hal_type)
-        except RuntimeError:  # e.g. pages registered already (the same array twice)
-            pass
     buffer = allocator.allocate_buffer(memory_type=pinned_type, allowed_usage=PINNED_USAGE,
                                        allocation_size=max(array.nbytes, 1))
     if array.nbytes > 0:
         _write_mapped(buffer, array)
     return rt.HalBufferView(buffer, list(array.shape), hal_type)
+
+
+def host_bytes(view: rt.HalBufferView) -> Optional[tuple[int, int, np.dtype, list[int]]]:
+    """(host address, byte count, dtype, shape) of the result ``view`` when
+    its buffer is host memory the host can map and it holds any bytes; else
+    None. What a caller compares with memory it gave to learn whether the
+    result was written there."""
+    buffer = view.get_buffer()
+    if not is_mappable(buffer):
+        return None
+    dtype = numpy_dtype(int(view.element_type))
+    shape = list(view.shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes == 0:
+        return None
+    mapped = buffer.map()
+    address = mapped.asarray([nbytes], np.dtype(np.uint8)).ctypes.data
+    del mapped
+    return address, nbytes, dtype, shape
 
 
 def import_host_memory(device: rt.HalDevice, memory: np.ndarray, pinned: bool) -> Optional[rt.HalBuffer]:
