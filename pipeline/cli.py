@@ -17,7 +17,7 @@ from mdc.passes.diagnostics import MdcError, format_location
 
 from . import dropin, options
 from .cli_errors import (USAGE_STATUS, render_iree_error, reporting_errors,
-                         survive_compiler_crashes)
+                         survive_compiler_crashes, survive_pass_crashes)
 from .options import UsageError
 
 # Everything that loads IREE's compiler (ireec, stages, report and mdc's
@@ -453,7 +453,8 @@ def opt_main(argv: list[str] | None = None) -> int:
         for p in registry.all_passes():
             print(f"{p.name:24} [{p.level}] {p.summary}")
         return 0
-    return reporting_errors(tool, args.verbose, lambda: _opt(args))
+    what = "<stdin>" if args.input in (None, "-") else args.input
+    return survive_pass_crashes(tool, what, lambda: reporting_errors(tool, args.verbose, lambda: _opt(args)))
 
 
 def _opt(args) -> int:

@@ -167,6 +167,20 @@ def survive_compiler_crashes(tool: str, what: str, verbose: bool, body) -> int:
     return code
 
 
+def survive_pass_crashes(tool: str, what: str, body) -> int:
+    """mdc-opt's counterpart of survive_compiler_crashes: ``body`` in a
+    forked child where the platform allows, its stderr left as it is (so
+    that each chunk's errors come out in order with its output), and one
+    error line if the child dies of a signal inside IREE's native code."""
+    from mdc.contract.forked import run_forked
+
+    code, crash = run_forked(body)
+    if crash:
+        print(f"{tool}: error: IREE's compiler crashed ({crash}) while running passes on {what}\n"
+              "  note: this is a bug in IREE 3.13.0, not in the input; nothing was written", file=sys.stderr)
+    return code
+
+
 def _native_exit(tool: str, what: str, verbose: bool, stderr: str, code: int) -> int:
     """Native code ended the process itself (LLVM's fatal errors, and its
     command-line parser on a flag it does not know, print their own lines,

@@ -1,10 +1,12 @@
 """A thin, typed handle on IREE's in-process compiler (``iree.compiler.api``).
 
-IREE's Python API lacks three things mdc needs, so they are reached here
+IREE's Python API lacks four things mdc needs, so they are reached here
 through the exported C symbols and nowhere else:
 
 * phases (``--compile-from`` / ``--compile-to`` are not session flags);
 * diagnostics as data rather than text on the console;
+* a check, before IREE's parser sees a source, that it does not nest so
+  deep that the parser overflows its stack (source_nesting.py);
 * a check that the invocation really succeeded (a failed mixed-device
   compile can return True from ``execute()`` and fail only when the vmfb is
   written; docs/DESIGN.md section 6).
@@ -21,6 +23,8 @@ import types
 from iree.compiler import ir
 from iree.compiler.api import ctypes_dl as _c
 from iree.compiler.api import Invocation, Output, Session, Source
+
+from .source_nesting import check_file_nesting, check_nesting
 
 def _defer_linalg_python_module() -> None:
     """Keep MLIR's Python bindings from importing ``dialects.linalg`` the
@@ -139,6 +143,7 @@ class Compiler:
 
     def parse_file(self, path: str) -> ir.Operation:
         """Parses ``path`` (its name is kept in locations) into a module."""
+        check_file_nesting(path)
         inv, diags = self._invocation()
         try:
             source = Source.open_file(self._session, path)
@@ -149,6 +154,7 @@ class Compiler:
         return inv.export_module()
 
     def parse_text(self, text: str, name: str) -> ir.Operation:
+        check_nesting(text, name)
         inv, diags = self._invocation()
         source = Source.wrap_buffer(self._session, text.encode(), buffer_name=name)
         if not inv.parse_source(source):
