@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 
+from mdc.contract.atomic_write import CannotWrite, write_atomically
 from mdc.passes.diagnostics import MdcError, format_location
 
 from . import dropin, options
@@ -62,25 +62,10 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def _write_atomically(path: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise MdcError(f"cannot write {path}: it is a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".mdc-", dir=directory)
-    except OSError as e:
-        raise MdcError(f"cannot write {path}: {e.strerror} ({directory})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        # mkstemp makes the file 0600; give it the mode any new file gets.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        write_atomically(path, data)
+    except CannotWrite as e:
+        raise MdcError(f"cannot write {path}: {e}") from None
 
 
 def _check_defined_devices(devices, flags: list[str], defined: dict) -> None:

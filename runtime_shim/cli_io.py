@@ -26,10 +26,11 @@ from __future__ import annotations
 import io
 import math
 import os
-import tempfile
 from typing import Optional, Sequence
 
 import numpy as np
+
+from mdc.contract.atomic_write import CannotWrite, write_atomically
 
 from . import values
 from .errors import ShimError, short
@@ -211,21 +212,7 @@ def _existing(spec: str, path: str) -> bytes:
 def save_atomically(path: str, data: bytes) -> None:
     """Write next to the destination, then rename into place, so a reader
     never sees a partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".mdc-run-", dir=directory)
-    except OSError as e:
-        raise ShimError(f"--output: cannot write {path}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; a plain write would not
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        write_atomically(path, data, prefix=".mdc-run-", durable=True)
+    except CannotWrite as e:
+        raise ShimError(f"--output: cannot write {path}: {e}") from None
