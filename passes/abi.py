@@ -42,9 +42,9 @@ def is_constant_zero(value: ir.Value) -> bool:
             and str(owner.attributes["value"]) == "0 : index")
 
 
-def function_argument_view(value: ir.Value) -> ir.Value | None:
-    """The ``!hal.buffer_view`` argument of a public function whose import
-    ``value`` is, through casts and awaits; else None."""
+def import_of(value: ir.Value) -> ir.Operation | None:
+    """The ``stream.tensor.import`` that ``value`` is, through casts and
+    awaits; else None."""
     while not isinstance(value.owner, ir.Block):
         op = value.owner
         if op.name == "stream.async.cast":
@@ -52,10 +52,19 @@ def function_argument_view(value: ir.Value) -> ir.Value | None:
         elif op.name == "stream.timepoint.await":
             value = op.opview.resource_operands[ir.OpResult(value).result_number]
         elif op.name == "stream.tensor.import":
-            value = op.operands[0]
-            break
+            return op
         else:
             return None
+    return None
+
+
+def function_argument_view(value: ir.Value) -> ir.Value | None:
+    """The ``!hal.buffer_view`` argument of a public function whose import
+    ``value`` is, through casts and awaits; else None."""
+    imported = import_of(value)
+    if imported is None:
+        return None
+    value = imported.operands[0]
     if not isinstance(value.owner, ir.Block) or str(value.type) != "!hal.buffer_view":
         return None
     block = value.owner

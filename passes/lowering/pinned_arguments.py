@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 
 from iree.compiler import ir
-from iree.compiler.dialects import stream, util
+from iree.compiler.dialects import stream
 
 from .. import staging_template
-from ..abi import function_argument, function_argument_view
+from ..abi import function_argument, function_argument_view, import_of
 from ..ir_util import affinity_attr
 from .base import Lowering, Site
 from .emitter import Emitter, as_lifetime, in_initializer, staging_call
@@ -116,14 +116,5 @@ class PinnedArguments(Lowering):
 def _consumed(target: ir.Value) -> bool:
     """``target`` is a ``stream.tensor.import`` marked ``consume`` (through
     casts and awaits)."""
-    while not isinstance(target.owner, ir.Block):
-        op = target.owner
-        if op.name == "stream.tensor.import":
-            return "consume" in op.attributes
-        if op.name == "stream.async.cast":
-            target = op.operands[0]
-        elif op.name == "stream.timepoint.await":
-            target = op.opview.resource_operands[ir.OpResult(target).result_number]
-        else:
-            return False
-    return False
+    imported = import_of(target)
+    return imported is not None and "consume" in imported.attributes
