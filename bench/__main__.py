@@ -174,6 +174,9 @@ def _workload_commands(sub) -> list:
     r.add_argument("dir")
     r.add_argument("--calls", type=_whole(1), default=20, help="timed calls at batch 1 (default 20)")
     r.add_argument("--batch-calls", type=_whole(1), default=5, help="timed calls at the larger batch (default 5)")
+    r.add_argument("--stream", type=_whole(0), default=32,
+                   help="batch-1 inputs per stream of the pipelined table (default 32; 0: no such table)")
+    r.add_argument("--depth", type=_whole(2), default=2, help="calls in flight in the pipelined table (default 2)")
     return [r]
 
 
@@ -204,7 +207,7 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     from . import model, workload, workload_kit
 
     if a.workload_cmd == "run":
-        return workload.run(config, a.dir, a.calls, a.batch_calls)
+        return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
     small = a.smoke
     stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
                         vocab=a.vocab or (256 if small else 8192), seed=a.seed)

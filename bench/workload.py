@@ -130,6 +130,43 @@ def mdc_split(config: Config, kit: Kit, entry: dict, b: int, params, calls: int)
         return measure(lambda x: f(x, *placed), want, calls, ids)
 
 
+def stream(forward_stream, want: np.ndarray, items: int) -> Measured:
+    """Seconds per item of the best of 3 streams of ``items`` calls
+    (``forward_stream(items)`` yields each call's logits), after one
+    untimed stream; every result is checked."""
+    right, error = True, 0.0
+    times = []
+    for i in range(4):
+        began = time.perf_counter()
+        for got in forward_stream(items):
+            ok, err = model.check(got, want)
+            right, error = right and ok, max(error, err)
+            del got
+        if i:
+            times.append((time.perf_counter() - began) / items)
+        gc.collect()
+    return Measured(min(times), right, error)
+
+
+def mdc_stream(config: Config, kit: Kit, entry: dict, params, items: int, depth: int) -> Measured:
+    """A stream of batch-1 calls of mdc's module for split ``entry["k"]``:
+    one call after another (``depth`` 1) or pipelined, ``depth`` calls in
+    flight (Function.map, runtime_shim/pipelined.py), the weights placed
+    once."""
+    import itertools
+
+    from mdc.runtime_shim import load
+
+    ids, want = kit.batches[1]
+    with load(os.path.join(kit.path, entry["file"]), [CPU, config.gpu]) as m:
+        f = m.function("forward_b1")
+        placed = [f.place(1 + i, w) for i, w in enumerate(params)]
+        if depth == 1:
+            return stream(lambda n: (f(ids, *placed) for _ in range(n)), want, items)
+        return stream(lambda n: f.map(itertools.repeat(ids, n), *(itertools.repeat(p, n) for p in placed),
+                                      depth=depth), want, items)
+
+
 def stock_gpu(config: Config, kit: Kit, b: int, params, calls: int) -> Measured:
     """The kit's iree-compile module, everything on the GPU, on stock
     iree.runtime: weights uploaded once (asdevicearray), ids uploaded and
@@ -257,6 +294,40 @@ def _table(config: Config, kit: Kit, torch: Torch | None, b: int, params, calls:
     return right
 
 
+def _stream_table(config: Config, kit: Kit, torch: Torch | None, params, items: int, depth: int) -> bool:
+    """Target 2's table: throughput over a stream of batch-1 inputs, one call
+    after another and pipelined; -> every result right."""
+    print(f"\nstream of {items} batch-1 inputs, items/s (best of 3 streams after 1; ids in, logits out, in "
+          f"host memory; weights placed once); pipelined: Function.map with {depth} calls in flight")
+    print(f"  ratios: throughput over torch split's, above 1.00x mdc is faster (target 2: pipelined >= 1.50x)")
+    heads = ([f"{name} one by one" for name in kit.models] + [f"{name} pipelined" for name in kit.models]
+             + ["torch split"] + [f"{name} pip/torch" for name in kit.models])
+    print(f"  {'k':>4} " + " ".join(f"{h:>16}" for h in heads) + "  correct  max error")
+    right = True
+    for k in kit.splits:
+        entries = {e["model"]: e for e in kit.modules if e["k"] == k}
+        one = {name: mdc_stream(config, kit, entries[name], params, items, 1) for name in kit.models}
+        piped = {name: mdc_stream(config, kit, entries[name], params, items, depth) for name in kit.models}
+        split = None
+        if torch:
+            ids, want = kit.batches[1]
+            forward = TorchStack(torch.module, kit.stack, params, k, torch.gpu)
+            split = stream(lambda n: (forward(ids) for _ in range(n)), want, items)
+            del forward
+            if torch.gpu == "cuda":
+                torch.module.cuda.empty_cache()
+        every = [*one.values(), *piped.values(), *([split] if split else [])]
+        ok = all(m.right for m in every)
+        cells = [f"{1 / one[name].seconds:16.1f}" for name in kit.models]
+        cells += [f"{1 / piped[name].seconds:16.1f}" for name in kit.models]
+        cells += [f"{1 / split.seconds:16.1f}" if split else f"{'n/a':>16}"]
+        cells += [f"{split.seconds / piped[name].seconds:15.2f}x" if split else f"{'n/a':>16}"
+                  for name in kit.models]
+        print(f"  {k:>4} " + " ".join(cells) + f"  {str(ok):>7}  {max(m.error for m in every):9.1e}", flush=True)
+        right = right and ok
+    return right
+
+
 def _weights(kit: Kit) -> list[np.ndarray]:
     """The weights, made from the kit's seed; KitError unless they are the
     ones its reference was computed with."""
@@ -284,7 +355,7 @@ def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) ->
               f"TF32 matmul {t.backends.cuda.matmul.allow_tf32}")
 
 
-def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
+def run(config: Config, path: str, calls: int, batch_calls: int, stream_items: int = 32, depth: int = 2) -> int:
     if gpu_or_none(config) is None:
         return config.no_gpu_status()
     try:
@@ -301,5 +372,7 @@ def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
     right = True
     for b in sorted(kit.batches):
         right = _table(config, kit, torch, b, params, calls if b == 1 else batch_calls) and right
+    if stream_items:
+        right = _stream_table(config, kit, torch, params, stream_items, depth) and right
     print("\nevery result right" if right else "\nWRONG results above")
     return 0 if right else 1

@@ -39,6 +39,13 @@ these constants from here.
   storage. ``"pinned_arguments"`` says in which device's pinned memory the
   caller gives a storage argument; one it does not list is given in the
   memory of the result's own (CPU) device.
+* ``MUTABLE_GLOBALS``: the entry listing the program's own mutable
+  globals, state one call leaves for the next
+  (``"mutable_globals": ["counter"]``, ``[]`` for none). The shim's
+  pipelined ``map`` runs calls in separate VM contexts, each with its own
+  globals, so it refuses more than one lane for a program that has any,
+  and for a manifest without the entry (written before mdc-compile wrote
+  it: whether the program keeps state is not known).
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -54,6 +61,7 @@ MODEL_SYNC = "sync"
 MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 
 RESULT_STORAGE = "result_storage"
+MUTABLE_GLOBALS = "mutable_globals"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

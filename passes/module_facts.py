@@ -286,3 +286,20 @@ def declared_result_devices(function) -> list[str | None] | None:
     if rest.startswith("("):
         return _devices_of(bracketed_list(rest, 0)[0])
     return _devices_of([rest]) if rest else []
+
+
+def mutable_globals(module) -> list[str]:
+    """The program's own state: the name of every top-level mutable global
+    (``util.global mutable``, as IREE's input conversion leaves
+    ``ml_program.global`` too) that holds no device, in program order. Read
+    before mdc's passes, which add mutable globals of their own."""
+    names = []
+    for op in top_level_ops(module):
+        if op.name not in ("util.global", "ml_program.global") or "sym_name" not in op.attributes:
+            continue
+        if "is_mutable" not in op.attributes:
+            continue
+        if "type" in op.attributes and str(op.attributes["type"]) == "!hal.device":
+            continue
+        names.append(op.attributes["sym_name"].value)
+    return names

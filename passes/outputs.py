@@ -38,6 +38,9 @@ class Report:
     # (function, twin, result indices) for each result-storage twin added.
     storage_twins: list[tuple[str, str, tuple[int, ...]]] = dataclasses.field(default_factory=list)
     source_types: dict = dataclasses.field(default_factory=dict)
+    # The program's own mutable globals (module_facts.mutable_globals),
+    # recorded before mdc's input-level passes.
+    program_state: list[str] = dataclasses.field(default_factory=list)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""

@@ -28,6 +28,11 @@ each result-storage twin (passes/result_storage_twins.py) and the results
 it writes into the caller's storage (contract/manifest.py gives the
 format).
 
+``"mutable_globals": ["counter"]`` lists the program's own mutable
+globals (module_facts.mutable_globals), ``[]`` when it has none: state a
+call leaves for the next, which the shim's pipelined ``map`` must not
+split between VM contexts.
+
 ``"functions"`` (contract/manifest.py gives the format) describes each
 public function that has no ``iree.abi.declaration``: a program already in
 the buffer-view ABI, such as IREE's torch input conversion of an
@@ -42,21 +47,23 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import FORMAT, FUNCTIONS, KEY, RESULT_STORAGE, SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_STORAGE, SEAL_LENGTH,
+                                   SEAL_PREFIX)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
-                  functions: dict | None = None, storage_twins=()) -> str:
+                  functions: dict | None = None, storage_twins=(), mutable_globals=()) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
     each twin's values on device ``host``. ``functions``: {name:
     stub_signatures.StubSignature} of the functions without a declaration.
     ``storage_twins``: (function, twin, stored result indices) per
-    result-storage twin."""
+    result-storage twin. ``mutable_globals``: the program's own mutable
+    globals (module_facts.mutable_globals)."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -77,6 +84,7 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                                  for f, twin, results in storage_twins}} if storage_twins else {}),
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
                if functions else {}),
+            MUTABLE_GLOBALS: list(mutable_globals),
         },
         separators=(",", ":"),
         sort_keys=False,

@@ -30,6 +30,7 @@ from iree.compiler import ir
 
 from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
+from mdc.passes.module_facts import mutable_globals
 from mdc.passes.sizes import source_types
 
 from . import manifest, options
@@ -63,6 +64,8 @@ def _python_passes(level: str):
         with compiler.context, module.location:
             if level == "stream" and ctx.keep_devices:
                 remove_device_keeper(module)
+            if level == "input":  # the program's own state, before mdc adds any
+                ctx.report.program_state = mutable_globals(module)
             for pass_cls in registry.passes_at(level):
                 registry.run_pass(pass_cls, module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
@@ -95,7 +98,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     """The manifest step of the mdc stage: after mdc's stream-level passes,
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments, host twins and result-storage
-    twins the passes made, and the signatures of functions IREE wrote no declaration for)."""
+    twins the passes made, the signatures of functions IREE wrote no
+    declaration for, and the program's own mutable globals)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
     from mdc.passes.memory_model import MemoryModel
@@ -107,7 +111,7 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
-        ctx.report.storage_twins), functions)
+        ctx.report.storage_twins, ctx.report.program_state), functions)
 
 
 STAGES: list[Stage] = [

@@ -52,8 +52,8 @@ from typing import Optional
 
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
-from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, RESULT_STORAGE, SEAL_LENGTH,
-                                   SEAL_PREFIX)
+from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, RESULT_STORAGE,
+                                   SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
 from .errors import ShimError
@@ -131,6 +131,9 @@ class Manifest:
     functions: tuple[tuple[str, "Signature"], ...] = ()
     # (function, its result-storage twin, the result indices it stores)
     storage_twins: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
+    # The program's own mutable globals: state a call leaves for the next;
+    # None: the manifest does not say (an older mdc-compile wrote it).
+    mutable_globals: Optional[tuple[str, ...]] = None
 
     def storage_twin(self, function: str) -> Optional[tuple[str, tuple[int, ...]]]:
         """(twin, stored result indices) of @function's result-storage twin, or None."""
@@ -192,6 +195,11 @@ def parse_manifest(text: str) -> Manifest:
             raise ValueError("a result_storage entry lists no results, or a negative index")
         functions = tuple((str(f), signature_of_entry(str(f), entry))
                           for f, entry in data.get(FUNCTIONS, {}).items())
+        state = data.get(MUTABLE_GLOBALS)
+        if state is not None:
+            if not isinstance(state, list):
+                raise ValueError(f"{MUTABLE_GLOBALS} is not a list")
+            state = tuple(str(g) for g in state)
     except ShimError as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -215,7 +223,8 @@ def parse_manifest(text: str) -> Manifest:
             raise ShimError(f"{MANIFEST_KEY} places a value of @{f} on device {unknown[0]!r}, "
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
-                    host_entry_points=twins, functions=functions, storage_twins=storage)
+                    host_entry_points=twins, functions=functions, storage_twins=storage,
+                    mutable_globals=state)
 
 
 def signature_of_entry(name: str, entry: dict) -> "Signature":

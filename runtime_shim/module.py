@@ -32,7 +32,9 @@ memory goes back to the pool when the array is garbage collected.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
+import threading
 import weakref
 from typing import Optional, Sequence, Union
 
@@ -297,6 +299,7 @@ class Module(native.FunctionTable):
         self.uris = device_list(devices)
         self.timeout_s = timeout_s
         self.staged_transfers = staged_transfers
+        self.dependencies = [os.fspath(d) for d in dependencies]
         if not os.path.isfile(self.path):
             raise ShimError(f"module file not found: {self.path}")
         if not self.uris:
@@ -333,6 +336,16 @@ class Module(native.FunctionTable):
 
         self._hal_module = dev.create_hal_module(self._instance, self._devices, self.uris)
         self._context = self._create_context(dependencies, parameters, preload_parameters)
+        # Pipelined calls (pipelined.py): the lanes' own VM contexts, made
+        # on first use and kept; which lane this thread runs in (its index;
+        # none: the module's own context); whether a map holds the lanes;
+        # how many calls run in lanes now, which close() waits for.
+        self._lane_contexts: list[rt.VmContext] = []
+        self._lane = threading.local()
+        self._lanes_held = threading.Lock()
+        self._lane_calls = 0
+        self._lane_calls_done = threading.Condition()
+        self._closing = False
         self._functions: dict[str, Function] = {}
         self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
         self._resident: "weakref.WeakSet[DeviceValue]" = weakref.WeakSet()
@@ -346,6 +359,11 @@ class Module(native.FunctionTable):
         self._extra_modules = (extra_modules.parameter_modules(self._instance, parameters,
                                                                preload_parameters)
                                + extra_modules.load_dependencies(self._instance, dependencies))
+        return self._new_context()
+
+    def _new_context(self) -> rt.VmContext:
+        """A VM context of the loaded modules, with globals of its own (the
+        program's initialisers run in it)."""
         modules = [self._hal_module, *self._extra_modules, self._vm_module]
         try:
             return rt.VmContext(self._instance, modules)
@@ -355,6 +373,51 @@ class Module(native.FunctionTable):
                 hint = " (the module reads parameters: give their file with --parameters=SCOPE=FILE)"
             raise ShimError(f"the module does not initialise on devices "
                             f"{', '.join(self.uris)}: {short(e)}{hint}") from None
+
+    # -- lanes of pipelined calls (pipelined.py) -----------------------------
+
+    def _acquire_lanes(self, depth: int) -> list:
+        """Holds ``depth`` lanes for one map (ShimError if another map holds
+        them) and returns the initializer that binds a thread to each."""
+        self._check_open()
+        if not self._lanes_held.acquire(blocking=False):
+            raise ShimError(f"another map of {self.path} is running; its lanes are taken until it ends")
+        try:
+            while len(self._lane_contexts) < depth:
+                self._lane_contexts.append(self._new_context())
+        except BaseException:
+            self._lanes_held.release()
+            raise
+        # The threads hold a lane's index, never its context, so that close()
+        # releases every context even while a map is paused.
+        return [functools.partial(setattr, self._lane, "index", k) for k in range(depth)]
+
+    def _release_lanes(self) -> None:
+        self._lanes_held.release()
+
+    def _call_in_lane(self, function: "Function", args: tuple):
+        """``function(*args)`` on a lane's thread, counted, so that close()
+        waits for it rather than pulling the runtime from under it."""
+        with self._lane_calls_done:
+            if self._closing:
+                raise ShimError(f"module {self.path} is closed")
+            self._lane_calls += 1
+        try:
+            return function(*args)
+        finally:
+            with self._lane_calls_done:
+                self._lane_calls -= 1
+                self._lane_calls_done.notify_all()
+
+    def _current_context(self) -> rt.VmContext:
+        """The VM context a call on this thread runs in."""
+        lane = getattr(self._lane, "index", None)
+        if lane is None:
+            return self._context
+        try:
+            return self._lane_contexts[lane]
+        except (AttributeError, IndexError):
+            raise ShimError(f"module {self.path} is closed") from None
 
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
@@ -421,14 +484,21 @@ class Module(native.FunctionTable):
 
         With 3.13, interpreter teardown segfaulted when HAL objects (a
         result buffer view) were still alive at exit, so calls keep none
-        and `atexit` closes modules still open.
+        and `atexit` closes modules still open. Calls running in a map's
+        lanes are waited for first; later ones raise ShimError.
         """
+        if "_lane_calls_done" in self.__dict__:
+            with self._lane_calls_done:
+                self._closing = True
+                while self._lane_calls:
+                    self._lane_calls_done.wait()
         for placed in list(self.__dict__.get("_placed", ())):
             placed.release()
         for value in list(self.__dict__.get("_resident", ())):
             value.release()
         if "_result_pool" in self.__dict__:
             self._result_pool.close()
+        self.__dict__.pop("_lane_contexts", None)
         for attr in ("_context", "_hal_module", "_extra_modules", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
         for function in self.__dict__.get("_functions", {}).values():
@@ -481,6 +551,7 @@ class Function(native.FunctionAPI):
         # results a call on them returned: how a call with dynamic result
         # shapes knows what storage to give.
         self._stored_shapes: dict[tuple, tuple] = {}
+        self._stored_shapes_lock = threading.Lock()  # calls in a map's lanes share it
         self._init_api(self._where)
 
     def _storage_twin(self) -> Optional[tuple["Function", tuple[int, ...]]]:
@@ -511,6 +582,15 @@ class Function(native.FunctionAPI):
         such an argument there; a call given an array copies it there (or
         registers its pages) every time. Empty for other functions."""
         return dict(self._pinned)
+
+    def _acquire_lanes(self, depth: int) -> list:
+        return self.module._acquire_lanes(depth)
+
+    def _lane_call(self, *args):
+        return self.module._call_in_lane(self, args)
+
+    def _release_lanes(self) -> None:
+        self.module._release_lanes()
 
     def _where(self, value: Value, signature: Signature) -> str:
         where = self.module._where(value, signature)
@@ -648,7 +728,7 @@ class Function(native.FunctionAPI):
             arg_list.push_ref(rt.HalFence(0).ref)
             arg_list.push_ref(signal.ref)
         result_list = rt.VmVariantList(len(self.signature.results))
-        m._context.invoke(self._vm_function, arg_list, result_list)
+        m._current_context().invoke(self._vm_function, arg_list, result_list)
         del arg_list
         if signal is not None:
             values.wait(signal, m.timeout_s, f"@{self.name} to finish")
@@ -698,9 +778,10 @@ class Function(native.FunctionAPI):
         lent = self._lend(key)
         if lent is None:
             outputs = self._invoke(inputs)
-            if len(self._stored_shapes) >= _SHAPE_MEMO:  # forget the oldest
-                del self._stored_shapes[next(iter(self._stored_shapes))]
-            self._stored_shapes[key] = tuple(np.shape(outputs[i][0]) for i in stored)
+            with self._stored_shapes_lock:
+                if key not in self._stored_shapes and len(self._stored_shapes) >= _SHAPE_MEMO:
+                    del self._stored_shapes[next(iter(self._stored_shapes))]  # forget the oldest
+                self._stored_shapes[key] = tuple(np.shape(outputs[i][0]) for i in stored)
             return outputs
         storage = [(_GivenStorage(slab.view(shape, kind)), None) for slab, shape, kind in lent.values()]
         try:
@@ -717,7 +798,8 @@ class Function(native.FunctionAPI):
             # function itself once more, and forget them.
             for slab, _, _ in lent.values():
                 self.module._result_pool.give_back(slab)
-            self._stored_shapes.pop(key, None)
+            with self._stored_shapes_lock:
+                self._stored_shapes.pop(key, None)
             return self._invoke(inputs)
         del storage
         return self._outputs(result_list, inputs, {i: slab for i, (slab, _, _) in lent.items()})

@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import devices as dev
-from . import values
+from . import pipelined, values
 from .errors import ShimError, ShimTypeError
 from .manifest import Manifest, Signature, Value
 
@@ -259,6 +259,31 @@ class FunctionAPI:
         """How a Python call runs: ``_invoke``, unless a subclass returns
         results in memory of its own."""
         return self._invoke(inputs)
+
+    def map(self, *iterables, depth: int = 2):
+        """Pipelined calls: an iterator over ``f(*args)`` for each ``args``
+        of ``zip(*iterables)``, in order, with up to ``depth`` calls in
+        flight, so that one call's CPU work overlaps another's GPU work
+        (pipelined.py). Each result is what the call would return. A
+        program that keeps state between calls (mutable globals) takes
+        ``depth=1`` only. ``depth`` and the state are checked now; the
+        calls run as the iterator is read."""
+        self.module._check_open()
+        depth = pipelined.check_depth(self, depth)
+        return pipelined.map_calls(self, iterables, depth)
+
+    def _acquire_lanes(self, depth: int) -> list:
+        """The lanes ``map`` runs in (pipelined.map_calls): one thread
+        initializer per lane. Each run of iree-run-module is a process of
+        its own, so any thread is a lane here."""
+        return [None] * depth
+
+    def _release_lanes(self) -> None:
+        pass
+
+    def _lane_call(self, *args):
+        """A call as ``map`` makes it on a lane's thread."""
+        return self(*args)
 
     def __repr__(self) -> str:
         return f"<runtime_shim.{type(self).__name__} {self.signature.text}>"

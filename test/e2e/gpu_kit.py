@@ -125,6 +125,13 @@ def _cases(rng):
         _case("lent_static_async_external", "results_from_b.mlir", "scaled", [f32(512, 512)], runner="lent",
               model="async-external"),
         _case("lent_dynamic", "results_from_b.mlir", "negated", [f32(1 << 18)], runner="lent"),
+        # Pipelined calls (Function.map, runner "pipelined"): a CPU stage
+        # and a GPU stage, calls in flight together, both execution models.
+        _case("pipelined", "split_stages.mlir", "stages", [f32(64, 128)], runner="pipelined"),
+        _case("pipelined_async_external", "split_stages.mlir", "stages", [f32(64, 128)], runner="pipelined",
+              model="async-external"),
+        # ... and results the GPU writes into the shim's pooled memory.
+        _case("pipelined_lent", "results_from_b.mlir", "scaled", [f32(512, 512)], runner="pipelined"),
     ]
 
 
@@ -274,9 +281,9 @@ def _run_case(kit: str, case: dict, timeout: float):
     out = os.path.join(kit, f"{case['name']}.out.npy")
     if os.path.exists(out):
         os.unlink(out)
-    if case["runner"] in ("shim", "placed", "lent"):
+    if case["runner"] in ("shim", "placed", "lent", "pipelined"):
         cmd = [sys.executable, "-m", "mdc.runtime_shim"]
-        if case["runner"] in ("placed", "lent"):
+        if case["runner"] in ("placed", "lent", "pipelined"):
             cmd = [sys.executable, os.path.abspath(__file__), f"_{case['runner']}"]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
     else:
@@ -307,6 +314,26 @@ def _run_case(kit: str, case: dict, timeout: float):
     return verdict, err, elapsed, detail
 
 
+def _runner_arguments(argv) -> tuple[dict, list[str], list[np.ndarray]]:
+    """A runner's flags as iree-run-module's: (--flag -> value, the
+    --device values in order, the --input=@file arrays in order)."""
+    flags = dict(a.split("=", 1) for a in argv)
+    devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]
+    inputs = [np.load(a.split("=@", 1)[1]) for a in argv if a.startswith("--input=@")]
+    return flags, devices, inputs
+
+
+def _in_pool_memory(array: np.ndarray) -> bool:
+    """The array is over the shim's pooled memory (a result-storage twin's
+    result), not a copy."""
+    from mdc.runtime_shim import result_storage
+
+    base = array
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    return isinstance(base, result_storage._Lease)
+
+
 def _placed(argv) -> int:
     """Runner ``placed``: each input placed once (runtime_shim's
     Function.place), a call with input 0's bytes overwritten in place (its
@@ -314,9 +341,7 @@ def _placed(argv) -> int:
     result, which must equal the first call's, is the output)."""
     from mdc.runtime_shim import load
 
-    flags = dict(a.split("=", 1) for a in argv)
-    devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]
-    inputs = [np.load(a.split("=@", 1)[1]) for a in argv if a.startswith("--input=@")]
+    flags, devices, inputs = _runner_arguments(argv)
     m = load(flags["--module"], devices)
     try:
         f = m.function(flags["--function"])
@@ -345,21 +370,16 @@ def _lent(argv) -> int:
     shim's pooled memory (after the first call, which learns a dynamic
     shape), none may share memory with another, and each must be its scale
     times the first (exact: powers of two). The first is the output."""
-    from mdc.runtime_shim import result_storage, load
+    from mdc.runtime_shim import load
 
-    flags = dict(a.split("=", 1) for a in argv)
-    devices = [a.split("=", 1)[1] for a in argv if a.startswith("--device=")]
-    (x,) = [np.load(a.split("=@", 1)[1]) for a in argv if a.startswith("--input=@")]
+    flags, devices, (x,) = _runner_arguments(argv)
     m = load(flags["--module"], devices)
     try:
         f = m.function(flags["--function"])
         held = [f(x * np.float32(2 ** k)) for k in range(4)]
         np.save(flags["--output"].lstrip("@"), held[0])
         for k, y in enumerate(held[1:], 1):
-            base = y
-            while isinstance(base, np.ndarray) and base.base is not None:
-                base = base.base
-            if not isinstance(base, result_storage._Lease):
+            if not _in_pool_memory(y):
                 print(f"call {k}: the result is a copy, not the shim's pooled memory")
                 return 1
             if not np.array_equal(y, held[0] * np.float32(2 ** k)):
@@ -373,7 +393,43 @@ def _lent(argv) -> int:
     return 0
 
 
+def _pipelined(argv) -> int:
+    """Runner ``pipelined``: the function called on 12 inputs (input 0
+    scaled by 1 + k/8), first one call after another, then through
+    Function.map with 3 calls in flight, every result held: each pipelined
+    result must equal its plain call's, and be an array over the shim's
+    pooled memory where the function has a result-storage twin. The first
+    is the output."""
+    from mdc.runtime_shim import load
+
+    flags, devices, (x,) = _runner_arguments(argv)
+    m = load(flags["--module"], devices)
+    try:
+        f = m.function(flags["--function"])
+        xs = [x * np.float32(1 + k / 8) for k in range(12)]
+        plain = [np.array(f(v)) for v in xs]
+        piped = list(f.map(xs, depth=3))
+        np.save(flags["--output"].lstrip("@"), piped[0])
+        for k, (a, b) in enumerate(zip(piped, plain)):
+            if not np.array_equal(a, b):
+                print(f"item {k}: the pipelined result differs from the plain call's")
+                return 1
+        if len(piped) != len(xs):
+            print(f"map gave {len(piped)} results for {len(xs)} inputs")
+            return 1
+        if m.manifest.storage_twin(f.name) is not None:
+            for k, y in enumerate(piped):
+                if not _in_pool_memory(y):
+                    print(f"item {k}: the pipelined result is a copy, not the shim's pooled memory")
+                    return 1
+    finally:
+        m.close()
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "_pipelined":
+        return _pipelined(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "_placed":
         return _placed(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "_lent":

@@ -82,7 +82,7 @@ def test_workload_smoke(tmp_path):
     spec = json.loads((kit / "workload.json").read_text())
     assert sorted((m["k"], m["model"]) for m in spec["modules"]) == [
         (k, model) for k in (0, 2, 4) for model in ("async", "sync")]
-    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2")
+    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2", "--stream", "4")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     out = ran.stdout
     for unit in ("ms", "tokens/s"):
@@ -96,11 +96,16 @@ def test_workload_smoke(tmp_path):
         rows = re.findall(rf"^\s+(\d+)\s+[\d.]+\s+[\d.]+{number}(?:\s+(?:[\d.]+x|n/a)){{3}}\s+(True|False)\s+\S+$",
                           table, re.M)
         assert rows == [("0", "True"), ("2", "True"), ("4", "True")], table
+    table = out.split("stream of 4 batch-1 inputs", 1)[1].split("\n\n", 1)[0]
+    assert "pipelined: Function.map with 2 calls in flight" in table, table
+    rows = re.findall(rf"^\s+(\d+)(?:\s+[\d.]+){{4}}{number}(?:\s+(?:[\d.]+x|n/a)){{2}}\s+(True|False)\s+\S+$",
+                      table, re.M)
+    assert rows == [("0", "True"), ("2", "True"), ("4", "True")], table
     assert out.rstrip().endswith("every result right"), out
 
     expected = kit / "expected_b1.npy"
     np.save(expected, np.load(expected) * 1.5)
-    wrong = _bench("workload", "run", str(kit), "--smoke", "--calls", "1", "--batch-calls", "1")
+    wrong = _bench("workload", "run", str(kit), "--smoke", "--calls", "1", "--batch-calls", "1", "--stream", "2")
     assert wrong.returncode == 1 and "WRONG results above" in wrong.stdout, wrong.stdout + wrong.stderr
     assert re.search(r"^\s+0\s.*\sFalse\s", wrong.stdout.split("throughput")[0], re.M), wrong.stdout
 

@@ -66,8 +66,9 @@ def manifest_from_flags(devices, links=(), twins=None) -> dict:
             else:
                 staging.append({"from": x, "to": y, "owner": None, "via": hosts[0]})
     twins = {"host": hosts[0], "host_entry_points": twins} if twins else {}
+    # None of the programs checked keeps state of its own.
     return {"format": "mdc.manifest/1", "devices": listed,
-            "staging": sorted(staging, key=lambda e: (e["from"], e["to"])), **twins}
+            "staging": sorted(staging, key=lambda e: (e["from"], e["to"])), **twins, "mutable_globals": []}
 
 
 def written_manifests(path) -> dict[str, dict]:
