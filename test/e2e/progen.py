@@ -1594,10 +1594,21 @@ def check_program_runs(prog: Program, staged: str, stock: Optional[str], work: s
         vs_stock = _compare_all(prog, got_outs, lambda k, v, got: compare_bitwise(got, np.load(want_outs[k]))
                                 if v.dtype not in FLOATS else None)
     if stock_bad:
-        if vs_stock or (target == "vulkan" and vs_numpy and not has_narrow_values(prog)):
+        # Stock IREE is wrong. mdc is then judged by numpy alone, and where it
+        # is wrong too, by whether it gives stock's numbers: IREE's bug in a
+        # part mdc leaves to IREE (a loop between two CPUs that share memory
+        # stages nothing, so loop-init-isolation leaves it be).
+        if target == "local":
+            not_stocks = vs_stock
+        else:  # other codegen: within the error bound of stock's numbers, integers exactly
+            not_stocks = _compare_all(prog, got_outs, lambda k, v, got: compare_reference(
+                got, np.load(want_outs[k]).astype(np.float64 if v.dtype in FLOATS else np.int64), reference[k][1],
+                v.dtype))
+        if vs_numpy and not_stocks and not (target == "vulkan" and has_narrow_values(prog)):
             return Outcome(prog, "mdc-vs-stock-mismatch (stock IREE is outside the reference too)",
-                           "\n".join(vs_stock + vs_numpy) + run + "\nstock vs numpy: " + "\n".join(stock_bad))
-        return Outcome(prog, "stock-vs-numpy-mismatch (generator or IREE bug)", "\n".join(stock_bad) + run)
+                           "\n".join(not_stocks + vs_numpy) + run + "\nstock vs numpy: " + "\n".join(stock_bad))
+        why = "mdc matches the reference" if not vs_numpy else "mdc gives stock's numbers"
+        return Outcome(prog, f"stock-vs-numpy-mismatch (IREE bug or generator; {why})", "\n".join(stock_bad) + run)
     where = f" ({runner}{', vulkan' if target == 'vulkan' else ''})"
     if (vs_stock or vs_numpy) and target == "vulkan" and has_narrow_values(prog):
         return Outcome(prog, VULKAN_NARROW_STATUS, "\n".join(vs_stock + vs_numpy) + run)
