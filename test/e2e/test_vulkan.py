@@ -291,6 +291,61 @@ def test_canary_stock_vulkan_narrow_tail(tmp_path):
     assert stock_vulkan_narrow_bug(got, x + x)
 
 
+MATMUL_BROADCAST = """
+func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<2x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%init : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x4xf32>
+  %r = linalg.broadcast ins(%p : tensor<4x4xf32>) outs(%e2 : tensor<2x4x4xf32>) dimensions = [0]
+  return %r : tensor<2x4x4xf32>
+}
+"""
+
+
+def test_canary_stock_vulkan_matmul_broadcast(tmp_path):
+    """Stock IREE 3.13 on lavapipe, one Vulkan device and no mdc: a 4x4
+    matmul broadcast to 2x4x4 (one dispatch) gives the first row of each
+    copy and 0 for the rest (a plain matmul of the same inputs is right).
+    progen's Vulkan target meets it (seed 796167414 index 67) and reports
+    such a program as stock-side only when stock IREE, every device on
+    Vulkan, gives mdc's numbers (progen's VULKAN_CODEGEN_STATUS). When this
+    canary fails, IREE has fixed it."""
+    src = tmp_path / "f.mlir"
+    src.write_text(MATMUL_BROADCAST)
+    vmfb = tmp_path / "f.vmfb"
+    _run(["iree-compile", src, "--iree-hal-target-device=vulkan", "-o", vmfb])
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    b = np.ones((4, 4), np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    out = tmp_path / "out.npy"
+    _run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", f"--input=@{tmp_path / 'a.npy'}",
+          f"--input=@{tmp_path / 'b.npy'}", f"--output=@{out}"])
+    got, want = np.load(out), np.broadcast_to(a @ b, (2, 4, 4))
+    assert np.array_equal(got[:, 0], want[:, 0]), got
+    assert not np.array_equal(got, want), "stock IREE now broadcasts a matmul on lavapipe correctly"
+
+
+def test_progen_blames_stock_vulkan_only_with_its_numbers(tmp_path):
+    """progen's stock-side verdict for wrong numbers on Vulkan needs stock
+    IREE, every device on Vulkan, to be wrong too and to give mdc's
+    numbers: mdc's numbers off by one, or right, are no such verdict."""
+    import progen
+
+    prog = next(p for p in (progen.generate(20261201, i) for i in range(100))
+                if not progen.has_narrow_values(p) and "result_on_b" in p.features)
+    flags = progen._inputs(prog, str(tmp_path))
+    reference = prog.reference()
+    for shift in (1, 0):
+        outs = []
+        for k, (v, _) in enumerate(prog.results):
+            outs.append(str(tmp_path / f"got{k}.npy"))
+            np.save(outs[-1], (reference[k][0] + shift).astype(progen.NP[v.dtype]))
+        assert progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, outs, reference) == "", shift
+
+
 RESULT_ON_CPU = """
 func.func public @fill(%s: f32) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
   %e = tensor.empty() : tensor<4xf32>
