@@ -42,7 +42,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import extra_modules, native, result_storage, values
+from . import cuda_thread, extra_modules, native, result_storage, values
 from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -163,11 +163,13 @@ class DeviceValue:
         """A new numpy array with its contents (a copy, wherever it lives)."""
         m = self.module
         view = self.view
-        m._check_open()
+        m._enter()
         return values.to_host(m._devices[self.device_index], view, m.staged_transfers, m.timeout_s)
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
+        if self._ref is not None and not self.module.closed:
+            self.module._enter()  # the memory is freed under the devices' context
         self._view, self._ref, self._borrowed = None, None, ()
 
     def __repr__(self) -> str:
@@ -328,6 +330,10 @@ class Module(native.FunctionTable):
         else:
             self.binding = {}
         self._devices = [dev.open_device(uri) for uri in self.uris]
+        # IREE's cuda driver makes its context current on this thread only
+        # (cuda_thread.py): every entry from another thread binds it first.
+        self._cuda_context = (cuda_thread.ThreadContext.of_this_thread()
+                              if any(dev.driver_name(u) == "cuda" for u in self.uris) else None)
         if self.manifest is not None:
             dev.check_staging(self.manifest, self.binding, self.uris, self._devices)
         for signature in self.signatures.values():
@@ -374,12 +380,20 @@ class Module(native.FunctionTable):
             raise ShimError(f"the module does not initialise on devices "
                             f"{', '.join(self.uris)}: {short(e)}{hint}") from None
 
+    def _enter(self) -> None:
+        """Every entry that reaches a device starts here: ShimError once
+        closed, and the devices' CUDA context made current on this thread
+        (cuda_thread.py)."""
+        self._check_open()
+        if self._cuda_context is not None:
+            self._cuda_context.bind()
+
     # -- lanes of pipelined calls (pipelined.py) -----------------------------
 
     def _acquire_lanes(self, depth: int) -> list:
         """Holds ``depth`` lanes for one map (ShimError if another map holds
         them) and returns the initializer that binds a thread to each."""
-        self._check_open()
+        self._enter()  # a lane's context runs the initialisers on the devices
         if not self._lanes_held.acquire(blocking=False):
             raise ShimError(f"another map of {self.path} is running; its lanes are taken until it ends")
         try:
@@ -422,7 +436,7 @@ class Module(native.FunctionTable):
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
         --print_statistics prints them."""
-        self._check_open()
+        self._enter()
         return extra_modules.statistics_text(self._devices)
 
     # -- introspection -------------------------------------------------------
@@ -431,9 +445,11 @@ class Module(native.FunctionTable):
     def devices(self) -> tuple:
         """The runtime devices the module runs on, opened
         (iree.runtime.HalDevice), in the order of ``uris``: for allocating
-        or copying beside the module on the same devices. ShimError once
-        the module is closed; they must not be used after it is."""
-        self._check_open()
+        or copying beside the module on the same devices; asking for them
+        on a thread makes the devices' CUDA context current there
+        (cuda_thread.py). ShimError once the module is closed; they must
+        not be used after it is."""
+        self._enter()
         return tuple(self._devices)
 
     def describe(self) -> str:
@@ -487,6 +503,9 @@ class Module(native.FunctionTable):
         and `atexit` closes modules still open. Calls running in a map's
         lanes are waited for first; later ones raise ShimError.
         """
+        context = self.__dict__.get("_cuda_context")
+        if context is not None and not self._closed:
+            context.bind()  # the buffers are freed under it
         if "_lane_calls_done" in self.__dict__:
             with self._lane_calls_done:
                 self._closing = True
@@ -671,7 +690,7 @@ class Function(native.FunctionAPI):
         buffer, not the array's own pages), else as a call places it. Pass
         the result to calls in place of the array."""
         m = self.module
-        m._check_open()
+        m._enter()
         if not 0 <= index < len(self.signature.args):
             raise ShimError(f"@{self.name} has no input {index}")
         array, kind = self._checked(index, arg)
@@ -705,7 +724,7 @@ class Function(native.FunctionAPI):
         """Invoke on inputs from ``prepare`` (and _GivenStorage); -> the
         VM's result list, once the call's work is done."""
         m = self.module
-        m._check_open()
+        m._enter()
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
             if isinstance(arg, (Placed, DeviceValue, _GivenStorage)):
@@ -771,6 +790,7 @@ class Function(native.FunctionAPI):
         one and the stored results' shapes are known (static, or seen for
         these input shapes), each such result an array over pool memory;
         else ``_invoke``."""
+        self.module._enter()  # before _lend registers memory with a device
         if self._storage is None:
             return self._invoke(inputs)
         twin, stored = self._storage

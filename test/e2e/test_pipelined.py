@@ -343,3 +343,83 @@ def test_state_not_known_or_in_dependencies_takes_one_lane(module):
     module.dependencies = []
     xs = _inputs(2)
     _check(list(module.stages.map(xs, depth=2)), xs)
+
+
+def test_calls_on_a_thread_other_than_the_loading_one(module, stages_vmfb):
+    """A plain call, a call leaving its result on the devices brought to
+    the host, and a Placed input, all on a new thread. (On CUDA these need
+    the loading thread's context made current there: cuda_thread.py, and
+    gpu_kit's other_thread cases on a GPU.)"""
+    (x,) = _inputs(1, seed=11)
+    got, errors = {}, []
+
+    def calls():
+        try:
+            f = module.stages
+            got["plain"] = np.array(f(x))
+            got["on_devices"] = f.call_on_devices(x)[0].to_host()
+            got["placed"] = np.array(f(f.place(0, x)))
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    thread = threading.Thread(target=calls)
+    thread.start()
+    thread.join()
+    assert not errors, errors
+    assert set(got) == {"plain", "on_devices", "placed"}
+    for y in got.values():
+        np.testing.assert_allclose(y, _expected(x), rtol=1e-5, atol=1e-5)
+    assert module._cuda_context is None  # no cuda device: nothing to bind
+
+
+class _FakeCuda:
+    """cuCtxGetCurrent / cuCtxSetCurrent with a current context per thread."""
+
+    def __init__(self, fail_with: int = 0):
+        self.current = threading.local()
+        self.sets = 0
+        self.fail_with = fail_with
+
+    def cuCtxGetCurrent(self, out):
+        out._obj.value = getattr(self.current, "handle", None)
+        return 0
+
+    def cuCtxSetCurrent(self, handle):
+        self.sets += 1
+        if self.fail_with:
+            return self.fail_with
+        self.current.handle = handle
+        return 0
+
+
+def test_thread_context_binds_where_another_or_none_is_current(monkeypatch):
+    from mdc.runtime_shim import ShimError, cuda_thread
+
+    fake = _FakeCuda()
+    monkeypatch.setattr(cuda_thread, "_libcuda", fake)
+    fake.current.handle = 0x1234
+    loader = cuda_thread.ThreadContext.of_this_thread()
+    assert loader.handle == 0x1234
+    loader.bind()
+    assert fake.sets == 0  # already current here
+    seen = []
+
+    def other():
+        seen.append(cuda_thread.current_context())
+        loader.bind()
+        seen.append(cuda_thread.current_context())
+        loader.bind()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert seen == [None, 0x1234] and fake.sets == 1
+    fake.current.handle = 0x99  # the thread switched to another context
+    loader.bind()
+    assert cuda_thread.current_context() == 0x1234 and fake.sets == 2
+
+    failing = _FakeCuda(fail_with=201)
+    monkeypatch.setattr(cuda_thread, "_libcuda", failing)
+    assert cuda_thread.ThreadContext.of_this_thread() is None
+    with pytest.raises(ShimError, match="CUDA error 201"):
+        loader.bind()
