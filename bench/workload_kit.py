@@ -26,8 +26,9 @@ MODELS = {"sync": [], "async": ["--iree-execution-model=async-external"]}
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """What a kit holds: the stack, the batch sizes (1 and the throughput
-    batch), the splits k, the execution models, the CPU target, and
-    whether a second local device stands in for the GPU."""
+    batch), the splits k, the execution models, the CPU target, whether a
+    second local device stands in for the GPU, and more flags of IREE's CPU
+    codegen for the split modules."""
 
     stack: model.Stack
     batches: tuple[int, ...]
@@ -35,6 +36,7 @@ class Plan:
     models: tuple[str, ...]
     cpu: str = "generic"
     smoke: bool = False
+    cpu_flags: tuple[str, ...] = ()
 
 
 def default_splits(blocks: int) -> tuple[int, ...]:
@@ -53,7 +55,8 @@ def _jobs(plan: Plan, out: str) -> tuple[dict[str, list[str]], list[dict]]:
     each module's MLIR into ``out``."""
     gpu = (["--device=b=local[1]", "--link=a:b=staged"] if plan.smoke else
            ["--device=b=cuda[0]", "--iree-cuda-target=sm_80"])
-    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={plan.cpu}", "--no-host-entry-points"]
+    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={plan.cpu}", *plan.cpu_flags,
+           "--no-host-entry-points"]
     jobs, modules = {}, []
     for k in plan.splits:
         source = _write(os.path.join(out, f"workload_k{k}.mlir"), model.program(plan.stack, plan.batches, k))
@@ -88,6 +91,7 @@ def build(plan: Plan, out: str) -> int:
     if compile_all(out, jobs):
         return 1
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
+           "cpu_flags": list(plan.cpu_flags),
            "splits": list(plan.splits), "modules": modules, "stock": "stock_gpu.vmfb", **_expected(plan, out)}
     with open(os.path.join(out, "workload.json"), "w") as f:
         json.dump(kit, f, indent=1)

@@ -7,7 +7,8 @@ whatever context the calling thread has. A call of the module from any
 other thread then fails with CUDA_ERROR_INVALID_CONTEXT ("failed to
 allocate buffer"): measured on an H200, in the lanes of pipelined calls
 (pipelined.py) and in a plain call from a new thread. gpu_kit keeps a
-canary of the stock failure (iree.runtime alone).
+canary of the stock failure (iree.runtime alone). IREE's hip driver sets
+its context around each operation itself, so only cuda devices need this.
 
 Module records the context its loading thread has current once its
 devices exist (``ThreadContext.of_this_thread``) and, on every entry that

@@ -308,7 +308,8 @@ def test_canary_stock_vulkan_matmul_broadcast(tmp_path):
     """Stock IREE 3.13 on lavapipe, one Vulkan device and no mdc: a 4x4
     matmul broadcast to 2x4x4 (one dispatch) gives the first row of each
     copy and 0 for the rest (a plain matmul of the same inputs is right).
-    progen's Vulkan target meets it (seed 796167414 index 67) and reports
+    The same module is right on an H200 with NVIDIA's Vulkan driver
+    (measured 2026-12-02): lavapipe's, not IREE's SPIR-V alone. progen's Vulkan target meets it (seed 796167414 index 67) and reports
     such a program as stock-side only when stock IREE, every device on
     Vulkan, gives mdc's numbers (progen's VULKAN_CODEGEN_STATUS). When this
     canary fails, IREE has fixed it."""
