@@ -203,8 +203,72 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
                              expected=os.path.basename(expected)))
     with open(os.path.join(kit, "cases.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    print(f"built {len(manifest)} cases in {kit}")
+    if _build_min_reduce_canary(kit):
+        return 1
+    print(f"built {len(manifest)} cases in {kit}, and the stock CUDA min-reduce canary")
     return 0
+
+
+# Stock IREE 3.13 on cuda alone (iree-compile, one cuda device, no mdc): a
+# min-reduce of i32 over the last dimension of a tensor<?x1x?xi32> (an
+# expand_shape of a dynamic 2-D argument) gives wrong rows on an H200, in
+# every run. The same with static shapes, or with f32, is right. Found by
+# gpu_random (seed 20261201, program 100), whose --all-on-gpu oracle (stock
+# IREE, every device the GPU) gives the same wrong numbers: a program of
+# that kind fails gpu_random through IREE's CUDA code, not mdc's
+# crossings. Measured 2026-12-02.
+MIN_REDUCE_CANARY = """
+func.func @f(%a: tensor<?x?xi32>) -> tensor<?x1xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %a, %c0 : tensor<?x?xi32>
+  %d1 = tensor.dim %a, %c1 : tensor<?x?xi32>
+  %e = tensor.expand_shape %a [[0, 1], [2]] output_shape [%d0, 1, %d1] : tensor<?x?xi32> into tensor<?x1x?xi32>
+  %max = arith.constant 2147483647 : i32
+  %r0 = tensor.empty(%d0) : tensor<?x1xi32>
+  %init = linalg.fill ins(%max : i32) outs(%r0 : tensor<?x1xi32>) -> tensor<?x1xi32>
+  %r = linalg.reduce ins(%e : tensor<?x1x?xi32>) outs(%init : tensor<?x1xi32>) dimensions = [2]
+    (%in: i32, %acc: i32) {
+      %m = arith.minsi %in, %acc : i32
+      linalg.yield %m : i32
+    }
+  return %r : tensor<?x1xi32>
+}
+"""
+MIN_REDUCE_INPUT = [[38, -18], [-10, -10], [0, -19], [37, 28], [-21, -9], [-3, 16], [5, -25]]
+
+
+def _build_min_reduce_canary(kit: str) -> int:
+    """The canary's module (stock iree-compile, cuda only), its input, and
+    numpy's answer."""
+    src = os.path.join(kit, "canary_min_reduce.mlir")
+    with open(src, "w") as f:
+        f.write(MIN_REDUCE_CANARY)
+    r = _run(["iree-compile", src, "--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80",
+              "-o", os.path.join(kit, "canary_min_reduce.vmfb")])
+    if r.returncode:
+        print(f"canary_min_reduce: stock iree-compile failed\n{r.stderr}")
+        return 1
+    a = np.array(MIN_REDUCE_INPUT, np.int32)
+    np.save(os.path.join(kit, "canary_min_reduce.in0.npy"), a)
+    np.save(os.path.join(kit, "canary_min_reduce.expected.npy"), a.min(axis=1, keepdims=True))
+    return 0
+
+
+def canary_stock_cuda_min_reduce(kit: str, timeout: float) -> tuple[bool, str]:
+    """-> (stock IREE still gives wrong numbers, what it gave)."""
+    out = os.path.join(kit, "canary_min_reduce.out.npy")
+    try:
+        r = _run([shutil.which("iree-run-module") or "iree-run-module", "--module=canary_min_reduce.vmfb",
+                  "--function=f", "--device=cuda", "--input=@canary_min_reduce.in0.npy", f"--output=@{out}"],
+                 cwd=kit, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, "TIMEOUT"
+    if r.returncode:
+        return False, f"rc={r.returncode}: {(r.stderr.strip().splitlines() or [''])[-1][:200]}"
+    got, want = np.load(out), np.load(os.path.join(kit, "canary_min_reduce.expected.npy"))
+    wrong = int((got != want).sum()) if got.shape == want.shape else got.size
+    return wrong > 0, f"{wrong} of {want.size} rows wrong: {got.ravel().tolist()} against numpy's {want.ravel().tolist()}"
 
 
 def compare(got: np.ndarray, want: np.ndarray, rel_tol: float | None = None) -> tuple[bool, float]:
@@ -282,6 +346,11 @@ def run(kit: str, timeout: float, only: str | None, repeat: int = 1, cpu_driver:
         still, what = canary_stock_cuda_other_thread()
         print(f"canary, stock cuda allocation on another thread: {'still fails' if still else 'CHANGED'}: {what}")
         failures += not still
+        if os.path.exists(os.path.join(kit, "canary_min_reduce.vmfb")):
+            still, what = canary_stock_cuda_min_reduce(kit, timeout)
+            print(f"canary, stock cuda i32 min-reduce of a dynamic shape: {'still wrong' if still else 'CHANGED'}: "
+                  f"{what}")
+            failures += not still
     return 1 if failures else 0
 
 
