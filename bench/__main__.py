@@ -169,9 +169,9 @@ def _workload_commands(sub) -> list:
                    help="execution models, comma separated: sync, async (async-external); default both")
     b.add_argument("--seed", type=_whole(0), default=Stack().seed, help="the weights' and ids' seed")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
-    b.add_argument("--cpu-flag", action="append", default=[], metavar="FLAG",
-                   help="one more flag of IREE's CPU codegen for the split modules (repeatable), "
-                        "e.g. --cpu-flag=--iree-llvmcpu-enable-ukernels=all")
+    b.add_argument("--mdc-flag", action="append", default=[], metavar="FLAG",
+                   help="one more mdc-compile flag for the split modules (repeatable; it applies to both "
+                        "devices' code), e.g. --mdc-flag=--iree-llvmcpu-enable-ukernels=all")
     b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
     r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
     r.add_argument("dir")
@@ -224,7 +224,7 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     if unknown or not a.models:
         p.error(f"--models: expected sync and/or async, got {','.join(a.models)!r}")
     plan = workload_kit.Plan(stack, (1, a.batch or (4 if small else 32)), tuple(splits),
-                             tuple(dict.fromkeys(a.models)), a.cpu, small, tuple(a.cpu_flag))
+                             tuple(dict.fromkeys(a.models)), a.cpu, small, tuple(a.mdc_flag))
     return workload_kit.build(plan, a.dir)
 
 

@@ -42,7 +42,7 @@ class Kit:
     batches: dict  # batch size -> (ids, expected logits)
     weights_sha256: str
     smoke: bool
-    cpu_codegen: str = ""  # the CPU target and flags the split modules were built with
+    built_with: str = ""  # the CPU target and further mdc-compile flags of the split modules
 
     @property
     def splits(self) -> list[int]:
@@ -69,7 +69,7 @@ def read_kit(path: str) -> Kit:
         batches = {int(b): _batch(path, entry) for b, entry in kit["batches"].items()}
         result = Kit(path, model.Stack(**kit["stack"]), tuple(kit["modules"]), kit["stock"], batches,
                      kit["weights_sha256"], bool(kit["smoke"]),
-                     " ".join([f"--iree-llvmcpu-target-cpu={kit.get('cpu', 'generic')}", *kit.get("cpu_flags", [])]))
+                     " ".join([f"--iree-llvmcpu-target-cpu={kit.get('cpu', 'generic')}", *kit.get("mdc_flags", [])]))
         files = [m["file"] for m in result.modules] + [result.stock]
     except (KeyError, TypeError, ValueError) as e:
         raise KitError(f"{spec} is incomplete ({type(e).__name__}: {e}); build the kit again") from None
@@ -348,7 +348,7 @@ def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) ->
     print(f"workload: {s.blocks} blocks (matmul {s.hidden}x{s.hidden}, rmsnorm, silu), hidden {s.hidden}, "
           f"vocab {s.vocab}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
           f"({config.gpu}); k = N: all on the CPU; execution models: {', '.join(kit.models)}; "
-          f"CPU codegen: {kit.cpu_codegen}")
+          f"split modules built with {kit.built_with}")
     if torch is None:
         print(f"torch: not measured ({why})")
     else:

@@ -27,8 +27,8 @@ MODELS = {"sync": [], "async": ["--iree-execution-model=async-external"]}
 class Plan:
     """What a kit holds: the stack, the batch sizes (1 and the throughput
     batch), the splits k, the execution models, the CPU target, whether a
-    second local device stands in for the GPU, and more flags of IREE's CPU
-    codegen for the split modules."""
+    second local device stands in for the GPU, and more mdc-compile flags
+    for the split modules."""
 
     stack: model.Stack
     batches: tuple[int, ...]
@@ -36,7 +36,7 @@ class Plan:
     models: tuple[str, ...]
     cpu: str = "generic"
     smoke: bool = False
-    cpu_flags: tuple[str, ...] = ()
+    mdc_flags: tuple[str, ...] = ()
 
 
 def default_splits(blocks: int) -> tuple[int, ...]:
@@ -55,7 +55,7 @@ def _jobs(plan: Plan, out: str) -> tuple[dict[str, list[str]], list[dict]]:
     each module's MLIR into ``out``."""
     gpu = (["--device=b=local[1]", "--link=a:b=staged"] if plan.smoke else
            ["--device=b=cuda[0]", "--iree-cuda-target=sm_80"])
-    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={plan.cpu}", *plan.cpu_flags,
+    mdc = ["--device=a=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={plan.cpu}", *plan.mdc_flags,
            "--no-host-entry-points"]
     jobs, modules = {}, []
     for k in plan.splits:
@@ -91,7 +91,7 @@ def build(plan: Plan, out: str) -> int:
     if compile_all(out, jobs):
         return 1
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
-           "cpu_flags": list(plan.cpu_flags),
+           "mdc_flags": list(plan.mdc_flags),
            "splits": list(plan.splits), "modules": modules, "stock": "stock_gpu.vmfb", **_expected(plan, out)}
     with open(os.path.join(out, "workload.json"), "w") as f:
         json.dump(kit, f, indent=1)

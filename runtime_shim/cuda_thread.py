@@ -12,16 +12,26 @@ its context around each operation itself, so only cuda devices need this.
 
 Module records the context its loading thread has current once its
 devices exist (``ThreadContext.of_this_thread``) and, on every entry that
-reaches a device (``ThreadContext.bind``), makes it current on the
-calling thread when another (or none) is: any thread then sees the
-devices as the loading thread does. The context is left current
-afterwards; a caller mixing other CUDA work on the same thread (PyTorch
-sets its device before each of its own calls) is not affected by that.
+reaches a device from another thread (``ThreadContext.bind``), makes it
+current there when another (or none) is: any thread then sees the devices
+as the loading thread does. The loading thread itself is left as IREE left
+it (no cost on the common path). The context is left current afterwards; a
+caller mixing other CUDA work on the same thread (PyTorch sets its device
+before each of its own calls) is not affected by that. IREE frees memory
+under whatever context is current and ignores a failure (the memory would
+stay allocated, or stay registered), so what frees memory on another
+thread (a released or collected result, a pool's slab) binds first too,
+quietly (``bind_quietly``).
+
+With two cuda devices in one module the loading thread ends with the
+context of the device created last, for both; other threads get the same,
+which is what the loading thread has in stock IREE.
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Optional
 
 from .errors import ShimError
@@ -60,10 +70,11 @@ def current_context() -> Optional[int]:
 class ThreadContext:
     """A CUDA context to make current on the threads that call a module."""
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "loader")
 
     def __init__(self, handle: int):
         self.handle = handle
+        self.loader = threading.get_ident()  # the thread it was found current on
 
     @classmethod
     def of_this_thread(cls) -> Optional["ThreadContext"]:
@@ -72,10 +83,19 @@ class ThreadContext:
         return cls(handle) if handle else None
 
     def bind(self) -> None:
-        """Make the context current on the calling thread, if it is not."""
-        if current_context() == self.handle:
+        """Make the context current on the calling thread, if it is another
+        thread than the loading one and the context is not current there."""
+        if threading.get_ident() == self.loader or current_context() == self.handle:
             return
         status = _cuda().cuCtxSetCurrent(self.handle)
         if status != _CUDA_SUCCESS:
             raise ShimError(f"cannot make the module's CUDA context current on this thread "
                             f"(cuCtxSetCurrent returned CUDA error {status})")
+
+    def bind_quietly(self) -> None:
+        """``bind`` before memory is freed: a failure (CUDA torn down at
+        exit) leaves the thread as it was rather than stopping the free."""
+        try:
+            self.bind()
+        except Exception:  # noqa: BLE001  (also at interpreter teardown)
+            pass

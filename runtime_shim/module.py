@@ -36,7 +36,7 @@ import functools
 import os
 import threading
 import weakref
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 import iree.runtime as rt
@@ -50,6 +50,10 @@ from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value
 _OPEN_MODULES: "weakref.WeakSet[Module]" = weakref.WeakSet()
 
 
+def _nothing() -> None:
+    pass
+
+
 class Placed:
     """Input ``index`` of function ``function``, placed where that function
     reads it (Function.place): pass it to calls instead of an array, as often
@@ -57,9 +61,11 @@ class Placed:
     is host memory (a pinned argument, or a CPU device's buffer); writing
     into it changes what the next call reads. Released with its module."""
 
-    def __init__(self, function: str, index: int, view: rt.HalBufferView, source: np.ndarray):
+    def __init__(self, function: str, index: int, view: rt.HalBufferView, source: np.ndarray,
+                 before_free: Callable[[], None] = lambda: None):
         self.function, self.index = function, index
         self._view = view
+        self._before_free = before_free  # binds the module's CUDA context (cuda_thread.py)
         # On a CPU device `view` is `source`'s own memory (imported, zero
         # copy), and with IREE 3.13 a view does not keep the imported array
         # alive: only the HalBuffer object the import returned does. So the
@@ -97,10 +103,16 @@ class Placed:
         return self._view
 
     def release(self) -> None:
+        if self._view is not None:
+            self._before_free()
         self._array = None
         self._mapping = None
         self._view = None
         self._source = None
+
+    def __del__(self):
+        if getattr(self, "_view", None) is not None:
+            self._before_free()  # the memory is freed as this object goes
 
     def __repr__(self) -> str:
         state = "released" if self._view is None else f"shape {list(self._view.shape)}"
@@ -168,9 +180,14 @@ class DeviceValue:
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
-        if self._ref is not None and not self.module.closed:
-            self.module._enter()  # the memory is freed under the devices' context
+        if self._ref is not None:
+            self.module._bind_for_free()
         self._view, self._ref, self._borrowed = None, None, ()
+
+    def __del__(self):
+        module = getattr(self, "module", None)
+        if module is not None and getattr(self, "_ref", None) is not None:
+            module._bind_for_free()  # the memory is freed as this object goes
 
     def __repr__(self) -> str:
         if self._ref is None:
@@ -355,7 +372,7 @@ class Module(native.FunctionTable):
         self._functions: dict[str, Function] = {}
         self._placed: "weakref.WeakSet[Placed]" = weakref.WeakSet()
         self._resident: "weakref.WeakSet[DeviceValue]" = weakref.WeakSet()
-        self._result_pool = result_storage.ResultPool()
+        self._result_pool = result_storage.ResultPool(before_free=self._free_binder())
         _OPEN_MODULES.add(self)
 
     def _create_context(self, dependencies: Sequence[str], parameters: Sequence[str],
@@ -387,6 +404,20 @@ class Module(native.FunctionTable):
         self._check_open()
         if self._cuda_context is not None:
             self._cuda_context.bind()
+
+    def _bind_for_free(self) -> None:
+        """Before memory of this module is freed, on any thread: its CUDA
+        context made current there if it can be (cuda_thread.py)."""
+        context = self.__dict__.get("_cuda_context")
+        if context is not None:
+            context.bind_quietly()
+
+    def _free_binder(self) -> Callable[[], None]:
+        """``_bind_for_free`` for objects that may outlive the module (a
+        pool that result arrays hold, a Placed input): it holds the context,
+        not the module."""
+        context = self.__dict__.get("_cuda_context")
+        return context.bind_quietly if context is not None else _nothing
 
     # -- lanes of pipelined calls (pipelined.py) -----------------------------
 
@@ -503,9 +534,7 @@ class Module(native.FunctionTable):
         and `atexit` closes modules still open. Calls running in a map's
         lanes are waited for first; later ones raise ShimError.
         """
-        context = self.__dict__.get("_cuda_context")
-        if context is not None and not self._closed:
-            context.bind()  # the buffers are freed under it
+        self._bind_for_free()  # the buffers are freed under the CUDA context
         if "_lane_calls_done" in self.__dict__:
             with self._lane_calls_done:
                 self._closing = True
@@ -697,7 +726,8 @@ class Function(native.FunctionAPI):
         if isinstance(array, Placed) or not isinstance(kind, int) or not self.signature.args[index].is_tensor:
             raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
         array = np.ascontiguousarray(array)
-        placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array)
+        placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array,
+                        before_free=m._free_binder())
         m._placed.add(placed)
         return placed
 
@@ -790,9 +820,9 @@ class Function(native.FunctionAPI):
         one and the stored results' shapes are known (static, or seen for
         these input shapes), each such result an array over pool memory;
         else ``_invoke``."""
-        self.module._enter()  # before _lend registers memory with a device
         if self._storage is None:
             return self._invoke(inputs)
+        self.module._enter()  # before _lend registers memory with a device
         twin, stored = self._storage
         key = _shape_key(inputs)
         lent = self._lend(key)

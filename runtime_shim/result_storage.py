@@ -89,9 +89,13 @@ class _Lease:
 class ResultPool:
     """Slabs per (key, size class), ``key`` naming the device and how it
     imports (Function passes (device index, pinned)). Thread-safe: a
-    garbage-collected result may give its slab back on any thread."""
+    garbage-collected result may give its slab back on any thread.
+    ``before_free`` runs before a slab's import is released, on the thread
+    that releases it (the module binds its CUDA context there:
+    cuda_thread.py)."""
 
-    def __init__(self):
+    def __init__(self, before_free: Callable[[], None] = lambda: None):
+        self._before_free = before_free
         # Reentrant: a garbage collection inside the lock may run a
         # result's finalizer, which gives its slab back on the same thread.
         self._lock = threading.RLock()
@@ -129,7 +133,10 @@ class ResultPool:
         """``slab`` is free again (a call did not use it, or its last result
         array is gone)."""
         with self._lock:
-            if self._closed or slab.buffer is None:
+            if slab.buffer is None:
+                return
+            if self._closed:
+                self._before_free()
                 slab.buffer = None
                 return
             idle = self._idle.setdefault(slab.key, [])
@@ -137,6 +144,7 @@ class ResultPool:
                 idle.append(slab)
                 self._idle_bytes += slab.capacity
                 return
+        self._before_free()
         slab.buffer = None  # released outside the lock
 
     def quarantine(self, slabs) -> None:
@@ -160,6 +168,8 @@ class ResultPool:
             self._closed = True
             self._idle, self._idle_bytes = {}, 0
             made = list(self._made)
+        if made:
+            self._before_free()
         for slab in made:
             slab.buffer = None
 

@@ -1617,7 +1617,7 @@ def check_program_runs(prog: Program, staged: str, stock: Optional[str], work: s
     if (vs_stock or vs_numpy) and target == "vulkan":
         same = _stock_wrong_on_vulkan_alone(prog, work, flags, got_outs, reference)
         if same:
-            return Outcome(prog, VULKAN_CODEGEN_STATUS, "\n".join(vs_stock + vs_numpy) + run + "\n" + same)
+            return Outcome(prog, VULKAN_STOCK_NUMBERS_STATUS, "\n".join(vs_stock + vs_numpy) + run + "\n" + same)
     if vs_stock:
         return Outcome(prog, "mdc-vs-stock-mismatch" + where, "\n".join(vs_stock) + run)
     if vs_numpy:
@@ -1692,7 +1692,7 @@ def _stock_fails_on_vulkan_alone(src: str, work: str, devices: list[str], model:
     return ""
 
 
-VULKAN_CODEGEN_STATUS = "stock-vulkan-mismatch (IREE's Vulkan codegen, stock too)"
+VULKAN_STOCK_NUMBERS_STATUS = "stock-vulkan-mismatch (stock IREE alone on this Vulkan device gives mdc's numbers)"
 
 
 def _stock_wrong_on_vulkan_alone(prog: Program, work: str, flags: list[str], got_outs: list[str],
@@ -1711,6 +1711,9 @@ def _stock_wrong_on_vulkan_alone(prog: Program, work: str, flags: list[str], got
     if r.returncode:
         return ""
     outs = [os.path.join(work, f"{prog.name}.stock-vulkan{k}.npy") for k in range(len(prog.results))]
+    for out in outs:
+        if os.path.exists(out):
+            os.unlink(out)
     if _sh(run_cmd("iree-run-module", vmfb, prog, flags, outs, ["vulkan"]), timeout=120).returncode:
         return ""
     problems = []

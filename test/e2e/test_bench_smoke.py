@@ -78,16 +78,19 @@ def test_workload_smoke(tmp_path):
     kit whose weights cannot be made again is refused in one line."""
     kit = tmp_path / "kit"
     built = _bench("workload", "build", str(kit), "--smoke", "--splits", "0,2,4",
-                   "--cpu-flag=--iree-llvmcpu-enable-ukernels=all")
+                   "--mdc-flag=--iree-llvmcpu-enable-ukernels=all")
     assert built.returncode == 0, built.stdout + built.stderr
     spec = json.loads((kit / "workload.json").read_text())
-    assert spec["cpu_flags"] == ["--iree-llvmcpu-enable-ukernels=all"], spec
+    assert spec["mdc_flags"] == ["--iree-llvmcpu-enable-ukernels=all"], spec
+    bogus = _bench("workload", "build", str(tmp_path / "bogus"), "--smoke", "--splits", "0",
+                   "--mdc-flag=--no-such-flag-of-iree")
+    assert bogus.returncode != 0 and "--no-such-flag-of-iree" in bogus.stdout + bogus.stderr, bogus
     assert sorted((m["k"], m["model"]) for m in spec["modules"]) == [
         (k, model) for k in (0, 2, 4) for model in ("async", "sync")]
     ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2", "--stream", "4")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     out = ran.stdout
-    assert "CPU codegen: --iree-llvmcpu-target-cpu=generic --iree-llvmcpu-enable-ukernels=all" in out, out
+    assert "split modules built with --iree-llvmcpu-target-cpu=generic --iree-llvmcpu-enable-ukernels=all" in out, out
     for unit in ("ms", "tokens/s"):
         stock = rf"^  everything on the GPU, stock IREE \(iree.runtime\): [\d.]+ {unit}, right "
         assert re.search(stock, out, re.M), out

@@ -393,6 +393,10 @@ class _FakeCuda:
 
 
 def test_thread_context_binds_where_another_or_none_is_current(monkeypatch):
+    """bind: nothing on the loading thread (IREE made the context current
+    there), and on another thread only where the context is not current
+    already; a failing cuCtxSetCurrent is a ShimError, and quiet before a
+    free."""
     from mdc.runtime_shim import ShimError, cuda_thread
 
     fake = _FakeCuda()
@@ -401,25 +405,76 @@ def test_thread_context_binds_where_another_or_none_is_current(monkeypatch):
     loader = cuda_thread.ThreadContext.of_this_thread()
     assert loader.handle == 0x1234
     loader.bind()
-    assert fake.sets == 0  # already current here
+    assert fake.sets == 0  # the loading thread
     seen = []
 
     def other():
         seen.append(cuda_thread.current_context())
         loader.bind()
         seen.append(cuda_thread.current_context())
+        loader.bind()  # current already
+        fake.current.handle = 0x99  # the thread switched to another context
         loader.bind()
+        seen.append(cuda_thread.current_context())
 
     thread = threading.Thread(target=other)
     thread.start()
     thread.join()
-    assert seen == [None, 0x1234] and fake.sets == 1
-    fake.current.handle = 0x99  # the thread switched to another context
-    loader.bind()
-    assert cuda_thread.current_context() == 0x1234 and fake.sets == 2
+    assert seen == [None, 0x1234, 0x1234] and fake.sets == 2
 
     failing = _FakeCuda(fail_with=201)
     monkeypatch.setattr(cuda_thread, "_libcuda", failing)
     assert cuda_thread.ThreadContext.of_this_thread() is None
-    with pytest.raises(ShimError, match="CUDA error 201"):
-        loader.bind()
+    errors = []
+
+    def failing_bind():
+        try:
+            loader.bind()
+        except ShimError as e:
+            errors.append(str(e))
+        loader.bind_quietly()
+
+    thread = threading.Thread(target=failing_bind)
+    thread.start()
+    thread.join()
+    assert len(errors) == 1 and "CUDA error 201" in errors[0], errors
+
+
+def test_every_entry_from_another_thread_binds_the_context(stages_vmfb, monkeypatch):
+    """Each entry that reaches a device, and each free, binds the module's
+    CUDA context on a thread other than the loading one: here a CPU module
+    given a stand-in context and a stand-in libcuda, counting the binds."""
+    from mdc.runtime_shim import cuda_thread, load, result_storage
+
+    fake = _FakeCuda()
+    monkeypatch.setattr(cuda_thread, "_libcuda", fake)
+    m = load(stages_vmfb, DEVICES)
+    m._cuda_context = cuda_thread.ThreadContext(0x1234)
+    m._result_pool = result_storage.ResultPool(before_free=m._free_binder())
+    f = m.stages
+    (x,) = _inputs(1, seed=12)
+    binds = {}
+
+    def on_new_thread(name, action):
+        def run():
+            before = fake.sets
+            action()
+            binds[name] = fake.sets - before
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+
+    kept = {}
+    on_new_thread("call", lambda: f(x))
+    on_new_thread("call_on_devices", lambda: kept.setdefault("value", f.call_on_devices(x)[0]))
+    on_new_thread("to_host", lambda: kept["value"].to_host())
+    on_new_thread("release", lambda: kept.pop("value").release())
+    on_new_thread("place", lambda: kept.setdefault("placed", f.place(0, x)))
+    on_new_thread("placed_release", lambda: kept.pop("placed").release())
+    on_new_thread("statistics", m.statistics)
+    on_new_thread("map", lambda: list(f.map([x, x], depth=2)))
+    on_new_thread("close", m.close)
+    assert all(n >= 1 for n in binds.values()), binds
+    assert set(binds) == {"call", "call_on_devices", "to_host", "release", "place", "placed_release",
+                          "statistics", "map", "close"}
+    assert fake.sets == sum(binds.values())  # nothing bound on the loading thread

@@ -304,15 +304,23 @@ func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<2x4x4xf32> {
 """
 
 
+def _vulkan_driver() -> str:
+    """The driver of the first Vulkan device, as iree-run-module names it."""
+    out = _run(["iree-run-module", "--dump_devices=vulkan"])
+    return next((line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("driver:")), "")
+
+
 def test_canary_stock_vulkan_matmul_broadcast(tmp_path):
     """Stock IREE 3.13 on lavapipe, one Vulkan device and no mdc: a 4x4
     matmul broadcast to 2x4x4 (one dispatch) gives the first row of each
     copy and 0 for the rest (a plain matmul of the same inputs is right).
     The same module is right on an H200 with NVIDIA's Vulkan driver
-    (measured 2026-12-02): lavapipe's, not IREE's SPIR-V alone. progen's Vulkan target meets it (seed 796167414 index 67) and reports
-    such a program as stock-side only when stock IREE, every device on
-    Vulkan, gives mdc's numbers (progen's VULKAN_CODEGEN_STATUS). When this
-    canary fails, IREE has fixed it."""
+    (measured 2026-12-02), so this is lavapipe's (or IREE's SPIR-V as
+    lavapipe runs it), and the canary asserts it on lavapipe only. progen's
+    Vulkan target meets it (seed 796167414 index 67) and reports such a
+    program as stock-side only when stock IREE, every device on Vulkan,
+    gives mdc's numbers (progen's VULKAN_STOCK_NUMBERS_STATUS). When this
+    canary fails, IREE or Mesa has fixed it."""
     src = tmp_path / "f.mlir"
     src.write_text(MATMUL_BROADCAST)
     vmfb = tmp_path / "f.vmfb"
@@ -325,26 +333,83 @@ def test_canary_stock_vulkan_matmul_broadcast(tmp_path):
     _run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", f"--input=@{tmp_path / 'a.npy'}",
           f"--input=@{tmp_path / 'b.npy'}", f"--output=@{out}"])
     got, want = np.load(out), np.broadcast_to(a @ b, (2, 4, 4))
+    driver = _vulkan_driver()
+    if driver != "llvmpipe":
+        assert np.array_equal(got, want), f"wrong on {driver} too: {got}"
+        pytest.skip(f"the bug is lavapipe's; this Vulkan device is {driver}, where the module is right")
     assert np.array_equal(got[:, 0], want[:, 0]), got
-    assert not np.array_equal(got, want), "stock IREE now broadcasts a matmul on lavapipe correctly"
+    assert not np.array_equal(got, want), "stock IREE on lavapipe now broadcasts a matmul correctly"
+
+
+def _fake_program(text: str, name: str, dtype: str):
+    """What progen's Vulkan verdict reads of a program: a one-device,
+    one-result stand-in."""
+    import types
+
+    result = types.SimpleNamespace(name="r", dtype=dtype)
+    return types.SimpleNamespace(text=lambda: text, devices=lambda: ["device_a"], model="async-internal",
+                                 results=[(result, "device_a")], name=name)
 
 
 def test_progen_blames_stock_vulkan_only_with_its_numbers(tmp_path):
     """progen's stock-side verdict for wrong numbers on Vulkan needs stock
     IREE, every device on Vulkan, to be wrong too and to give mdc's
-    numbers: mdc's numbers off by one, or right, are no such verdict."""
+    numbers. On lavapipe, with the canary's program: mdc's numbers equal to
+    stock's wrong ones get the verdict; stock's with one element changed,
+    numpy's with one element changed, or numpy's own, do not."""
+    import progen
+
+    if _vulkan_driver() != "llvmpipe":
+        pytest.skip("needs lavapipe's wrong matmul broadcast (test_canary_stock_vulkan_matmul_broadcast)")
+    prog = _fake_program(MATMUL_BROADCAST, "f", "f32")
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    b = np.ones((4, 4), np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    flags = [f"--input=@{tmp_path / 'a.npy'}", f"--input=@{tmp_path / 'b.npy'}"]
+    want = np.broadcast_to(a.astype(np.float64) @ b, (2, 4, 4)).copy()
+    reference = [(want, np.full(want.shape, 1e-5))]
+    vmfb = tmp_path / "stock.vmfb"
+    _run(["iree-compile", _write(tmp_path / "f.mlir", MATMUL_BROADCAST), "--iree-hal-target-device=vulkan",
+          "-o", vmfb])
+    stock_out = tmp_path / "stock.npy"
+    _run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", *flags, f"--output=@{stock_out}"])
+    stock = np.load(stock_out)
+    got = tmp_path / "got.npy"
+
+    def verdict(numbers: np.ndarray) -> str:
+        np.save(got, numbers.astype(np.float32))
+        return progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, [str(got)], reference)
+
+    assert "stock reproduction, every device on Vulkan, gives mdc's numbers" in verdict(stock)
+    other = stock.copy()
+    other[0, 0, 0] += 1  # an element stock gets right
+    assert verdict(other) == ""
+    off = want.copy()
+    off[0, 1, 1] += 1
+    assert verdict(off) == ""
+    assert verdict(want) == ""
+
+
+def _write(path, text: str):
+    path.write_text(text)
+    return path
+
+
+def test_progen_no_stock_verdict_where_stock_vulkan_is_right(tmp_path):
+    """A generated program stock IREE computes right on Vulkan: mdc's
+    numbers off by one there get no stock-side verdict."""
     import progen
 
     prog = next(p for p in (progen.generate(20261201, i) for i in range(100))
                 if not progen.has_narrow_values(p) and "result_on_b" in p.features)
     flags = progen._inputs(prog, str(tmp_path))
     reference = prog.reference()
-    for shift in (1, 0):
-        outs = []
-        for k, (v, _) in enumerate(prog.results):
-            outs.append(str(tmp_path / f"got{k}.npy"))
-            np.save(outs[-1], (reference[k][0] + shift).astype(progen.NP[v.dtype]))
-        assert progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, outs, reference) == "", shift
+    outs = []
+    for k, (v, _) in enumerate(prog.results):
+        outs.append(str(tmp_path / f"got{k}.npy"))
+        np.save(outs[-1], (reference[k][0] + 1).astype(progen.NP[v.dtype]))
+    assert progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, outs, reference) == ""
 
 
 RESULT_ON_CPU = """
