@@ -46,6 +46,11 @@ these constants from here.
   globals, so it refuses more than one lane for a program that has any,
   and for a manifest without the entry (written before mdc-compile wrote
   it: whether the program keeps state is not known).
+* ``STATE_BY_FUNCTION``: with mutable globals, which of them each public
+  function refers to, itself or through what it calls
+  (``"state_by_function": {"step": ["counter"], "encode": []}``): ``map``
+  runs a function that refers to none in more than one lane. Absent: every
+  function is taken to keep the state.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -62,6 +67,7 @@ MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 
 RESULT_STORAGE = "result_storage"
 MUTABLE_GLOBALS = "mutable_globals"
+STATE_BY_FUNCTION = "state_by_function"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

@@ -303,3 +303,54 @@ def mutable_globals(module) -> list[str]:
             continue
         names.append(op.attributes["sym_name"].value)
     return names
+
+
+def state_by_function(module) -> dict[str, list[str]]:
+    """For each public function of the program, the program's own mutable
+    globals (``mutable_globals``) it refers to, itself or through the
+    functions it calls, in program order; {} for a program without any.
+    Any reference counts (a load as much as a store): a function that only
+    reads state another function writes still depends on it."""
+    state = mutable_globals(module)
+    if not state:
+        return {}
+    functions = {op.attributes["sym_name"].value: op for op in top_level_ops(module)
+                 if op.name in ("func.func", "util.func") and "sym_name" in op.attributes}
+    refers = {name: _symbols_referred_to(op) for name, op in functions.items()}
+    result = {}
+    for name, op in functions.items():
+        visibility = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
+        if visibility != "public":
+            continue
+        seen, todo = {name}, [name]
+        while todo:
+            for callee in refers.get(todo.pop(), ()):
+                if callee in functions and callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        touched = set().union(*(refers[f] for f in seen))
+        result[name] = [g for g in state if g in touched]
+    return result
+
+
+def _symbols_referred_to(op) -> set[str]:
+    """The root name of every symbol reference in ``op``'s body's
+    attributes (globals loaded or stored, functions called)."""
+    names: set[str] = set()
+
+    def add(attr) -> None:
+        attr = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
+        if isinstance(attr, ir.FlatSymbolRefAttr):
+            names.add(attr.value)
+        elif isinstance(attr, ir.SymbolRefAttr):
+            names.add(attr.value[0])
+        elif isinstance(attr, ir.ArrayAttr):
+            for item in attr:
+                add(item)
+
+    for nested in walk(op):
+        attributes = nested.attributes
+        for i in range(len(attributes)):
+            add(attributes[i].attr)
+    return names
+

@@ -41,6 +41,8 @@ class Report:
     # The program's own mutable globals (module_facts.mutable_globals),
     # recorded before mdc's input-level passes.
     program_state: list[str] = dataclasses.field(default_factory=list)
+    # Which of them each public function refers to (module_facts.state_by_function).
+    state_by_function: dict = dataclasses.field(default_factory=dict)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""

@@ -31,7 +31,9 @@ format).
 ``"mutable_globals": ["counter"]`` lists the program's own mutable
 globals (module_facts.mutable_globals), ``[]`` when it has none: state a
 call leaves for the next, which the shim's pipelined ``map`` must not
-split between VM contexts.
+split between VM contexts. With any, ``"state_by_function": {"f": ["counter"],
+"g": []}`` says which of them each public function refers to
+(module_facts.state_by_function): ``map`` pipelines ``g``.
 
 ``"functions"`` (contract/manifest.py gives the format) describes each
 public function that has no ``iree.abi.declaration``: a program already in
@@ -48,14 +50,15 @@ import json
 from iree.compiler import ir
 
 from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_STORAGE, SEAL_LENGTH,
-                                   SEAL_PREFIX)
+                                   SEAL_PREFIX, STATE_BY_FUNCTION)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
-                  functions: dict | None = None, storage_twins=(), mutable_globals=()) -> str:
+                  functions: dict | None = None, storage_twins=(), mutable_globals=(),
+                  state_by_function: dict | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
@@ -63,7 +66,9 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     stub_signatures.StubSignature} of the functions without a declaration.
     ``storage_twins``: (function, twin, stored result indices) per
     result-storage twin. ``mutable_globals``: the program's own mutable
-    globals (module_facts.mutable_globals)."""
+    globals (module_facts.mutable_globals); ``state_by_function``: which of
+    them each public function refers to (module_facts.state_by_function),
+    written only where there are any."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -85,6 +90,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
                if functions else {}),
             MUTABLE_GLOBALS: list(mutable_globals),
+            **({STATE_BY_FUNCTION: {f: list(g) for f, g in state_by_function.items()}}
+               if mutable_globals and state_by_function else {}),
         },
         separators=(",", ":"),
         sort_keys=False,

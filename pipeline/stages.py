@@ -30,7 +30,7 @@ from iree.compiler import ir
 
 from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
-from mdc.passes.module_facts import mutable_globals
+from mdc.passes.module_facts import mutable_globals, state_by_function
 from mdc.passes.sizes import source_types
 
 from . import manifest, options
@@ -66,6 +66,7 @@ def _python_passes(level: str):
                 remove_device_keeper(module)
             if level == "input":  # the program's own state, before mdc adds any
                 ctx.report.program_state = mutable_globals(module)
+                ctx.report.state_by_function = state_by_function(module)
             for pass_cls in registry.passes_at(level):
                 registry.run_pass(pass_cls, module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
@@ -111,7 +112,7 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
-        ctx.report.storage_twins, ctx.report.program_state), functions)
+        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function), functions)
 
 
 STAGES: list[Stage] = [

@@ -53,6 +53,7 @@ from typing import Optional
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
 from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, RESULT_STORAGE,
+                                   STATE_BY_FUNCTION,
                                    SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
@@ -134,6 +135,20 @@ class Manifest:
     # The program's own mutable globals: state a call leaves for the next;
     # None: the manifest does not say (an older mdc-compile wrote it).
     mutable_globals: Optional[tuple[str, ...]] = None
+    # (function, the mutable globals it refers to) per public function;
+    # None: not said (then every function is taken to keep the state).
+    state_by_function: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+
+    def state_of(self, function: str) -> Optional[tuple[str, ...]]:
+        """The mutable globals @function refers to: () for none, all of
+        them where the manifest does not say, None where it does not say
+        whether the program has any."""
+        if self.mutable_globals is None:
+            return None
+        if not self.mutable_globals:
+            return ()
+        found = dict(self.state_by_function or ())
+        return found.get(function, self.mutable_globals)
 
     def storage_twin(self, function: str) -> Optional[tuple[str, tuple[int, ...]]]:
         """(twin, stored result indices) of @function's result-storage twin, or None."""
@@ -200,6 +215,11 @@ def parse_manifest(text: str) -> Manifest:
             if not isinstance(state, list):
                 raise ValueError(f"{MUTABLE_GLOBALS} is not a list")
             state = tuple(str(g) for g in state)
+        by_function = data.get(STATE_BY_FUNCTION)
+        if by_function is not None:
+            if not isinstance(by_function, dict) or not all(isinstance(g, list) for g in by_function.values()):
+                raise ValueError(f"{STATE_BY_FUNCTION} is not a map of lists")
+            by_function = tuple((str(f), tuple(str(x) for x in g)) for f, g in by_function.items())
     except ShimError as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -224,7 +244,7 @@ def parse_manifest(text: str) -> Manifest:
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
                     host_entry_points=twins, functions=functions, storage_twins=storage,
-                    mutable_globals=state)
+                    mutable_globals=state, state_by_function=by_function)
 
 
 def signature_of_entry(name: str, entry: dict) -> "Signature":

@@ -265,8 +265,8 @@ class FunctionAPI:
         of ``zip(*iterables)``, in order, with up to ``depth`` calls in
         flight, so that one call's CPU work overlaps another's GPU work
         (pipelined.py). Each result is what the call would return. A
-        program that keeps state between calls (mutable globals) takes
-        ``depth=1`` only. ``depth`` and the state are checked now; the
+        function that refers to state the program keeps between calls
+        (mutable globals) takes ``depth=1`` only. ``depth`` and the state are checked now; the
         calls run as the iterator is read."""
         self.module._check_open()
         depth = pipelined.check_depth(self, depth)

@@ -20,9 +20,11 @@ constants and weights uploaded again, held until ``close()``).
 
 A program that keeps state of its own between calls (a mutable global:
 the manifest's ``mutable_globals``) would get one copy of it per lane, so
-``map`` refuses more than one lane for it, for a module whose state is not
-known (no mdc manifest, or one written before that entry), and for one
-loaded with dependencies (their globals are in every lane too).
+``map`` refuses more than one lane for a function that refers to it (the
+manifest's ``state_by_function``; without that entry, every function of
+such a program), for a module whose state is not known (no mdc manifest,
+or one written before ``mutable_globals``), and for one loaded with
+dependencies (their globals are in every lane too).
 ``depth=1`` is a plain loop.
 
 A call reads its inputs while it runs (an array for a CPU device is
@@ -58,12 +60,13 @@ def check_depth(function, depth) -> int:
         raise ShimError(f"{where}: {module.path} has no mdc manifest, so whether it keeps state between calls "
                         "is not known, and each lane would have its own (use depth=1, or compile it with "
                         "mdc-compile)")
-    if manifest.mutable_globals is None:
+    state = manifest.state_of(function.name)
+    if state is None:
         raise ShimError(f"{where}: the manifest of {module.path} does not say whether the program keeps state "
                         "between calls (an older mdc-compile wrote it); compile it again, or use depth=1")
-    if manifest.mutable_globals:
-        names = ", ".join(f"@{g}" for g in manifest.mutable_globals)
-        raise ShimError(f"{where}: the module keeps state between calls in mutable globals ({names}), and "
+    if state:
+        names = ", ".join(f"@{g}" for g in state)
+        raise ShimError(f"{where}: the function keeps state between calls in mutable globals ({names}), and "
                         "each lane would have its own copy; use depth=1")
     if module.dependencies:
         raise ShimError(f"{where}: the module was loaded with dependencies, whose state each lane would hold "

@@ -478,3 +478,44 @@ def test_every_entry_from_another_thread_binds_the_context(stages_vmfb, monkeypa
     assert set(binds) == {"call", "call_on_devices", "to_host", "release", "place", "placed_release",
                           "statistics", "map", "close"}
     assert fake.sets == sum(binds.values())  # nothing bound on the loading thread
+
+
+def test_state_of_a_function_from_the_manifest():
+    """Manifest.state_of: per function where the manifest says, every
+    mutable global for a function it does not list or without the entry,
+    nothing for a program without state, None where the manifest does not
+    say whether there is state; a malformed entry is a ShimError."""
+    import json
+
+    from mdc.runtime_shim import ShimError
+    from mdc.runtime_shim.manifest import parse_manifest
+
+    base = {"format": "mdc.manifest/1", "staging": [],
+            "devices": [{"name": "device_a", "spec": "local[0]", "kind": "local", "ordinal": 0}]}
+    m = parse_manifest(json.dumps({**base, "mutable_globals": ["sum", "count"],
+                                   "state_by_function": {"step": ["sum"], "encode": []}}))
+    assert (m.state_of("step"), m.state_of("encode"), m.state_of("other")) == (("sum",), (), ("sum", "count"))
+    m = parse_manifest(json.dumps({**base, "mutable_globals": ["sum"]}))
+    assert m.state_of("encode") == ("sum",)
+    assert parse_manifest(json.dumps({**base, "mutable_globals": []})).state_of("encode") == ()
+    assert parse_manifest(json.dumps(base)).state_of("encode") is None
+    with pytest.raises(ShimError, match="malformed mdc.manifest.*state_by_function"):
+        parse_manifest(json.dumps({**base, "mutable_globals": ["sum"], "state_by_function": {"step": "sum"}}))
+
+
+def test_a_stateless_function_beside_state_is_pipelined(tmp_path):
+    """running_sum.mlir's @doubled refers to no state: two lanes, right
+    results; @accumulate beside it still takes one."""
+    from mdc.runtime_shim import ShimError, load
+
+    m = load(_compile(tmp_path, "running_sum.mlir"), DEVICES)
+    try:
+        xs = _inputs(6, seed=3)
+        xs = [x[0, :8].copy() for x in xs]
+        got = list(m.doubled.map(xs, depth=2))
+        for y, x in zip(got, xs):
+            np.testing.assert_array_equal(y, x + x)
+        with pytest.raises(ShimError, match=r"@accumulate.map with depth 2: the function keeps state"):
+            m.accumulate.map(xs)
+    finally:
+        m.close()

@@ -12,3 +12,12 @@ func.func public @accumulate(%x: tensor<8xf32> {iree.abi.affinity = #hal.device.
   %back = flow.tensor.transfer %n : tensor<8xf32> to #hal.device.promise<@device_a>
   return %back : tensor<8xf32>
 }
+
+// No state at all, beside the stateful ones: its calls may be pipelined.
+func.func public @doubled(%x: tensor<8xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+    -> (tensor<8xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %x_b = flow.tensor.transfer %x : tensor<8xf32> to #hal.device.promise<@device_b>
+  %d = arith.addf %x_b, %x_b : tensor<8xf32>
+  %back = flow.tensor.transfer %d : tensor<8xf32> to #hal.device.promise<@device_a>
+  return %back : tensor<8xf32>
+}

@@ -1,6 +1,8 @@
 """Loads the module named on the command line and tries a two-lane map of
-@accumulate (manifest_mutable_globals.test)."""
+@accumulate and @doubled (manifest_mutable_globals.test)."""
 import sys
+
+import numpy as np
 
 from mdc.runtime_shim import ShimError, load
 
@@ -10,4 +12,6 @@ try:
     m.accumulate.map([])
 except ShimError as e:
     print("refused:", e)
+xs = [np.full(8, float(k), np.float32) for k in (1, 2, 3)]
+print("doubled pipelined:", [float(y[0]) for y in m.doubled.map(xs, depth=2)])
 m.close()
