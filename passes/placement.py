@@ -314,20 +314,41 @@ class Placement:
             yield self._consumer_device(user)
 
     def _consumer_device(self, op: ir.Operation) -> str | None:
-        if op.name in ("scf.yield", "util.return", "util.global.store", "util.call"):
+        # A store consumes its value where the global lives (exec_device):
+        # a move with no target whose one use is a store goes there (IREE
+        # makes one, ``from`` the global's loads' device, where a host twin
+        # both returns a value and stores it).
+        if op.name in ("scf.yield", "util.return", "util.call"):
             return None
         return self.exec_device(op)
 
     def analyze(self) -> None:
         """Records where module globals live: the home of the first value
-        stored to each (initializers come first). Stores from elsewhere are
-        crossings into that home."""
+        stored to each (initializers come first); for a global none of whose
+        stored values has a home of its own (a move with no target, whose
+        one use is the store, goes wherever the global lives), the device
+        of the first placed op that uses a value loaded from it. Stores from
+        elsewhere are crossings into that home."""
+        loads: dict[str, list[ir.Operation]] = {}
+        unhomed: list[str] = []
         for op in walk(self.module):
+            if op.name == "util.global.load" and is_resource(op.results[0]):
+                loads.setdefault(get_attr(op, "global").value, []).append(op)
             if op.name == "util.global.store" and is_resource(op.operands[0]):
                 device = self.home(op.operands[0])
                 name = get_attr(op, "global").value
                 if device and name not in self._global_homes:
                     self._global_homes[name] = device
+                elif not device:
+                    unhomed.append(name)
+        for name in unhomed:
+            if name in self._global_homes:
+                continue
+            for load in loads.get(name, []):
+                device = next((d for d in self._consumer_devices(load.results[0]) if d), None)
+                if device:
+                    self._global_homes[name] = device
+                    break
 
     def place_unplaced_ops(self) -> list[tuple[ir.Operation, str, str]]:
         """Gives every resource op without an affinity one, by the rule in

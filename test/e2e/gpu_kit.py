@@ -73,6 +73,9 @@ def _cases(rng):
               devices=["a=local[0]", "b=cuda[0]", "c=local[1]"],
               runtime=["local-task", "cuda", "local-sync"]),
         _case("global_call", "globals_call.mlir", "apply", [f32(4)]),
+        # A mutable global stored on the GPU and read on the CPU: the first
+        # result is the state after one call, read back within the second.
+        _case("state_on_two_devices", "state_on_two_devices.mlir", "accumulate_twice", [f32(4)], runner="shim"),
         # Arguments or results on the GPU: stock iree-run-module cannot place
         # them (docs/DESIGN.md section 2), so these go through the runtime shim.
         _case("arg_on_gpu", "two_args.mlir", "add_across", [f32(2, 3), f32(2, 3)], runner="shim"),

@@ -1813,14 +1813,7 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 # Entries: (pending test, failure category, regex on the failure detail,
 # program feature that must be present). Remove an entry when its test moves
 # to test/lit/regress/.
-KNOWN: list = [
-    # A value IREE folds to a constant, returned on device_b and on another
-    # device with no transfer: one allocation for both (seed 796175277
-    # index 102). Only the verifier's words for exactly that, and only in a
-    # program that returns a result on device_b.
-    ("test/lit/pending/folded_value_returned_on_two_devices.mlir", "mdc-compile-failed",
-     r"error: 'hal\.allocator\.\w+' makes one allocation serve device_a \(\w+\) and device_b", "result_on_b"),
-]
+KNOWN: list = []
 
 
 def known_issue(o: Outcome) -> Optional[str]:

@@ -1,14 +1,13 @@
-// XFAIL: *
-// Pending mdc bug, found by progen (seed 796175277 index 102, minimised;
-// it also fails at the fourteenth session's code): a value IREE folds to a
-// constant (x - x) moved to device_b, and a result of it returned both on
-// device_b and, with no transfer, on device_a. mdc-compile fails: the
-// verifier refuses "'hal.allocator.select' makes one allocation serve
-// device_a (local) and device_b (local), which do not share memory" (the
-// folded constant is allocated once for both devices) instead of building
-// a module that would fault on a GPU. progen.KNOWN names this test, so the
-// random runs report the same failure as xfail. Written for the correct
-// behaviour: the staged pair compiles and returns zeros on both devices.
+// Regression, found by progen (seed 796175277 index 102, minimised): a value
+// IREE folds to a constant (x - x) moved to device_b, and a result of it
+// returned both on device_b and, with no transfer, on device_a. IREE hoists
+// the constant into two globals, one stored through a move with no target
+// (`from(device_a)`, the value made on device_b), which placement gave no
+// destination, so the move was left to IREE: one allocation served both
+// devices and the verifier refused the module ("'hal.allocator.select' makes
+// one allocation serve device_a (local) and device_b (local)"). A global whose
+// stored values have no home of their own now lives where its loads are used,
+// and a move into it is a crossing into that home.
 // (Without --iree-opt-const-eval=false stock IREE 3.13 crashes in its
 // const-eval on this program first, as progen sees on many.)
 // RUN: rm -rf %t && mkdir -p %t
