@@ -408,9 +408,7 @@ class Module(native.FunctionTable):
     def _bind_for_free(self) -> None:
         """Before memory of this module is freed, on any thread: its CUDA
         context made current there if it can be (cuda_thread.py)."""
-        context = self.__dict__.get("_cuda_context")
-        if context is not None:
-            context.bind_quietly()
+        self._free_binder()()
 
     def _free_binder(self) -> Callable[[], None]:
         """``_bind_for_free`` for objects that may outlive the module (a

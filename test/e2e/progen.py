@@ -1678,14 +1678,18 @@ def _first_error(text: str) -> str:
     return re.sub(r"\d+|/\S+", "_", m.group(1))[:100] if m else ""
 
 
+def _stock_vulkan_compile_cmd(src: str, devices: list[str], model: str, out: str) -> list[str]:
+    """Stock iree-compile with every device of the program on the one
+    Vulkan device: no mdc, no crossing."""
+    return [tool("iree-compile"), src, *[f"--iree-hal-target-device={d}=vulkan[0]" for d in devices],
+            "--iree-opt-const-eval=false", f"--iree-execution-model={model}", "-o", out]
+
+
 def _stock_fails_on_vulkan_alone(src: str, work: str, devices: list[str], model: str, rm) -> str:
     """The stock reproduction of a Vulkan-only compile failure: stock
     iree-compile with every device on Vulkan (no mdc, no crossing). Its
     report when it fails with mdc's first error, else ''."""
-    cmd = [tool("iree-compile"), src, *[f"--iree-hal-target-device={d}=vulkan[0]" for d in devices],
-           "--iree-opt-const-eval=false", f"--iree-execution-model={model}", "-o",
-           os.path.join(work, "stock-vulkan.vmfb")]
-    r = _sh(cmd)
+    r = _sh(_stock_vulkan_compile_cmd(src, devices, model, os.path.join(work, "stock-vulkan.vmfb")))
     ours = _first_error(rm.stderr)
     if r.returncode and ours and _first_error(r.stderr) == ours:
         return "stock reproduction, every device on Vulkan: " + _failed("stock iree-compile", r)
@@ -1706,8 +1710,7 @@ def _stock_wrong_on_vulkan_alone(prog: Program, work: str, flags: list[str], got
     src, vmfb = os.path.join(work, f"{prog.name}.vk.mlir"), os.path.join(work, f"{prog.name}.stock-vulkan.vmfb")
     with open(src, "w") as f:
         f.write(prog.text())
-    r = _sh([tool("iree-compile"), src, *[f"--iree-hal-target-device={d}=vulkan[0]" for d in prog.devices()],
-             "--iree-opt-const-eval=false", f"--iree-execution-model={prog.model}", "-o", vmfb])
+    r = _sh(_stock_vulkan_compile_cmd(src, prog.devices(), prog.model, vmfb))
     if r.returncode:
         return ""
     outs = [os.path.join(work, f"{prog.name}.stock-vulkan{k}.npy") for k in range(len(prog.results))]
