@@ -72,8 +72,11 @@ With no cuda device, a measuring command says so and exits with status 2
 
 ``run``, ``pieces`` and ``components`` take ``--workers N`` (local-task worker threads)
 and ``--retain-host-memory`` (mdc.runtime_shim.host_memory: freed host memory is
-kept, so a new result's pages are not faulted in again), and print the host
-settings they ran under.
+kept, so a new result's pages are not faulted in again); they and ``workload run``
+take ``--runtime-flag=--NAME=VALUE`` (any of IREE's runtime flags, such as
+``--task_worker_spin_us``, set before any device exists; ``workload run`` takes
+``--workers`` too), and print the host settings they ran under. A folder that
+is not a whole kit is refused before anything is measured.
 
 Times are the median of repeated calls after warm-up, host clock around
 synchronous calls (each call returns once its work is done).
@@ -180,7 +183,16 @@ def _workload_commands(sub) -> list:
     r.add_argument("--stream", type=_whole(0), default=32,
                    help="batch-1 inputs per stream of the pipelined table (default 32; 0: no such table)")
     r.add_argument("--depth", type=_whole(2), default=2, help="calls in flight in the pipelined table (default 2)")
+    r.add_argument("--workers", type=_whole(0), default=0,
+                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
+    _runtime_flag_option(r)
     return [r]
+
+
+def _runtime_flag_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--runtime-flag", action="append", default=[], metavar="FLAG",
+                    help="one more of IREE's runtime flags, set before any device exists (repeatable), "
+                         "e.g. --runtime-flag=--task_worker_spin_us=500")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -203,13 +215,31 @@ def parser() -> argparse.ArgumentParser:
                             help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
             sp.add_argument("--retain-host-memory", action="store_true",
                             help="keep freed host memory for reuse (mdc.runtime_shim.host_memory)")
+            _runtime_flag_option(sp)
     return p
+
+
+def _check_runtime_flag_forms(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    for flag in getattr(a, "runtime_flag", []):
+        if not flag.startswith("--") or "=" not in flag:
+            p.error(f"--runtime-flag: expected one of IREE's runtime flags as --name=value, got {flag!r}")
+
+
+def _configure_host(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """Workers, host memory and IREE runtime flags of a measuring command;
+    a flag IREE does not take is a usage error, in IREE's words."""
+    _check_runtime_flag_forms(p, a)
+    try:
+        configure_host(a.workers, getattr(a, "retain_host_memory", False), tuple(a.runtime_flag))
+    except ValueError as e:
+        p.error(f"--runtime-flag: {str(e).splitlines()[0]}")
 
 
 def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import model, workload, workload_kit
 
     if a.workload_cmd == "run":
+        _configure_host(p, a)
         return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
     small = a.smoke
     stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
@@ -237,8 +267,15 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
         return kit.build(a.dir, a.cpu, a.smoke)
     if a.cmd == "compile-time":
         return compile_time.compile_time(a.layers, a.repeat)
+    _check_runtime_flag_forms(p, a)
+    for folder in [getattr(a, "dir", None), getattr(a, "baseline", None)]:
+        lacking = kit.missing(folder) if folder else []
+        if lacking:
+            print(f"bench: error: {folder}: not a whole kit ({len(lacking)} modules missing, such as "
+                  f"{lacking[0]}); build it here with python -m bench build {folder}", file=sys.stderr)
+            return 1
     if a.cmd != "queue-latency":
-        configure_host(a.workers, a.retain_host_memory)
+        _configure_host(p, a)
     commands = {
         "run": lambda: transfer.run(config, a.dir, a.sizes),
         "pieces": lambda: pieces.pieces(config, a.dir, a.sizes),

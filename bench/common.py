@@ -219,10 +219,11 @@ def torch_rows(nbytes: int) -> Optional[dict]:
 # -- host settings ------------------------------------------------------------------
 
 
-def configure_host(workers: int, retain: bool) -> None:
+def configure_host(workers: int, retain: bool, runtime_flags: tuple[str, ...] = ()) -> None:
     """Process-wide runtime settings, before any device exists; printed, so
     every table says what it was measured under. Without the runtime there
-    is nothing to configure: the measurement then says there is no GPU."""
+    is nothing to configure: the measurement then says there is no GPU.
+    runtime_flags: more of IREE's runtime flags (--task_worker_spin_us=...)."""
     try:
         import iree.runtime as rt
     except ImportError:
@@ -230,6 +231,8 @@ def configure_host(workers: int, retain: bool) -> None:
 
     if workers:
         rt.flags.parse_flags(f"--task_topology_group_count={workers}")
+    if runtime_flags:
+        rt.flags.parse_flags(*runtime_flags)
     retained = False
     if retain:
         from mdc.runtime_shim.host_memory import retain_freed_memory
@@ -242,4 +245,5 @@ def configure_host(workers: int, retain: bool) -> None:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"host: {cpus} cpus usable, local-task workers {workers or 'IREE default'}, "
           f"freed host memory retained: {retained}, transparent huge pages: {thp}, "
-          f"GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')!r}", flush=True)
+          f"GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')!r}"
+          + (f", runtime flags: {' '.join(runtime_flags)}" if runtime_flags else ""), flush=True)

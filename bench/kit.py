@@ -73,3 +73,10 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
         return 1
     print(f"built {len(jobs)} modules in {out}")
     return 0
+
+
+def missing(kit: str) -> list[str]:
+    """The modules ``build`` makes that ``kit`` lacks (all of them where it
+    is no folder)."""
+    names = [*_stock_jobs("generic", False), *_mdc_jobs("generic", False)]
+    return [n for n in names if not os.path.isfile(os.path.join(kit, n))]

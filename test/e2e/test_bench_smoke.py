@@ -87,9 +87,11 @@ def test_workload_smoke(tmp_path):
     assert bogus.returncode != 0 and "--no-such-flag-of-iree" in bogus.stdout + bogus.stderr, bogus
     assert sorted((m["k"], m["model"]) for m in spec["modules"]) == [
         (k, model) for k in (0, 2, 4) for model in ("async", "sync")]
-    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2", "--stream", "4")
+    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "3", "--batch-calls", "2", "--stream", "4",
+                 "--workers", "2", "--runtime-flag=--task_worker_spin_us=50")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     out = ran.stdout
+    assert re.search(r"^host: .*local-task workers 2, .*runtime flags: --task_worker_spin_us=50$", out, re.M), out
     assert "split modules built with --iree-llvmcpu-target-cpu=generic --iree-llvmcpu-enable-ukernels=all" in out, out
     for unit in ("ms", "tokens/s"):
         stock = rf"^  everything on the GPU, stock IREE \(iree.runtime\): [\d.]+ {unit}, right "
@@ -123,3 +125,17 @@ def test_workload_smoke(tmp_path):
     missing = _bench("workload", "run", str(tmp_path / "nothing"), "--smoke")
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1, missing.stderr
     assert "workload.json: No such file or directory; build the kit with" in missing.stderr
+
+
+def test_bench_refuses_what_it_cannot_run_in_one_line(tmp_path):
+    """A runtime flag IREE does not take, a flag not in IREE's form and a
+    folder that is no kit each end in one error line naming the cause,
+    no traceback, and no measurement."""
+    for args, words in [(["workload", "run", str(tmp_path), "--smoke", "--runtime-flag=--no_such_flag=1"],
+                         "flag 'no_such_flag' not recognized"),
+                        (["run", str(tmp_path), "--smoke", "--runtime-flag=spin"], "as --name=value, got 'spin'"),
+                        (["run", str(tmp_path / "none"), "--smoke"], "not a whole kit"),
+                        (["latency", str(tmp_path), "--smoke"], "build it here with python -m bench build")]:
+        r = _bench(*args)
+        assert r.returncode != 0 and words in r.stderr, (args, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr and not r.stdout.strip().startswith("host:"), (args, r.stdout, r.stderr)
