@@ -379,6 +379,8 @@ def _run_case(kit: str, case: dict, timeout: float):
         detail = (r.stderr or r.stdout).strip().splitlines()[-1:] if r.returncode else []
     except subprocess.TimeoutExpired:
         status, detail = "TIMEOUT", []
+    except FileNotFoundError:
+        return "NO-TOOL", None, 0.0, [f"{cmd[0]} not found: put the runtime's bin/ on PATH"]
     elapsed = time.perf_counter() - start
     verdict, err = status, None
     if status == "ok" and not os.path.exists(out):
