@@ -202,10 +202,23 @@ def _rewrite_implicit_crossings(op, placement, model, lowerings: Lowerings, cros
         value = op.operands[index]
         with ir.InsertionPoint(op), op.location:
             size = stream.ResourceSizeOp(value).result
-            staged = lowerings.stage(Site(value, size, planned.source, planned.target, planned.policy, value.type,
-                                          carried=op.name in _REGION_ARGUMENT_USERS))
+            staged = lowerings.stage(Site(value, size, planned.source, planned.target, planned.policy,
+                                          _staged_type(value, op), carried=op.name in _REGION_ARGUMENT_USERS))
         op.operands[index] = staged.value
         crossings.append(dataclasses.replace(planned, caller_buffer=staged.caller_buffer))
+
+
+def _staged_type(value: ir.Value, user: ir.Operation) -> ir.Type:
+    """The type a staged copy of ``value`` takes where ``user`` reads it:
+    the value's own, except that only a global's store keeps a global's
+    ``variable`` lifetime. A global read on another device (its load's
+    clone) takes the copy as ``*``: cast back to ``variable`` there, IREE
+    3.13's stream usage refinement grows without bound (24 GB and a SIGKILL
+    on a 4xf32 global stored on device_a and returned on device_b,
+    test/lit/regress/global_read_on_gpu_side.mlir)."""
+    if user.name != "util.global.store" and str(value.type) == "!stream.resource<variable>":
+        return ir.Type.parse("!stream.resource<*>")
+    return value.type
 
 
 def _flows_into_region_arguments(value: ir.Value) -> bool:

@@ -101,3 +101,32 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK:      stream.async.transfer %{{.+}} from(#hal.device.affinity<@device_b>) -> to(#hal.device.affinity<@device_b>) !stream.resource<variable>
 // CHECK-NEXT: util.global.store
 // CHECK-NOT:  util.call @__mdc_stage
+
+// -----
+
+// A read on another device: the global lives on device_a, its load is cloned
+// on device_b. The staged copy reaches the clone as `*`, not as the global's
+// `variable` (which only a store takes: IREE's usage refinement runs away on
+// a `variable` cast in the middle of a function).
+module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.global private mutable @kept : !stream.resource<variable>
+  util.initializer {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32> : index
+    %c = arith.constant 1.0 : f32
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_a>) %c : f32 -> tensor<4xf32> in !stream.resource<variable>{%size}
+    util.global.store %x, @kept : !stream.resource<variable>
+    util.return
+  }
+  util.func public @read_on_b(%size: index) -> !stream.resource<*> {
+    %k = util.global.load @kept : !stream.resource<variable>
+    %c = stream.async.clone on(#hal.device.affinity<@device_b>) %k : !stream.resource<variable>{%size} -> !stream.resource<*>{%size}
+    util.return %c : !stream.resource<*>
+  }
+}
+// CHECK-LABEL: util.func public @read_on_b(
+// CHECK:      %[[K:.+]] = util.global.load @kept : !stream.resource<variable>
+// CHECK:      util.call @__mdc_stage_local_to_gpu_via_device_b(
+// CHECK:      %[[R:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %{{.+}} : !stream.resource<external>{%{{.+}}} -> !stream.resource<*>
+// CHECK-NEXT: stream.async.clone on(#hal.device.affinity<@device_b>) %[[R]] : !stream.resource<*>{%{{.+}}} -> !stream.resource<*>
