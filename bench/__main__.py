@@ -171,6 +171,9 @@ def _workload_commands(sub) -> list:
     b.add_argument("--models", type=_list, default=["sync", "async"],
                    help="execution models, comma separated: sync, async (async-external); default both")
     b.add_argument("--seed", type=_whole(0), default=Stack().seed, help="the weights' and ids' seed")
+    b.add_argument("--layout", choices=["out_in", "in_out"], default=Stack().layout,
+                   help="how each weight matrix is stored: out_in (torch.nn.Linear's, y = x @ W.T; default) "
+                        "or in_out (y = x @ W, the first kits')")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
     b.add_argument("--mdc-flag", action="append", default=[], metavar="FLAG",
                    help="one more mdc-compile flag for the split modules (repeatable; it applies to both "
@@ -243,7 +246,7 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
         return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
     small = a.smoke
     stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
-                        vocab=a.vocab or (256 if small else 8192), seed=a.seed)
+                        vocab=a.vocab or (256 if small else 8192), seed=a.seed, layout=a.layout)
     try:
         splits = sorted({int(k) for k in a.splits}) if a.splits else workload_kit.default_splits(stack.blocks)
     except ValueError:

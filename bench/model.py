@@ -3,8 +3,14 @@
 its MLIR, placed block by block on a CPU and a GPU device.
 
     ids (B, i64) -> embedding lookup (V x H)
-      -> N blocks: h = h + silu(rmsnorm(h) * g_i @ W_i)   (W_i: H x H)
-      -> rmsnorm(h) * g_out @ head (H x V) -> logits (B x V, f32)
+      -> N blocks: h = h + silu(linear(rmsnorm(h) * g_i, W_i))   (W_i: H x H)
+      -> linear(rmsnorm(h) * g_out, head) -> logits (B x V, f32)
+
+``linear(x, W)`` is ``x @ W.T`` with W stored as torch.nn.Linear stores its
+weight, out x in (layout "out_in", the default: head V x H); layout "in_out"
+stores W in x out and computes ``x @ W`` (head H x V), as the first kits did.
+IREE 3.13's CPU code for a batch-1 product is several times faster with the
+out x in layout (docs/PERFORMANCE.md), so the layout is part of the kit.
 
 The split ``k`` keeps the embedding and blocks 0..k-1 on the CPU device
 (``@device_a``) and runs blocks k..N-1 and the head on the GPU device
@@ -37,6 +43,7 @@ class Stack:
     blocks: int = 24
     vocab: int = 8192
     seed: int = 20261201
+    layout: str = "out_in"  # or "in_out" (module docstring)
 
     def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, shape, block) of every weight, in argument order; block
@@ -45,7 +52,8 @@ class Stack:
         out = [("embedding", (v, h), -1)]
         for i in range(self.blocks):
             out += [(f"norm{i}", (h,), i), (f"w{i}", (h, h), i)]
-        return out + [("norm_out", (h,), self.blocks), ("head", (h, v), self.blocks)]
+        head = (v, h) if self.layout == "out_in" else (h, v)
+        return out + [("norm_out", (h,), self.blocks), ("head", head, self.blocks)]
 
     @property
     def weight_bytes(self) -> int:
@@ -139,13 +147,18 @@ def _rmsnorm(h: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + EPS) * gain
 
 
+def _linear(stack: Stack, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    w = w.astype(np.float64)
+    return x @ (w.T if stack.layout == "out_in" else w)
+
+
 def reference(stack: Stack, params: list[np.ndarray], ids: np.ndarray) -> np.ndarray:
     """The logits for ``ids``, in float64 numpy."""
     h = params[0].astype(np.float64)[ids]
     for i in range(stack.blocks):
-        u = _rmsnorm(h, params[1 + 2 * i]) @ params[2 + 2 * i].astype(np.float64)
+        u = _linear(stack, _rmsnorm(h, params[1 + 2 * i]), params[2 + 2 * i])
         h = h + u / (1.0 + np.exp(-u))
-    return _rmsnorm(h, params[-2]) @ params[-1].astype(np.float64)
+    return _linear(stack, _rmsnorm(h, params[-2]), params[-1])
 
 
 def check(got: np.ndarray, want: np.ndarray) -> tuple[bool, float]:
@@ -213,22 +226,29 @@ def _rmsnorm_ops(x: str, gain: str, out: str, b: int, hidden: int) -> list[str]:
     ]
 
 
-def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int) -> list[str]:
+def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int, layout: str) -> list[str]:
+    """``out = linear(x, w)``: w is cols x inner ("out_in") or inner x cols."""
     t = f"tensor<{b}x{cols}xf32>"
+    if layout == "out_in":
+        maps = "indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, " \
+               "affine_map<(m, n, k) -> (m, n)>] "
+        w_type = f"tensor<{cols}x{inner}xf32>"
+    else:
+        maps, w_type = "", f"tensor<{inner}x{cols}xf32>"
     return [
         f"  {out}_e = tensor.empty() : {t}",
         f"  {out}_0 = linalg.fill ins(%zero : f32) outs({out}_e : {t}) -> {t}",
-        f"  {out} = linalg.matmul ins({x}, {w} : tensor<{b}x{inner}xf32>, tensor<{inner}x{cols}xf32>) "
+        f"  {out} = linalg.matmul {maps}ins({x}, {w} : tensor<{b}x{inner}xf32>, {w_type}) "
         f"outs({out}_0 : {t}) -> {t}",
     ]
 
 
-def _block(i: int, h: str, b: int, hidden: int) -> list[str]:
-    """h_{i+1} = h_i + silu(rmsnorm(h_i) * g_i @ W_i)."""
+def _block(i: int, h: str, b: int, hidden: int, layout: str) -> list[str]:
+    """h_{i+1} = h_i + silu(linear(rmsnorm(h_i) * g_i, W_i))."""
     t = f"tensor<{b}x{hidden}xf32>"
     return [
         *_rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hidden),
-        *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden),
+        *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden, layout),
         f"  %r{i}_e = tensor.empty() : {t}",
         f"  %r{i} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0, d1', 'd0, d1')}, "
         f'iterator_types = ["parallel", "parallel"]}} ins({h}, %u{i} : {t}, {t}) outs(%r{i}_e : {t}) {{',
@@ -274,10 +294,10 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
             if k is not None and i == k:
                 lines.append(f"  %h_to_gpu = flow.tensor.transfer {h} : tensor<{b}x{stack.hidden}xf32> to {_GPU}")
                 h = "%h_to_gpu"
-            lines += _block(i, h, b, stack.hidden)
+            lines += _block(i, h, b, stack.hidden, stack.layout)
             h = f"%r{i}"
         lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden)
-        lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab)
+        lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.layout)
         out = "%logits"
         if k is not None and k < stack.blocks:
             lines.append(f"  %logits_cpu = flow.tensor.transfer %logits : tensor<{b}x{stack.vocab}xf32> to {_CPU}")

@@ -204,6 +204,10 @@ class TorchStack:
     def _rmsnorm(self, h, gain):
         return h * self.torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + model.EPS) * gain
 
+    def _linear(self, x, w):
+        """As the kit's layout says: torch.nn.Linear's (w out x in) or x @ w."""
+        return self.torch.nn.functional.linear(x, w) if self.stack.layout == "out_in" else x @ w
+
     def __call__(self, ids: np.ndarray) -> np.ndarray:
         torch, stack, k = self.torch, self.stack, self.k
         with torch.inference_mode():
@@ -212,9 +216,9 @@ class TorchStack:
             for i in range(stack.blocks):
                 if i == k:
                     h = h.to(self.gpu)
-                u = self._rmsnorm(h, self.w[1 + 2 * i]) @ self.w[2 + 2 * i]
+                u = self._linear(self._rmsnorm(h, self.w[1 + 2 * i]), self.w[2 + 2 * i])
                 h = h + torch.nn.functional.silu(u)
-            logits = self._rmsnorm(h, self.w[-2]) @ self.w[-1]
+            logits = self._linear(self._rmsnorm(h, self.w[-2]), self.w[-1])
             return logits.cpu().numpy()
 
 
@@ -346,7 +350,7 @@ def _weights(kit: Kit) -> list[np.ndarray]:
 def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) -> None:
     s = kit.stack
     print(f"workload: {s.blocks} blocks (matmul {s.hidden}x{s.hidden}, rmsnorm, silu), hidden {s.hidden}, "
-          f"vocab {s.vocab}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
+          f"vocab {s.vocab}, weights {s.layout.replace('_', ' x ')}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
           f"({config.gpu}); k = N: all on the CPU; execution models: {', '.join(kit.models)}; "
           f"split modules built with {kit.built_with}")
     if torch is None:

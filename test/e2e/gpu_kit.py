@@ -76,6 +76,12 @@ def _cases(rng):
         # A mutable global stored on the GPU and read on the CPU: the first
         # result is the state after one call, read back within the second.
         _case("state_on_two_devices", "state_on_two_devices.mlir", "accumulate_twice", [f32(4)], runner="shim"),
+        # Globals kept on the CPU and read on the GPU, and carried through a
+        # loop on the GPU (a read of a global on another device once ran
+        # IREE's usage refinement out of memory).
+        _case("globals_across_write", "globals_across_devices.mlir", "write_a", [f32(4)], runner="shim"),
+        _case("globals_across_loop", "globals_across_devices.mlir", "run", [f32(8), np.array(3, np.int64)],
+              runner="shim"),
         # Arguments or results on the GPU: stock iree-run-module cannot place
         # them (docs/DESIGN.md section 2), so these go through the runtime shim.
         _case("arg_on_gpu", "two_args.mlir", "add_across", [f32(2, 3), f32(2, 3)], runner="shim"),

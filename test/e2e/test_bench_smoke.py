@@ -82,6 +82,7 @@ def test_workload_smoke(tmp_path):
     assert built.returncode == 0, built.stdout + built.stderr
     spec = json.loads((kit / "workload.json").read_text())
     assert spec["mdc_flags"] == ["--iree-llvmcpu-enable-ukernels=all"], spec
+    assert spec["stack"]["layout"] == "out_in", spec  # torch.nn.Linear's, by default
     bogus = _bench("workload", "build", str(tmp_path / "bogus"), "--smoke", "--splits", "0",
                    "--mdc-flag=--no-such-flag-of-iree")
     assert bogus.returncode != 0 and "--no-such-flag-of-iree" in bogus.stdout + bogus.stderr, bogus
@@ -93,6 +94,7 @@ def test_workload_smoke(tmp_path):
     out = ran.stdout
     assert re.search(r"^host: .*local-task workers 2, .*runtime flags: --task_worker_spin_us=50$", out, re.M), out
     assert "split modules built with --iree-llvmcpu-target-cpu=generic --iree-llvmcpu-enable-ukernels=all" in out, out
+    assert "weights out x in;" in out, out
     for unit in ("ms", "tokens/s"):
         stock = rf"^  everything on the GPU, stock IREE \(iree.runtime\): [\d.]+ {unit}, right "
         assert re.search(stock, out, re.M), out
@@ -139,3 +141,15 @@ def test_bench_refuses_what_it_cannot_run_in_one_line(tmp_path):
         r = _bench(*args)
         assert r.returncode != 0 and words in r.stderr, (args, r.stdout, r.stderr)
         assert "Traceback" not in r.stderr and not r.stdout.strip().startswith("host:"), (args, r.stdout, r.stderr)
+
+
+def test_workload_smoke_in_out_layout(tmp_path):
+    """The first kits' layout (y = x @ W, W in x out) still builds and runs,
+    every result checked against numpy's."""
+    kit = tmp_path / "kit"
+    built = _bench("workload", "build", str(kit), "--smoke", "--splits", "2", "--layout", "in_out")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert json.loads((kit / "workload.json").read_text())["stack"]["layout"] == "in_out"
+    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "2", "--batch-calls", "1", "--stream", "0")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "weights in x out;" in ran.stdout and ran.stdout.rstrip().endswith("every result right"), ran.stdout
