@@ -161,5 +161,8 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
 // CHECK-DAG:  %[[OWNER:.+]] = util.global.load immutable @device_b : !hal.device
 // CHECK:      %[[S:.+]] = util.call @__mdc_stage_gpu_to_local_via_device_b(%[[V]], %[[READY_V]], %[[B]], %[[A]], %[[OWNER]])
 // CHECK:      %[[I:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) %[[S]]
-// CHECK-NEXT: %[[R:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[I]] : !stream.resource<external>{%{{.+}}} -> !stream.resource<variable>
-// CHECK-NEXT: stream.async.clone on(#hal.device.affinity<@device_a>) %[[R]] : !stream.resource<variable>
+// A read takes the copy as `*`; only a store takes a global's `variable`
+// (stage_crossings._staged_type: IREE's usage refinement runs away on the
+// cast, iree_refine_usage_variable_cast.test).
+// CHECK-NEXT: %[[R:.+]] = stream.async.cast on(#hal.device.affinity<@device_a>) %[[I]] : !stream.resource<external>{%{{.+}}} -> !stream.resource<*>
+// CHECK-NEXT: stream.async.clone on(#hal.device.affinity<@device_a>) %[[R]] : !stream.resource<*>
