@@ -67,7 +67,9 @@ def read_kit(path: str) -> Kit:
         raise KitError(f"{spec} is not a workload kit of format {FORMAT}; build it again")
     try:
         batches = {int(b): _batch(path, entry) for b, entry in kit["batches"].items()}
-        result = Kit(path, model.Stack(**kit["stack"]), tuple(kit["modules"]), kit["stock"], batches,
+        # A kit written before the stack had a layout holds in x out weights.
+        stack = model.Stack(**{"layout": "in_out", **kit["stack"]})
+        result = Kit(path, stack, tuple(kit["modules"]), kit["stock"], batches,
                      kit["weights_sha256"], bool(kit["smoke"]),
                      " ".join([f"--iree-llvmcpu-target-cpu={kit.get('cpu', 'generic')}", *kit.get("mdc_flags", [])]))
         files = [m["file"] for m in result.modules] + [result.stock]
