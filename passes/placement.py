@@ -32,7 +32,9 @@ Where a value lives (its *home*):
   an ``scf.if`` else-branch value into the then-branch value's home;
   ``scf.if`` results: the home of what the then-branch yields;
 * ``util.global.load``: the home of the first value the module stores to
-  that global (a store from another device is staged into that home);
+  that global that has one, else the device of the first placed op using a
+  value loaded from it (a store from another device is staged into that
+  home; a store consumes its value there);
 * arguments of a block that ``cf.br``/``cf.cond_br`` branch to: the home of
   the values its predecessors pass when they agree; when they disagree, the
   module's default device if one of them lives there, else the first
@@ -323,32 +325,31 @@ class Placement:
         return self.exec_device(op)
 
     def analyze(self) -> None:
-        """Records where module globals live: the home of the first value
-        stored to each (initializers come first); for a global none of whose
-        stored values has a home of its own (a move with no target, whose
-        one use is the store, goes wherever the global lives), the device
-        of the first placed op that uses a value loaded from it. Stores from
-        elsewhere are crossings into that home."""
+        """Records where module globals live, anew on each call (placing ops
+        gives stored values the homes they lacked before): the home of the
+        first value stored to each that has one (initializers come first);
+        for a global none of whose stored values has a home (a move with no
+        target, whose one use is the store, goes wherever the global lives),
+        the device of the first placed op that uses a value loaded from it.
+        Stores from elsewhere are crossings into that home."""
+        self._global_homes = {}
+        stored: dict[str, None] = {}
         loads: dict[str, list[ir.Operation]] = {}
-        unhomed: list[str] = []
         for op in walk(self.module):
             if op.name == "util.global.load" and is_resource(op.results[0]):
                 loads.setdefault(get_attr(op, "global").value, []).append(op)
-            if op.name == "util.global.store" and is_resource(op.operands[0]):
-                device = self.home(op.operands[0])
+            elif op.name == "util.global.store" and is_resource(op.operands[0]):
                 name = get_attr(op, "global").value
-                if device and name not in self._global_homes:
-                    self._global_homes[name] = device
-                elif not device:
-                    unhomed.append(name)
-        for name in unhomed:
-            if name in self._global_homes:
-                continue
-            for load in loads.get(name, []):
-                device = next((d for d in self._consumer_devices(load.results[0]) if d), None)
+                stored[name] = None
+                device = self.home(op.operands[0])
+                if device:
+                    self._global_homes.setdefault(name, device)
+        for name in stored:
+            if name not in self._global_homes:
+                device = next((d for load in loads.get(name, []) for d in self._consumer_devices(load.results[0])
+                               if d), None)
                 if device:
                     self._global_homes[name] = device
-                    break
 
     def place_unplaced_ops(self) -> list[tuple[ir.Operation, str, str]]:
         """Gives every resource op without an affinity one, by the rule in

@@ -210,13 +210,18 @@ def _rewrite_implicit_crossings(op, placement, model, lowerings: Lowerings, cros
 
 def _staged_type(value: ir.Value, user: ir.Operation) -> ir.Type:
     """The type a staged copy of ``value`` takes where ``user`` reads it:
-    the value's own, except that only a global's store keeps a global's
-    ``variable`` lifetime. A global read on another device (its load's
-    clone) takes the copy as ``*``: cast back to ``variable`` there, IREE
-    3.13's stream usage refinement grows without bound (24 GB and a SIGKILL
-    on a 4xf32 global stored on device_a and returned on device_b,
-    test/lit/regress/global_read_on_gpu_side.mlir)."""
-    if user.name != "util.global.store" and str(value.type) == "!stream.resource<variable>":
+    the value's own, except that a global's ``variable`` lifetime is kept
+    only for a store and for region arguments (whose types are fixed). A
+    global read on another device (its load's clone) takes the copy as
+    ``*``: cast back to ``variable`` there, IREE 3.13's stream usage
+    refinement grows without bound (24 GB and a SIGKILL on a 4xf32 global
+    stored on device_a and returned on device_b,
+    test/lit/regress/global_read_on_gpu_side.mlir), as it does on a cast to
+    ``constant`` (emitter.as_lifetime moves such a value with a transfer,
+    which would cost a read a copy here)."""
+    if user.name == "util.global.store" or user.name in _REGION_ARGUMENT_USERS:
+        return value.type
+    if str(value.type) == "!stream.resource<variable>":
         return ir.Type.parse("!stream.resource<*>")
     return value.type
 
