@@ -87,7 +87,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import NO_GPU_STATUS, Config, configure_host
+from .common import NO_GPU_STATUS, Config, configure_host, gpu_or_none
 from .model import Stack
 
 SIZES_MIB = (1, 16, 256, 1024)
@@ -229,19 +229,20 @@ def _check_runtime_flag_forms(p: argparse.ArgumentParser, a: argparse.Namespace)
 
 
 def _configure_host(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
-    """Workers, host memory and IREE runtime flags of a measuring command;
-    a flag IREE does not take is a usage error, in IREE's words."""
-    _check_runtime_flag_forms(p, a)
+    """Workers, host memory and IREE runtime flags of a measuring command
+    (their forms checked first); a setting IREE does not take is a usage
+    error, in IREE's words."""
     try:
         configure_host(a.workers, getattr(a, "retain_host_memory", False), tuple(a.runtime_flag))
     except ValueError as e:
-        p.error(f"--runtime-flag: {str(e).splitlines()[0]}")
+        p.error(f"IREE refused a runtime setting (--workers, --runtime-flag): {str(e).splitlines()[0]}")
 
 
 def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import model, workload, workload_kit
 
     if a.workload_cmd == "run":
+        _check_runtime_flag_forms(p, a)
         _configure_host(p, a)
         return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
     small = a.smoke
@@ -271,14 +272,19 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
     if a.cmd == "compile-time":
         return compile_time.compile_time(a.layers, a.repeat)
     _check_runtime_flag_forms(p, a)
-    for folder in [getattr(a, "dir", None), getattr(a, "baseline", None)]:
-        lacking = kit.missing(folder) if folder else []
-        if lacking:
-            print(f"bench: error: {folder}: not a whole kit ({len(lacking)} modules missing, such as "
-                  f"{lacking[0]}); build it here with python -m bench build {folder}", file=sys.stderr)
-            return 1
     if a.cmd != "queue-latency":
         _configure_host(p, a)
+    if hasattr(a, "dir"):
+        # A machine with no GPU says so first (exit status 2, as every
+        # measuring command), then a folder that is no whole kit is refused.
+        if gpu_or_none(config) is None:
+            return config.no_gpu_status()
+        for folder, names in [(a.dir, None), (getattr(a, "baseline", None), kit.SEED_MDC_MODULES)]:
+            lacking = kit.missing(folder, names) if folder else []
+            if lacking:
+                print(f"bench: error: {folder}: not a whole kit ({len(lacking)} modules missing, such as "
+                      f"{lacking[0]}); build it here with python -m bench build {folder}", file=sys.stderr)
+                return 1
     commands = {
         "run": lambda: transfer.run(config, a.dir, a.sizes),
         "pieces": lambda: pieces.pieces(config, a.dir, a.sizes),

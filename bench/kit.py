@@ -75,8 +75,14 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
     return 0
 
 
-def missing(kit: str) -> list[str]:
-    """The modules ``build`` makes that ``kit`` lacks (all of them where it
-    is no folder)."""
-    names = [*_stock_jobs("generic", False), *_mdc_jobs("generic", False)]
+# What a baseline kit of ``latency --baseline`` must hold: the seed's mdc
+# modules alone (a kit from an older commit may lack later modules).
+SEED_MDC_MODULES = tuple(f"seed_mdc_{staging}.vmfb" for staging in STAGINGS)
+
+
+def missing(kit: str, names=None) -> list[str]:
+    """Of ``names`` (default: every module ``build`` makes), those ``kit``
+    lacks (all of them where it is no folder)."""
+    if names is None:
+        names = [*_stock_jobs("generic", False), *_mdc_jobs("generic", False)]
     return [n for n in names if not os.path.isfile(os.path.join(kit, n))]

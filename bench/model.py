@@ -45,6 +45,15 @@ class Stack:
     seed: int = 20261201
     layout: str = "out_in"  # or "in_out" (module docstring)
 
+    def __post_init__(self):
+        if self.layout not in ("out_in", "in_out"):
+            raise ValueError(f"layout {self.layout!r}: expected out_in or in_out")
+
+    @property
+    def out_in(self) -> bool:
+        """Weights stored out x in, as torch.nn.Linear stores them."""
+        return self.layout == "out_in"
+
     def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, shape, block) of every weight, in argument order; block
         -1 is the embedding, N the final norm and the head."""
@@ -52,7 +61,7 @@ class Stack:
         out = [("embedding", (v, h), -1)]
         for i in range(self.blocks):
             out += [(f"norm{i}", (h,), i), (f"w{i}", (h, h), i)]
-        head = (v, h) if self.layout == "out_in" else (h, v)
+        head = (v, h) if self.out_in else (h, v)
         return out + [("norm_out", (h,), self.blocks), ("head", head, self.blocks)]
 
     @property
@@ -149,7 +158,7 @@ def _rmsnorm(h: np.ndarray, gain: np.ndarray) -> np.ndarray:
 
 def _linear(stack: Stack, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     w = w.astype(np.float64)
-    return x @ (w.T if stack.layout == "out_in" else w)
+    return x @ (w.T if stack.out_in else w)
 
 
 def reference(stack: Stack, params: list[np.ndarray], ids: np.ndarray) -> np.ndarray:
@@ -226,10 +235,10 @@ def _rmsnorm_ops(x: str, gain: str, out: str, b: int, hidden: int) -> list[str]:
     ]
 
 
-def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int, layout: str) -> list[str]:
-    """``out = linear(x, w)``: w is cols x inner ("out_in") or inner x cols."""
+def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int, out_in: bool) -> list[str]:
+    """``out = linear(x, w)``: w is cols x inner (``out_in``) or inner x cols."""
     t = f"tensor<{b}x{cols}xf32>"
-    if layout == "out_in":
+    if out_in:
         maps = "indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, " \
                "affine_map<(m, n, k) -> (m, n)>] "
         w_type = f"tensor<{cols}x{inner}xf32>"
@@ -243,12 +252,12 @@ def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int, layout: str
     ]
 
 
-def _block(i: int, h: str, b: int, hidden: int, layout: str) -> list[str]:
+def _block(i: int, h: str, b: int, hidden: int, out_in: bool) -> list[str]:
     """h_{i+1} = h_i + silu(linear(rmsnorm(h_i) * g_i, W_i))."""
     t = f"tensor<{b}x{hidden}xf32>"
     return [
         *_rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hidden),
-        *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden, layout),
+        *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden, out_in),
         f"  %r{i}_e = tensor.empty() : {t}",
         f"  %r{i} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0, d1', 'd0, d1')}, "
         f'iterator_types = ["parallel", "parallel"]}} ins({h}, %u{i} : {t}, {t}) outs(%r{i}_e : {t}) {{',
@@ -294,10 +303,10 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
             if k is not None and i == k:
                 lines.append(f"  %h_to_gpu = flow.tensor.transfer {h} : tensor<{b}x{stack.hidden}xf32> to {_GPU}")
                 h = "%h_to_gpu"
-            lines += _block(i, h, b, stack.hidden, stack.layout)
+            lines += _block(i, h, b, stack.hidden, stack.out_in)
             h = f"%r{i}"
         lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden)
-        lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.layout)
+        lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.out_in)
         out = "%logits"
         if k is not None and k < stack.blocks:
             lines.append(f"  %logits_cpu = flow.tensor.transfer %logits : tensor<{b}x{stack.vocab}xf32> to {_CPU}")

@@ -208,7 +208,7 @@ class TorchStack:
 
     def _linear(self, x, w):
         """As the kit's layout says: torch.nn.Linear's (w out x in) or x @ w."""
-        return self.torch.nn.functional.linear(x, w) if self.stack.layout == "out_in" else x @ w
+        return self.torch.nn.functional.linear(x, w) if self.stack.out_in else x @ w
 
     def __call__(self, ids: np.ndarray) -> np.ndarray:
         torch, stack, k = self.torch, self.stack, self.k
