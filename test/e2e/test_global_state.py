@@ -18,10 +18,12 @@ on Vulkan each call, made on fresh state, gives stock's first call.
 from __future__ import annotations
 
 import os
-import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+from conftest import compile_mlir, compile_mlir_with_stock_iree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "programs", "state_on_two_devices.mlir")
@@ -32,10 +34,12 @@ XS = [np.array([1.0, -2.0, 3.5, 0.25], np.float32), np.array([10.0, 20.0, -30.0,
 ACROSS = os.path.join(HERE, "programs", "globals_across_devices.mlir")
 
 
-def _compile(out, *devices_and_flags, program=PROGRAM) -> str:
-    r = subprocess.run(["mdc-compile", program, "--device=a=local[0]", *devices_and_flags, "-o", str(out)],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+def _compile(out, device_b: str, model: str = "async-internal", program: str = PROGRAM) -> str:
+    """mdc-compile (conftest.compile_mlir) with device_a on the CPU and
+    ``device_b`` as given; a second CPU device is staged as a GPU would be."""
+    compile_mlir(Path(program), out, ("a=local[0]", f"b={device_b}"),
+                 links=("a:b=staged",) if device_b.startswith("local") else (),
+                 async_external=model == "async-external")
     return str(out)
 
 
@@ -43,8 +47,7 @@ def _compile(out, *devices_and_flags, program=PROGRAM) -> str:
 def test_state_kept_across_calls_on_a_staged_pair(model, tmp_path):
     from mdc.runtime_shim import load
 
-    vmfb = _compile(tmp_path / "state.vmfb", "--device=b=local[1]", "--link=a:b=staged",
-                    f"--iree-execution-model={model}")
+    vmfb = _compile(tmp_path / "state.vmfb", "local[1]", model)
     with load(vmfb, ["local-task", "local-sync"]) as m:
         np.testing.assert_array_equal(m.current(), np.zeros(4, np.float32))
         total = np.zeros(4, np.float32)
@@ -61,7 +64,7 @@ def test_state_kept_across_calls_on_a_staged_pair(model, tmp_path):
 def test_state_on_vulkan_beside_a_cpu(tmp_path):
     from mdc.runtime_shim import load
 
-    vmfb = _compile(tmp_path / "state.vmfb", "--device=b=vulkan[0]")
+    vmfb = _compile(tmp_path / "state.vmfb", "vulkan[0]")
     with load(vmfb, ["local-task", "vulkan"]) as m:
         np.testing.assert_array_equal(m.accumulate_twice(XS[1]), XS[1] + XS[1])
         before, after = m.accumulate(XS[2])
@@ -70,7 +73,7 @@ def test_state_on_vulkan_beside_a_cpu(tmp_path):
 
 
 def test_state_compiles_for_cuda(tmp_path):
-    assert os.path.getsize(_compile(tmp_path / "state.vmfb", "--device=b=cuda[0]")) > 0
+    assert os.path.getsize(_compile(tmp_path / "state.vmfb", "cuda[0]")) > 0
 
 
 def _calls():
@@ -91,11 +94,8 @@ def _results(module, calls) -> list[list[np.ndarray]]:
 
 def _stock_all_local(tmp_path, model: str) -> str:
     ref = tmp_path / "stock.vmfb"
-    r = subprocess.run(["iree-compile", ACROSS, "--iree-hal-target-device=device_a=local[0]",
-                        "--iree-hal-target-device=device_b=local[1]",
-                        "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
-                        f"--iree-execution-model={model}", "-o", str(ref)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    compile_mlir_with_stock_iree(Path(ACROSS), ref, {"device_a": "local[0]", "device_b": "local[1]"},
+                                 async_external=model == "async-external")
     return str(ref)
 
 
@@ -103,8 +103,7 @@ def _stock_all_local(tmp_path, model: str) -> str:
 def test_globals_across_devices_match_stock_all_local(model, tmp_path):
     from mdc.runtime_shim import load
 
-    vmfb = _compile(tmp_path / "across.vmfb", "--device=b=local[1]", "--link=a:b=staged",
-                    f"--iree-execution-model={model}", program=ACROSS)
+    vmfb = _compile(tmp_path / "across.vmfb", "local[1]", model, program=ACROSS)
     with load(_stock_all_local(tmp_path, model), ["local-task", "local-task"]) as stock:
         want = _results(stock, _calls())
     with load(vmfb, ["local-task", "local-sync"]) as m:
@@ -121,7 +120,7 @@ def test_globals_across_devices_on_vulkan(tmp_path):
     each function, on all-local devices."""
     from mdc.runtime_shim import load
 
-    vmfb = _compile(tmp_path / "across.vmfb", "--device=b=vulkan[0]", program=ACROSS)
+    vmfb = _compile(tmp_path / "across.vmfb", "vulkan[0]", program=ACROSS)
     calls = [c for c in _calls() if c[0] != "read_both"][:2] + [("read_both", ())]
     ref = _stock_all_local(tmp_path, "async-internal")
     for call in calls:
