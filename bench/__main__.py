@@ -2,6 +2,7 @@
 
     python -m bench build DIR        # here: compile the modules (needs the compiler)
     python -m bench run DIR          # there: runtime (+ torch if present) only
+    python -m bench sizes DIR        # there: every size 4 KiB..1 GiB each way against torch
     python -m bench pieces DIR       # there: CPU->GPU bandwidth by piece count
     python -m bench pinned DIR       # there: arguments given in pinned memory
     python -m bench latency DIR      # there: seed call latency by CPU driver
@@ -29,6 +30,11 @@
 * a value computed on the CPU (x + 1) and returned on the GPU, and one
   computed on the GPU and returned on the CPU, both lowerings, against the
   op alone on its device.
+
+``sizes`` measures one crossing of every size from 4 KiB to 1 GiB (powers
+of 4; ``--sizes 4K,1M,1G`` for others) each way through mdc's default path
+against torch's faster pageable path, beside the floors stock IREE's
+runtime sets in the same run (bench/sizes.py says what each column is).
 
 ``pieces`` measures CPU->GPU bandwidth of an argument (copied into pinned
 memory by the CPU in fenced pieces, each piece's DMA started once the host
@@ -103,8 +109,21 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _byte_sizes(text: str) -> list[int]:
+    """``4K,1M,1G``: sizes with a K, M or G suffix (KiB, MiB, GiB), comma separated."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        out = [int(s[:-1]) * scale[s[-1].upper()] for s in text.split(",")]
+    except (ValueError, KeyError, IndexError):
+        out = []
+    if not out or min(out) <= 0:
+        raise argparse.ArgumentTypeError(f"expected sizes such as 4K,1M,1G (KiB, MiB, GiB), comma separated, "
+                                         f"got {text!r}")
+    return out
+
+
 def _kit_commands(sub) -> list:
-    """build, run, pieces, pinned: the commands of a kit made by build."""
+    """build, run, sizes, pieces, pinned: the commands of a kit made by build."""
     b = sub.add_parser("build")
     b.add_argument("dir")
     b.add_argument("--cpu", default="generic")
@@ -112,13 +131,17 @@ def _kit_commands(sub) -> list:
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--sizes", type=_sizes, default=list(SIZES_MIB), help="MiB, comma separated")
+    sz = sub.add_parser("sizes")
+    sz.add_argument("dir")
+    sz.add_argument("--sizes", type=_byte_sizes, default=None,
+                    help="sizes such as 4K,1M,1G, comma separated (default: 4 KiB to 1 GiB, powers of 4)")
     pc = sub.add_parser("pieces")
     pc.add_argument("dir")
     pc.add_argument("--sizes", type=_sizes, default=[1, 16, 256, 1024], help="MiB, comma separated")
     pn = sub.add_parser("pinned")
     pn.add_argument("dir")
     pn.add_argument("--sizes", type=_sizes, default=[16, 256, 1024], help="MiB, comma separated")
-    return [r, pc, pn]
+    return [r, sz, pc, pn]
 
 
 def _other_commands(sub) -> list:
@@ -263,7 +286,7 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
 
 
 def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
-    from . import compile_time, components, kit, latency, pieces, pinned, queue_latency, transfer
+    from . import compile_time, components, kit, latency, pieces, pinned, queue_latency, sizes, transfer
 
     if a.cmd == "workload":
         return _workload(p, a, config)
@@ -287,6 +310,7 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
                 return 1
     commands = {
         "run": lambda: transfer.run(config, a.dir, a.sizes),
+        "sizes": lambda: sizes.sizes(config, a.dir, a.sizes or sizes.DEFAULT_SIZES),
         "pieces": lambda: pieces.pieces(config, a.dir, a.sizes),
         "pinned": lambda: pinned.pinned(config, a.dir, a.sizes),
         "latency": lambda: latency.latency(config, a.dir, a.rounds, a.calls, a.baseline),

@@ -39,6 +39,13 @@ def test_bench_smoke(tmp_path):
     for name in ("mdc local-task+local-sync, emplace", "mdc local-sync+local-sync, copy",
                  "baseline mdc local-task+local-sync, emplace", "stock local-task+local-task"):
         assert re.search(rf"^\s+{re.escape(name)}(\s+[\d.]+){{3}}\s+[\d.]+x$", timed.stdout, re.M), timed.stdout
+    # One crossing of each size each way: a row per size, every column a
+    # number but torch's (none here), every result right.
+    every = _bench("sizes", str(tmp_path), "--smoke", "--sizes", "4K,1M")
+    assert every.returncode == 0, every.stdout + every.stderr
+    for size in ("4K", "1M"):
+        assert re.search(rf"^\s+{size} \|\s+nan(\s+[\d.]+)\s+nan(\s+[\d.]+){{5}}\s+nan \|\s+nan\s+[\d.]+\s+nan"
+                         rf"\s+[\d.]+\s+True$", every.stdout, re.M), every.stdout
     # The piece-count sweep: one row, every piece count's result right.
     swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
     assert swept.returncode == 0, swept.stdout + swept.stderr
@@ -138,6 +145,7 @@ def test_bench_refuses_what_it_cannot_run_in_one_line(tmp_path):
                          "flag 'no_such_flag' not recognized"),
                         (["run", str(tmp_path), "--smoke", "--runtime-flag=spin"], "as --name=value, got 'spin'"),
                         (["run", str(tmp_path / "none"), "--smoke"], "not a whole kit"),
+                        (["sizes", str(tmp_path), "--smoke", "--sizes", "4K,12"], "expected sizes such as 4K,1M,1G"),
                         (["latency", str(tmp_path), "--smoke"], "build it here with python -m bench build")]:
         r = _bench(*args)
         assert r.returncode != 0 and words in r.stderr, (args, r.stdout, r.stderr)

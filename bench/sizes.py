@@ -1,0 +1,169 @@
+"""``bench sizes DIR``: one crossing of every size, each way, through mdc's
+default path against torch's faster pageable path, with the floors stock
+IREE sets in the same run, so each row says whether mdc loses to torch and,
+where it does, how much of the loss stock IREE's runtime already has.
+
+CPU->GPU columns (microseconds per call, median):
+
+* ``torch``: the faster of ``x.cuda()`` and ``copy_`` from an existing
+  pageable tensor, each followed by ``torch.cuda.synchronize()``;
+* ``mdc``: ``f.call_on_devices(x)`` of bench/programs/to_gpu.mlir with x a
+  numpy array (the shim places it), the result left on the GPU;
+* ``placed``: the same with x placed on the CPU device beforehand;
+* ``vm``: that call made with stock ``iree.runtime`` alone (a VmContext of
+  the HAL module and the vmfb, the same buffer view): the shim's own cost
+  is ``placed - vm``;
+* ``sync``: ``placed`` with the CPU device run by local-sync, not
+  local-task (the CPU's copy on the calling thread: no worker hand-off);
+* ``floor``: stock IREE's steps the lowering is made of, with the runtime
+  API and no VM: a local-task queue copy into the GPU's pinned memory,
+  waited for, then the GPU's queue copy out of it, waited for;
+* ``dma``: the GPU's queue copy pinned -> device alone, waited for: what
+  any path that starts in pinned memory pays.
+
+GPU->CPU columns: ``torch`` (the faster of ``y.cpu()`` and ``copy_`` into
+an existing pageable tensor), ``mdc`` (``f(y)``, the default API, numpy
+out, y placed on the GPU beforehand, each result dropped before the next
+call) and ``dma`` (queue copy device -> pinned, waited for).
+
+Every mdc result is checked against its input.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .common import Config, RawIree, gpu_or_none, median_time, resident_call, torch_cuda, values_aligned
+from .components import _Local
+
+KIB = 1 << 10
+DEFAULT_SIZES = tuple(4 * KIB * 4 ** i for i in range(10))  # 4 KiB .. 1 GiB, powers of 4
+
+
+def size_name(nbytes: int) -> str:
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", KIB)):
+        if nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    return str(nbytes)
+
+
+def _calls(nbytes: int) -> int:
+    return 200 if nbytes <= 256 * KIB else 30 if nbytes <= 16 << 20 else 5
+
+
+def _torch_best(nbytes: int) -> tuple[float, float]:
+    """Seconds of torch's faster pageable path each way, (h2d, d2h); nan
+    without torch and CUDA."""
+    torch, _ = torch_cuda()
+    if torch is None:
+        return float("nan"), float("nan")
+    host = torch.empty(nbytes, dtype=torch.uint8)
+    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    sync = torch.cuda.synchronize
+    reps = _calls(nbytes)
+    h2d = min(median_time(lambda: (host.cuda(), sync()), reps),
+              median_time(lambda: (dev.copy_(host), sync()), reps))
+    d2h = min(median_time(lambda: dev.cpu(), reps), median_time(lambda: (host.copy_(dev), sync()), reps))
+    return h2d, d2h
+
+
+class _StockContext:
+    """A vmfb run with stock iree.runtime alone, on devices made here."""
+
+    def __init__(self, rt, path: str, drivers: list[str], function: str):
+        self.rt = rt
+        self.instance = rt.VmInstance()
+        self.devices = [rt.get_driver(d).create_default_device() for d in drivers]
+        hal = rt.create_hal_module(self.instance, devices=self.devices)
+        self.module = rt.VmModule.mmap(self.instance, path)
+        self.context = rt.VmContext(self.instance, [hal, self.module])
+        self.function = self.module.lookup_function(function)
+
+    def call(self, view) -> None:
+        rt = self.rt
+        args, results = rt.VmVariantList(1), rt.VmVariantList(1)
+        args.push_ref(view.ref)
+        self.context.invoke(self.function, args, results)
+
+
+def _mdc_h2d(config: Config, kit: str, host: np.ndarray, cpu: str) -> tuple[float, float, float, bool]:
+    """Seconds of to_gpu from numpy and placed, and through stock
+    iree.runtime on the shim's placed view (cpu: the CPU device's driver);
+    whether the result came back right."""
+    from mdc.runtime_shim import load
+
+    m = load(os.path.join(kit, "to_gpu_emplace.vmfb"), [cpu, config.gpu])
+    f = m.function("to_gpu")
+    reps = _calls(host.nbytes)
+    placed = f.place(0, host)
+    t_numpy = median_time(resident_call(f, host), reps)
+    t_placed = median_time(resident_call(f, placed), reps)
+    ok = bool(np.array_equal(f(host), host))
+    t_vm = float("nan")
+    if cpu == "local-task":
+        import iree.runtime as rt
+
+        stock = _StockContext(rt, os.path.join(kit, "to_gpu_emplace.vmfb"), [cpu, config.gpu], "to_gpu")
+        view = stock.devices[0].allocator.allocate_buffer_copy(
+            memory_type=int(rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE),
+            allowed_usage=int(rt.BufferUsage.DEFAULT), device=stock.devices[0], buffer=host,
+            element_type=rt.HalElementType.INT_8)
+        t_vm = median_time(lambda: stock.call(view), reps)
+        del view, stock
+    m.close()
+    return t_numpy, t_placed, t_vm, ok
+
+
+def _mdc_d2h(config: Config, kit: str, host: np.ndarray) -> tuple[float, bool]:
+    from mdc.runtime_shim import load
+
+    m = load(os.path.join(kit, "to_cpu_emplace.vmfb"), ["local-task", config.gpu])
+    f = m.function("to_cpu")
+    placed = f.place(0, host)
+    t = median_time(lambda: f(placed), _calls(host.nbytes))
+    ok = bool(np.array_equal(f(placed), host))
+    m.close()
+    return t, ok
+
+
+def _floors(iree: RawIree, nbytes: int) -> tuple[float, float, float]:
+    """Seconds of the stock steps: (local copy into pinned then the GPU's
+    copy out of it, the GPU's copy alone h2d, alone d2h)."""
+    local = _Local(iree.rt)
+    src, pinned, dev = local.buffer(nbytes), iree.pinned(nbytes), iree.device_buffer(nbytes)
+    reps = _calls(nbytes)
+
+    def two_steps():
+        local.copy(src, pinned)
+        iree.copy_waited(pinned, dev)
+
+    return (median_time(two_steps, reps), median_time(lambda: iree.copy_waited(pinned, dev), reps),
+            median_time(lambda: iree.copy_waited(dev, pinned), reps))
+
+
+def sizes(config: Config, kit: str, byte_sizes) -> int:
+    kit = os.path.abspath(kit)
+    iree = gpu_or_none(config)
+    if iree is None:
+        return config.no_gpu_status()
+    head = (f"{'size':>5} | {'torch':>8} {'mdc':>8} {'ratio':>6} {'placed':>8} {'vm':>8} {'sync':>8} "
+            f"{'floor':>8} {'dma':>8} {'flr/tch':>7} | {'torch':>8} {'mdc':>8} {'ratio':>6} {'dma':>8}  correct")
+    print("one crossing of each size, us per call (median); ratio: torch's time / mdc's (>= 1: mdc as fast "
+          "or faster); flr/tch: stock IREE's floor / torch")
+    print(f"{'':>5} | {'CPU -> GPU':^88} | {'GPU -> CPU':^34}")
+    print(head, flush=True)
+    for n in byte_sizes:
+        host = values_aligned(n)
+        torch_up, torch_down = _torch_best(n)
+        numpy_up, placed_up, vm_up, ok_up = _mdc_h2d(config, kit, host, "local-task")
+        _, sync_up, _, ok_sync = _mdc_h2d(config, kit, host, "local-sync")
+        down, ok_down = _mdc_d2h(config, kit, host)
+        floor_up, dma_up, dma_down = _floors(iree, n)
+        us = [t * 1e6 for t in (torch_up, numpy_up, placed_up, vm_up, sync_up, floor_up, dma_up)]
+        print(f"{size_name(n):>5} | {us[0]:8.1f} {us[1]:8.1f} {torch_up / numpy_up:6.2f} {us[2]:8.1f} {us[3]:8.1f} "
+              f"{us[4]:8.1f} {us[5]:8.1f} {us[6]:8.1f} {floor_up / torch_up:7.2f} | {torch_down * 1e6:8.1f} "
+              f"{down * 1e6:8.1f} {torch_down / down:6.2f} {dma_down * 1e6:8.1f}  {ok_up and ok_sync and ok_down}",
+              flush=True)
+    return 0
