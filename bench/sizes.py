@@ -26,7 +26,8 @@ an existing pageable tensor), ``mdc`` (``f(y)``, the default API, numpy
 out, y placed on the GPU beforehand, each result dropped before the next
 call) and ``dma`` (queue copy device -> pinned, waited for).
 
-Every mdc result is checked against its input.
+Every mdc result is checked against its input. The first line says what
+giving up a GPU result costs in stock IREE (``result_free_costs``).
 """
 
 from __future__ import annotations
@@ -143,11 +144,38 @@ def _floors(iree: RawIree, nbytes: int) -> tuple[float, float, float]:
             median_time(lambda: iree.copy_waited(dev, pinned), reps))
 
 
+def result_free_costs(gpu: str, nbytes: int = 1 << 20) -> dict[str, float]:
+    """Seconds of a queue alloca of ``nbytes`` waited for and its buffer
+    then given up, with iree.runtime alone on a new device: dropped (how a
+    caller gives up a result: IREE then frees it with cuMemFree), and given
+    back with a queue dealloca (how runtime_shim.cuda_free gives it up)."""
+    import iree.runtime as rt
+
+    device = rt.get_driver(gpu).create_default_device()
+
+    def alloca():
+        done = rt.HalFence.create_at(device.create_semaphore(0), 1)
+        buffer = device.queue_alloca(nbytes, rt.HalFence(0), done)
+        done.wait()
+        return buffer
+
+    def dealloca():
+        buffer = alloca()
+        done = rt.HalFence.create_at(device.create_semaphore(0), 1)
+        device.queue_dealloca(buffer, rt.HalFence(0), done)
+        done.wait()
+
+    return {"dropped": median_time(alloca, 100), "given back with a queue dealloca": median_time(dealloca, 100)}
+
+
 def sizes(config: Config, kit: str, byte_sizes) -> int:
     kit = os.path.abspath(kit)
     iree = gpu_or_none(config)
     if iree is None:
         return config.no_gpu_status()
+    costs = result_free_costs(config.gpu)
+    print("stock IREE, a 1 MiB queue alloca waited for, then: "
+          + ", ".join(f"{how} {t * 1e6:.1f} us" for how, t in costs.items()))
     head = (f"{'size':>5} | {'torch':>8} {'mdc':>8} {'ratio':>6} {'placed':>8} {'vm':>8} {'sync':>8} "
             f"{'floor':>8} {'dma':>8} {'flr/tch':>7} | {'torch':>8} {'mdc':>8} {'ratio':>6} {'dma':>8}  correct")
     print("one crossing of each size, us per call (median); ratio: torch's time / mdc's (>= 1: mdc as fast "

@@ -42,7 +42,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import cuda_thread, extra_modules, native, result_storage, values
+from . import cuda_free, cuda_thread, extra_modules, native, result_storage, values
 from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -102,6 +102,8 @@ class Placed:
             raise ShimError(f"input {self.index} of @{self.function} was placed by a module now closed")
         return self._view
 
+    _hal_view = view  # as DeviceValue's: the view for the shim's own use
+
     def release(self) -> None:
         if self._view is not None:
             self._before_free()
@@ -136,6 +138,7 @@ class DeviceValue:
         # view is made when first asked for.
         self._ref: Optional[rt.VmRef] = ref
         self._view: Optional[rt.HalBufferView] = None
+        self._view_given = False  # the caller took ``view``, and may hold its buffer
         # A result may be the memory of an array the call imported (an
         # output argument given as an array); a view does not keep that
         # array alive (Placed says why), so the result keeps the call's
@@ -148,6 +151,13 @@ class DeviceValue:
 
     @property
     def view(self) -> rt.HalBufferView:
+        view = self._hal_view
+        self._view_given = True
+        return view
+
+    @property
+    def _hal_view(self) -> rt.HalBufferView:
+        """``view`` for the shim's own use (the caller does not get it)."""
         if self._ref is None:
             raise ShimError(f"a result on {self.device} was used after its module was closed or it was released")
         if self._view is None:
@@ -156,12 +166,12 @@ class DeviceValue:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(int(d) for d in self.view.shape)
+        return tuple(int(d) for d in self._hal_view.shape)
 
     @property
     def element_type(self) -> int:
         """Its HAL element type (iree.runtime.HalElementType's value)."""
-        return int(self.view.element_type)
+        return int(self._hal_view.element_type)
 
     @property
     def dtype(self) -> np.dtype:
@@ -174,7 +184,7 @@ class DeviceValue:
     def to_host(self) -> np.ndarray:
         """A new numpy array with its contents (a copy, wherever it lives)."""
         m = self.module
-        view = self.view
+        view = self._hal_view
         m._enter()
         return values.to_host(m._devices[self.device_index], view, m.staged_transfers, m.timeout_s)
 
@@ -182,12 +192,14 @@ class DeviceValue:
         """Drop its device memory now (also done when its module closes)."""
         if self._ref is not None:
             self.module._bind_for_free()
+            self.module._give_back_resident(self)
         self._view, self._ref, self._borrowed = None, None, ()
 
     def __del__(self):
         module = getattr(self, "module", None)
         if module is not None and getattr(self, "_ref", None) is not None:
             module._bind_for_free()  # the memory is freed as this object goes
+            module._give_back_resident(self)
 
     def __repr__(self) -> str:
         if self._ref is None:
@@ -347,6 +359,10 @@ class Module(native.FunctionTable):
         else:
             self.binding = {}
         self._devices = [dev.open_device(uri) for uri in self.uris]
+        # A GPU result the caller gives up goes back through its device's
+        # queue (cuda_free.py says why and when).
+        self._queue_free = {i: cuda_free.QueueFree(device) for i, (uri, device)
+                            in enumerate(zip(self.uris, self._devices)) if dev.driver_name(uri) == "cuda"}
         # IREE's cuda driver makes its context current on this thread only
         # (cuda_thread.py): every entry from another thread binds it first.
         self._cuda_context = (cuda_thread.ThreadContext.of_this_thread()
@@ -416,6 +432,32 @@ class Module(native.FunctionTable):
         not the module."""
         context = self.__dict__.get("_cuda_context")
         return context.bind_quietly if context is not None else _nothing
+
+    # -- GPU results given back through the queue (cuda_free.py) -------------
+
+    def _give_back(self, device_index: int, buffer: rt.HalBuffer, others) -> None:
+        """Queue the free of ``buffer``, a result on device ``device_index``
+        whose owner is going, unless that device frees no memory this way
+        or one of ``others`` (buffers still held) is the same buffer."""
+        free = self.__dict__.get("_queue_free", {}).get(device_index)
+        if free is None or any(buffer == other for other in others):
+            return
+        free.give_back(buffer)
+
+    def _give_back_resident(self, value: "DeviceValue") -> None:
+        """``value`` is being released: its buffer goes back through the
+        queue where it is the module's one holder of it and the caller never
+        took its view."""
+        if value._view_given or value.device_index not in self.__dict__.get("_queue_free", {}):
+            return
+        try:
+            buffer = value._hal_view.get_buffer()
+            others = [v._hal_view.get_buffer() for v in list(self.__dict__.get("_resident", ()))
+                      if v is not value and v.device_index == value.device_index and v._ref is not None]
+            others += [p.view.get_buffer() for p in list(self.__dict__.get("_placed", ())) if not p.released]
+        except Exception:  # noqa: BLE001  (at interpreter teardown: leave it to IREE)
+            return
+        self._give_back(value.device_index, buffer, others)
 
     # -- lanes of pipelined calls (pipelined.py) -----------------------------
 
@@ -544,6 +586,7 @@ class Module(native.FunctionTable):
             value.release()
         if "_result_pool" in self.__dict__:
             self._result_pool.close()
+        self.__dict__.pop("_queue_free", None)
         self.__dict__.pop("_lane_contexts", None)
         for attr in ("_context", "_hal_module", "_extra_modules", "_vm_module", "_devices", "_instance"):
             self.__dict__.pop(attr, None)
@@ -663,7 +706,7 @@ class Function(native.FunctionAPI):
         sig = self.signature
         value = sig.args[i]
         if isinstance(arg, Placed) and (arg.function, arg.index) == (self.name, i):
-            arg.view  # noqa: B018  (raises if released)
+            arg._hal_view  # noqa: B018  (raises if released)
             return arg, None
         where = f"@{sig.name} input {i} (%{value.name}: {value.type})"
         if isinstance(arg, Placed):
@@ -687,7 +730,7 @@ class Function(native.FunctionAPI):
         value = self.signature.args[i]
         if arg.module is not self.module:
             raise ShimError(f"{where}: given a result of another module ({arg.module.path})")
-        arg.view  # noqa: B018  (raises if released)
+        arg._hal_view  # noqa: B018  (raises if released)
         if not value.is_tensor:
             raise ShimError(f"{where}: given a result on a device, for an input that is not a tensor")
         if i in self._pinned:
@@ -756,7 +799,7 @@ class Function(native.FunctionAPI):
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
             if isinstance(arg, (Placed, DeviceValue, _GivenStorage)):
-                arg_list.push_ref(arg.view.ref)
+                arg_list.push_ref(arg._hal_view.ref)
                 continue
             if isinstance(kind, str):  # a scalar
                 (arg_list.push_float if kind.startswith("f") else arg_list.push_int)(arg)
@@ -806,10 +849,24 @@ class Function(native.FunctionAPI):
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
                 held = values.to_host(m._devices[index], view, m.staged_transfers, m.timeout_s)
+                if index in m._queue_free:  # read back: the GPU memory is no one's now
+                    m._give_back(index, view.get_buffer(), self._still_held(result_list, i, inputs))
             outputs.append((held, int(view.element_type)))
             del view
         del result_list  # no HAL object may outlive the call (see Module.close)
         return outputs
+
+    def _still_held(self, result_list: rt.VmVariantList, i: int, inputs: list) -> list:
+        """The buffers someone may still hold once result ``i`` of this call
+        is read back: the call's other tensor results, its inputs given on
+        devices, and the module's live results."""
+        held = [result_list.get_as_object(j, rt.HalBufferView).get_buffer()
+                for j, value in enumerate(self.signature.results)
+                if j != i and value.type not in values.SCALAR_TYPES]
+        held += [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
+        held += [v._hal_view.get_buffer() for v in list(self.module._resident) if v._ref is not None]
+        held += [p.view.get_buffer() for p in list(self.module._placed) if not p.released]
+        return held
 
     # -- results in the shim's own memory (result_storage.py) -----------------
 
@@ -908,6 +965,10 @@ class _GivenStorage:
     def __init__(self, view: rt.HalBufferView):
         self.view = view
 
+    @property
+    def _hal_view(self) -> rt.HalBufferView:
+        return self.view
+
 
 def _shape_key(inputs: list) -> tuple:
     """What a call's result shapes may depend on, short of the values of
@@ -915,7 +976,7 @@ def _shape_key(inputs: list) -> tuple:
     key = []
     for arg, kind in inputs:
         if isinstance(arg, (Placed, DeviceValue)):
-            key.append(tuple(arg.view.shape))
+            key.append(tuple(arg._hal_view.shape))
         elif isinstance(kind, str):
             key.append((kind, repr(arg)))  # a NaN is equal to itself so
         else:

@@ -88,6 +88,14 @@ def _cases(rng):
         _case("result_on_gpu", "result_on_b.mlir", "square_to_b",
               [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="shim"),
         _case("arg_and_result_on_gpu", "gpu_both.mlir", "gpu_roundtrip", [f32(64)], runner="shim"),
+        # Results left on the GPU, half of them dropped as the calls go on:
+        # freed memory is reused by later calls (runtime_shim/cuda_pool.py)
+        # while the held results stay right.
+        _case("results_left_on_gpu", "result_on_b.mlir", "square_to_b",
+              [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="resident"),
+        _case("results_left_on_gpu_large", "to_gpu.mlir", "to_gpu",
+              [rng.integers(-128, 128, 1 << 20).astype(np.int8)], runner="resident",
+              program_dir=os.path.join(ROOT, "bench", "programs")),
         _case("arg_and_result_on_gpu_async_external", "gpu_both.mlir", "gpu_roundtrip", [f32(64)],
               runner="shim", model="async-external"),
         _case("seed_shim", "multi_device_mul.mlir", "multi_device_mul",
@@ -368,9 +376,9 @@ def _run_case(kit: str, case: dict, timeout: float):
     out = os.path.join(kit, f"{case['name']}.out.npy")
     if os.path.exists(out):
         os.unlink(out)
-    if case["runner"] in ("shim", "placed", "lent", "pipelined", "other_thread"):
+    if case["runner"] in ("shim", "placed", "lent", "pipelined", "other_thread", "resident"):
         cmd = [sys.executable, "-m", "mdc.runtime_shim"]
-        if case["runner"] in ("placed", "lent", "pipelined", "other_thread"):
+        if case["runner"] in ("placed", "lent", "pipelined", "other_thread", "resident"):
             cmd = [sys.executable, os.path.abspath(__file__), f"_{case['runner']}"]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
     else:
@@ -477,6 +485,36 @@ def _lent(argv) -> int:
         if len({y.ctypes.data for y in held}) != len(held):
             print("two held results share memory")
             return 1
+    finally:
+        m.close()
+    return 0
+
+
+def _resident(argv) -> int:
+    """Runner ``resident``: 16 calls on input 0 plus k, each result left on
+    the GPU (call_on_devices), every other one dropped at once (its memory
+    goes back to the device's pool, runtime_shim/cuda_pool.py, and the next
+    calls reuse it): each held result, read back at the end, must equal a
+    plain call's on the same input. The first is the output."""
+    from mdc.runtime_shim import load
+
+    flags, devices, (x,) = _runner_arguments(argv)
+    m = load(flags["--module"], devices)
+    try:
+        f = m.function(flags["--function"])
+        xs = [x + x.dtype.type(k) for k in range(16)]
+        held = {}
+        for k, v in enumerate(xs):
+            (result,) = f.call_on_devices(v)
+            if k % 2 == 0:
+                held[k] = result
+            del result
+        got = {k: r.to_host() for k, r in held.items()}
+        np.save(flags["--output"].lstrip("@"), got[0])
+        for k, y in got.items():
+            if not np.array_equal(y, np.asarray(f(xs[k]))):
+                print(f"call {k}: the held result differs from a plain call's on the same input")
+                return 1
     finally:
         m.close()
     return 0
@@ -603,6 +641,8 @@ def main() -> int:
         return _placed(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "_lent":
         return _lent(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "_resident":
+        return _resident(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")

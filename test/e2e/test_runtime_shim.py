@@ -889,3 +889,4 @@ print(rc, len(os.listdir("/proc/self/task")))
         return int(count)
 
     assert threads(3) - threads(1) == 2
+

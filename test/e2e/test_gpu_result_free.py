@@ -1,0 +1,122 @@
+"""Which GPU results the shim gives back through the device's queue
+(runtime_shim/cuda_free.py): a result whose Python owner goes, where it is
+the module's one holder of that memory. On a GPU the queue dealloca saves
+a synchronous cuMemFree (bench sizes measures it; gpu_kit's
+results_left_on_gpu cases check held results stay right while others are
+given back). Here a staged pair of CPUs stands in, with the second
+device's queue free replaced by a recorder, so the rule itself is what is
+tested: which buffers would be given back, and which must not be."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import iree.runtime as rt
+from mdc.runtime_shim import load
+
+PROGRAM = """
+func.func public @square_on_b(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %sq = arith.mulf %x, %x : tensor<4xf32>
+  %on_b = flow.tensor.transfer %sq : tensor<4xf32> to #hal.device.promise<@device_b>
+  return %on_b : tensor<4xf32>
+}
+func.func public @same_on_b(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  return %x : tensor<4xf32>
+}
+func.func public @twice_on_b(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
+        tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %sq = arith.mulf %x, %x : tensor<4xf32>
+  %on_b = flow.tensor.transfer %sq : tensor<4xf32> to #hal.device.promise<@device_b>
+  return %on_b, %on_b : tensor<4xf32>, tensor<4xf32>
+}
+"""
+X = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+
+
+class _Recorder:
+    """Stands in for cuda_free.QueueFree: records what would be given back."""
+
+    def __init__(self):
+        self.given: list[rt.HalBuffer] = []
+
+    def give_back(self, buffer: rt.HalBuffer) -> bool:
+        self.given.append(buffer)
+        return True
+
+
+@pytest.fixture
+def module(build_vmfb):
+    path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
+    m = load(str(path), ["local-task", "local-task"])
+    recorder = _Recorder()
+    m._queue_free = {1: recorder}
+    yield m, recorder
+    recorder.given.clear()  # no HAL object may outlive the module (Module.close says why)
+    m.close()
+
+
+def test_a_dropped_result_is_given_back_once(module):
+    m, recorder = module
+    f = m.function("square_on_b")
+    (y,) = f.call_on_devices(X)
+    buffer = y.view.get_buffer()
+    y._view_given = False  # the test took the view only to know the buffer
+    del y
+    gc.collect()
+    assert len(recorder.given) == 1 and recorder.given[0] == buffer
+    (z,) = f.call_on_devices(X)
+    z.release()
+    z.release()
+    assert len(recorder.given) == 2
+
+
+def test_a_result_whose_view_the_caller_took_is_left_to_iree(module):
+    m, recorder = module
+    (y,) = m.function("square_on_b").call_on_devices(X)
+    view = y.view
+    y.release()
+    assert recorder.given == []
+    assert np.array_equal(view.map().asarray([4], np.dtype(np.float32)), X * X)
+
+
+def test_a_buffer_two_results_hold_goes_back_with_the_last(module):
+    m, recorder = module
+    (y,) = m.function("square_on_b").call_on_devices(X)
+    (same,) = m.function("same_on_b").call_on_devices(y)  # IREE hands the argument back
+    assert same._hal_view.get_buffer() == y._hal_view.get_buffer()
+    y.release()
+    assert recorder.given == []
+    assert np.array_equal(same.to_host(), X * X)
+    same.release()
+    assert len(recorder.given) == 1
+
+
+def test_a_result_read_back_is_given_back_unless_another_holds_it(module):
+    m, recorder = module
+    assert np.array_equal(m.function("square_on_b")(X), X * X)
+    assert len(recorder.given) == 1
+    # One buffer returned twice: neither read-back gives it back.
+    a, b = m.function("twice_on_b")(X)
+    assert np.array_equal(a, X * X) and np.array_equal(b, X * X)
+    assert len(recorder.given) == 1
+    # Read back while a live result holds the same buffer: kept.
+    (y,) = m.function("square_on_b").call_on_devices(X)
+    assert np.array_equal(m.function("same_on_b")(y), X * X)
+    assert len(recorder.given) == 1
+    y.release()
+    assert len(recorder.given) == 2
+
+
+def test_no_device_of_another_driver_gives_back(build_vmfb):
+    path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
+    m = load(str(path), ["local-task", "local-task"])
+    try:
+        assert m._queue_free == {}
+    finally:
+        m.close()
