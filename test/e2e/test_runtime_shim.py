@@ -889,4 +889,3 @@ print(rc, len(os.listdir("/proc/self/task")))
         return int(count)
 
     assert threads(3) - threads(1) == 2
-
