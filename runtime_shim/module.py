@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import math
 import os
 import threading
 import weakref
@@ -922,7 +923,7 @@ class Function(native.FunctionAPI):
         lent = {}
         for j, (i, shape) in enumerate(zip(stored, shapes)):
             kind = values.element_type(self.signature.results[i].type.element)
-            nbytes = int(np.prod(shape, dtype=np.int64)) * values.numpy_dtype(kind).itemsize
+            nbytes = math.prod(shape) * values.numpy_dtype(kind).itemsize
             position = len(self.signature.args) + j
             pinned = position in twin._pinned
             index = twin._pinned[position] if pinned else self._result_devices[i]

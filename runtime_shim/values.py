@@ -69,10 +69,17 @@ def element_type(mlir_name: str) -> int:
 
 
 def numpy_dtype(hal_type: int) -> np.dtype:
-    try:
-        return np.dtype(ET.map_to_dtype(ET(hal_type)))
-    except (RuntimeError, ValueError, TypeError):
-        raise ShimError(f"element type {type_name(hal_type)} has no numpy equivalent") from None
+    dtype = _NUMPY_DTYPES.get(hal_type)
+    if dtype is None:
+        try:
+            dtype = np.dtype(ET.map_to_dtype(ET(hal_type)))
+        except (RuntimeError, ValueError, TypeError):
+            raise ShimError(f"element type {type_name(hal_type)} has no numpy equivalent") from None
+        _NUMPY_DTYPES[hal_type] = dtype
+    return dtype
+
+
+_NUMPY_DTYPES: dict[int, np.dtype] = {}  # numpy_dtype's answers (asked on every call's results)
 
 
 def type_name(hal_type: int) -> str:
@@ -381,7 +388,7 @@ def host_bytes(view: rt.HalBufferView) -> Optional[tuple[int, int, np.dtype, lis
         return None
     dtype = numpy_dtype(int(view.element_type))
     shape = list(view.shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes == 0:
         return None
     mapped = buffer.map()
