@@ -19,23 +19,49 @@ export"), so its address, which would name the pool, is out of reach.
 So the shim gives a result's memory back itself, with a queue dealloca on
 the result's device, when its Python owner goes (a released or collected
 DeviceValue, or a GPU result once read back into numpy), and only where it
-is that memory's one holder (``Module._give_back`` checks): no live result
-of the module shares the buffer (a result can be an input handed back, or
-two results one buffer), the caller never took the value's ``view`` (it
-could hold the buffer past the value), and the device is cuda. A dealloca
-is ordered after all work already queued on the device, so nothing queued
-reads freed memory. IREE's dealloca ignores a buffer not from its pool
-(memory placed by the shim, a program's constants); a program's globals
-never hand their buffers out as results (IREE copies a global into a new
-buffer to return it; ``results_left_on_gpu`` in gpu_kit checks held
-results stay right while others are given back).
+is sure to be that memory's one holder (``Module._give_back_resident``,
+``Function._give_back_read``); any doubt leaves the buffer to IREE:
+
+* the device is cuda;
+* the buffer is a whole allocation (``is_whole_allocation``): IREE packs
+  several results of a call into one allocation and hands out parts of it
+  (subspans), which are no allocations of their own, and IREE's cuda
+  dealloca reads a subspan as a cuda buffer. As a part can span its whole
+  allocation (a sibling of size zero), the result must also be its call's
+  one tensor result on that device;
+* no live result or placed input of the module, and no input of the call
+  it came from, is the same buffer (IREE hands an argument back as a
+  result, and returns one buffer twice for a value returned twice);
+* the caller never took the ``view`` of the value or of a value sharing
+  its buffer (the view may outlive the value), and no call running on
+  another thread reads it as an input;
+* no other thread is deciding at the same moment (the module's lock, taken
+  without waiting: a collection on the thread that holds it gives up).
+
+A dealloca is ordered after the work already queued on the device's one
+stream, so nothing queued reads freed memory. IREE ignores a dealloca of a
+buffer not from its pool (memory placed by the shim, a program's
+constants); a program's globals never hand their buffers out as results
+(IREE copies a global into a new buffer to return it; ``results_left_on_gpu``
+in gpu_kit checks held results stay right while others are given back).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
 import iree.runtime as rt
+
+# How iree.runtime's HalBuffer repr places a buffer in its allocation.
+_PLACE = re.compile(r"\(at offset (\d+) into (\d+)\)")
+
+
+def is_whole_allocation(buffer: rt.HalBuffer) -> bool:
+    """``buffer`` starts its allocation and spans all of it, as far as
+    iree.runtime tells (its repr; an unknown form answers False)."""
+    found = _PLACE.search(repr(buffer))
+    return bool(found) and int(found.group(1)) == 0 and int(found.group(2)) == buffer.byte_length()
 
 
 class QueueFree:
@@ -50,13 +76,16 @@ class QueueFree:
         self._lock = threading.Lock()
 
     def give_back(self, buffer: rt.HalBuffer) -> bool:
-        """Queue the dealloca of ``buffer``; False (the buffer is then freed
-        as IREE frees it) where the runtime refuses."""
-        with self._lock:  # the semaphore's values are signalled in order
+        """Queue the dealloca of ``buffer``; False where it was not asked
+        (another give-back under way on this thread or another: the buffer
+        is then freed as IREE frees it) or the runtime refused it."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:  # the semaphore's values are signalled in order
             self._value += 1
-            try:
-                self.device.queue_dealloca(buffer, rt.HalFence(0),
-                                           rt.HalFence.create_at(self._semaphore, self._value))
-            except (RuntimeError, ValueError):
-                return False
+            self.device.queue_dealloca(buffer, rt.HalFence(0), rt.HalFence.create_at(self._semaphore, self._value))
+        except (RuntimeError, ValueError):
+            return False
+        finally:
+            self._lock.release()
         return True

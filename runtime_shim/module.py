@@ -139,7 +139,12 @@ class DeviceValue:
         # view is made when first asked for.
         self._ref: Optional[rt.VmRef] = ref
         self._view: Optional[rt.HalBufferView] = None
-        self._view_given = False  # the caller took ``view``, and may hold its buffer
+        # Whether its memory may go back through the queue when it goes
+        # (Module._give_back_resident): not once the caller took ``view``
+        # of it or of a value sharing its buffer; not while a call reads it.
+        self._view_given = False
+        self._sole = False  # its call's one tensor result on its device (set by call_on_devices)
+        self._uses = 0  # calls running with it as an input
         # A result may be the memory of an array the call imported (an
         # output argument given as an array); a view does not keep that
         # array alive (Placed says why), so the result keeps the call's
@@ -153,7 +158,7 @@ class DeviceValue:
     @property
     def view(self) -> rt.HalBufferView:
         view = self._hal_view
-        self._view_given = True
+        self.module._view_given(self)
         return view
 
     @property
@@ -191,10 +196,12 @@ class DeviceValue:
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
-        if self._ref is not None:
-            self.module._bind_for_free()
-            self.module._give_back_resident(self)
-        self._view, self._ref, self._borrowed = None, None, ()
+        try:
+            if self._ref is not None:
+                self.module._bind_for_free()
+                self.module._give_back_resident(self)
+        finally:
+            self._view, self._ref, self._borrowed = None, None, ()
 
     def __del__(self):
         module = getattr(self, "module", None)
@@ -364,6 +371,7 @@ class Module(native.FunctionTable):
         # queue (cuda_free.py says why and when).
         self._queue_free = {i: cuda_free.QueueFree(device) for i, (uri, device)
                             in enumerate(zip(self.uris, self._devices)) if dev.driver_name(uri) == "cuda"}
+        self._free_lock = threading.Lock()  # give-back decisions against calls' uses of their inputs
         # IREE's cuda driver makes its context current on this thread only
         # (cuda_thread.py): every entry from another thread binds it first.
         self._cuda_context = (cuda_thread.ThreadContext.of_this_thread()
@@ -438,27 +446,55 @@ class Module(native.FunctionTable):
 
     def _give_back(self, device_index: int, buffer: rt.HalBuffer, others) -> None:
         """Queue the free of ``buffer``, a result on device ``device_index``
-        whose owner is going, unless that device frees no memory this way
-        or one of ``others`` (buffers still held) is the same buffer."""
+        whose owner is going, unless that device frees no memory this way,
+        the buffer is not a whole allocation, or one of ``others`` (buffers
+        still held) is the same buffer."""
         free = self.__dict__.get("_queue_free", {}).get(device_index)
-        if free is None or any(buffer == other for other in others):
+        if free is None or not cuda_free.is_whole_allocation(buffer) or any(buffer == o for o in others):
             return
         free.give_back(buffer)
 
+    def _held_buffers(self, device_index: int, leaving=None) -> list:
+        """The buffers the module's live results on ``device_index`` (but
+        ``leaving``) and its placed inputs hold."""
+        held = [v._hal_view.get_buffer() for v in list(self._resident)
+                if v is not leaving and v.device_index == device_index and v._ref is not None]
+        return held + [p.view.get_buffer() for p in list(self._placed) if not p.released]
+
     def _give_back_resident(self, value: "DeviceValue") -> None:
         """``value`` is being released: its buffer goes back through the
-        queue where it is the module's one holder of it and the caller never
-        took its view."""
-        if value._view_given or value.device_index not in self.__dict__.get("_queue_free", {}):
+        queue where it was its call's one tensor result on its device, the
+        caller never took a view of it, no call is reading it, and no other
+        live value of the module holds it. Any doubt (a lock held, a set
+        changing under another thread, teardown) leaves it to IREE."""
+        if (value._view_given or not value._sole or value._uses
+                or value.device_index not in self.__dict__.get("_queue_free", {})):
+            return
+        lock = self.__dict__.get("_free_lock")
+        if lock is None or not lock.acquire(blocking=False):
             return
         try:
-            buffer = value._hal_view.get_buffer()
-            others = [v._hal_view.get_buffer() for v in list(self.__dict__.get("_resident", ()))
-                      if v is not value and v.device_index == value.device_index and v._ref is not None]
-            others += [p.view.get_buffer() for p in list(self.__dict__.get("_placed", ())) if not p.released]
-        except Exception:  # noqa: BLE001  (at interpreter teardown: leave it to IREE)
+            if value._uses:
+                return
+            self._give_back(value.device_index, value._hal_view.get_buffer(),
+                            self._held_buffers(value.device_index, leaving=value))
+        except Exception:  # noqa: BLE001  (leave it to IREE)
             return
-        self._give_back(value.device_index, buffer, others)
+        finally:
+            lock.release()
+
+    def _view_given(self, value: "DeviceValue") -> None:
+        """The caller took ``value.view``: neither it nor any live value
+        sharing its buffer goes back through the queue."""
+        value._view_given = True
+        try:
+            buffer = value._hal_view.get_buffer()
+            for other in list(self._resident):
+                if other._ref is not None and other.device_index == value.device_index \
+                        and other._hal_view.get_buffer() == buffer:
+                    other._view_given = True
+        except Exception:  # noqa: BLE001  (a set changing under another thread)
+            pass
 
     # -- lanes of pipelined calls (pipelined.py) -----------------------------
 
@@ -788,15 +824,43 @@ class Function(native.FunctionAPI):
                 out.append(scalar(result_list.get_variant(i)))
                 continue
             resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs)
+            resident._sole = self._sole_result_on_device(i)
+            if resident._sole and any(a._view_given for a, _ in inputs if isinstance(a, DeviceValue)):
+                resident._view_given = True  # it may be an input handed back, whose view the caller holds
             self.module._resident.add(resident)
             out.append(resident)
         return tuple(out)
+
+    def _sole_result_on_device(self, i: int) -> bool:
+        """Result ``i`` is the function's one tensor result on its device:
+        IREE may pack several results of a call into one allocation, whose
+        parts are not allocations of their own (cuda_free.py)."""
+        index = self._result_devices[i]
+        return sum(1 for j, d in enumerate(self._result_devices)
+                   if d == index and self._scalar_results[j] is None) == 1
 
     def _run(self, inputs: list) -> rt.VmVariantList:
         """Invoke on inputs from ``prepare`` (and _GivenStorage); -> the
         VM's result list, once the call's work is done."""
         m = self.module
         m._enter()
+        # No input goes back through the queue (cuda_free.py) from the
+        # moment its buffer is handed to the VM until the call is done.
+        in_use = [a for a, _ in inputs if isinstance(a, DeviceValue)]
+        if in_use:
+            with m._free_lock:
+                for a in in_use:
+                    a._uses += 1
+        try:
+            return self._run_counted(inputs)
+        finally:
+            if in_use:
+                with m._free_lock:
+                    for a in in_use:
+                        a._uses -= 1
+
+    def _run_counted(self, inputs: list) -> rt.VmVariantList:
+        m = self.module
         arg_list = rt.VmVariantList(len(inputs) + 2)
         for position, (arg, kind) in enumerate(inputs):
             if isinstance(arg, (Placed, DeviceValue, _GivenStorage)):
@@ -850,24 +914,31 @@ class Function(native.FunctionAPI):
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
                 held = values.to_host(m._devices[index], view, m.staged_transfers, m.timeout_s)
-                if index in m._queue_free:  # read back: the GPU memory is no one's now
-                    m._give_back(index, view.get_buffer(), self._still_held(result_list, i, inputs))
+                if index in m._queue_free and self._sole_result_on_device(i):
+                    self._give_back_read(result_list, i, inputs, view)
             outputs.append((held, int(view.element_type)))
             del view
         del result_list  # no HAL object may outlive the call (see Module.close)
         return outputs
 
-    def _still_held(self, result_list: rt.VmVariantList, i: int, inputs: list) -> list:
-        """The buffers someone may still hold once result ``i`` of this call
-        is read back: the call's other tensor results, its inputs given on
-        devices, and the module's live results."""
-        held = [result_list.get_as_object(j, rt.HalBufferView).get_buffer()
-                for j, value in enumerate(self.signature.results)
-                if j != i and value.type not in values.SCALAR_TYPES]
-        held += [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
-        held += [v._hal_view.get_buffer() for v in list(self.module._resident) if v._ref is not None]
-        held += [p.view.get_buffer() for p in list(self.module._placed) if not p.released]
-        return held
+    def _give_back_read(self, result_list: rt.VmVariantList, i: int, inputs: list,
+                        view: rt.HalBufferView) -> None:
+        """Result ``i``, just read back into numpy, goes back through the
+        queue unless another holds its buffer: an input given on a device
+        (a result can be an input handed back), or a live value or placed
+        input of the module. Any doubt leaves it to IREE."""
+        m = self.module
+        index = self._result_devices[i]
+        lock = m._free_lock
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            held = [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
+            m._give_back(index, view.get_buffer(), held + m._held_buffers(index))
+        except Exception:  # noqa: BLE001  (a set changing under another thread)
+            return
+        finally:
+            lock.release()
 
     # -- results in the shim's own memory (result_storage.py) -----------------
 

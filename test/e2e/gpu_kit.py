@@ -89,7 +89,7 @@ def _cases(rng):
               [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="shim"),
         _case("arg_and_result_on_gpu", "gpu_both.mlir", "gpu_roundtrip", [f32(64)], runner="shim"),
         # Results left on the GPU, half of them dropped as the calls go on:
-        # freed memory is reused by later calls (runtime_shim/cuda_pool.py)
+        # freed memory is reused by later calls (runtime_shim/cuda_free.py)
         # while the held results stay right.
         _case("results_left_on_gpu", "result_on_b.mlir", "square_to_b",
               [rng.integers(-1000, 1000, 8).astype(np.int32)], runner="resident"),
@@ -493,7 +493,7 @@ def _lent(argv) -> int:
 def _resident(argv) -> int:
     """Runner ``resident``: 16 calls on input 0 plus k, each result left on
     the GPU (call_on_devices), every other one dropped at once (its memory
-    goes back to the device's pool, runtime_shim/cuda_pool.py, and the next
+    goes back through the device's queue, runtime_shim/cuda_free.py, and the next
     calls reuse it): each held result, read back at the end, must equal a
     plain call's on the same input. The first is the output."""
     from mdc.runtime_shim import load
