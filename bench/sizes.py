@@ -11,8 +11,10 @@ CPU->GPU columns (microseconds per call, median):
   numpy array (the shim places it), the result left on the GPU;
 * ``placed``: the same with x placed on the CPU device beforehand;
 * ``vm``: that call made with stock ``iree.runtime`` alone (a VmContext of
-  the HAL module and the vmfb, the same buffer view): the shim's own cost
-  is ``placed - vm``;
+  the HAL module and the vmfb, the same buffer view). It is not the shim's
+  cost subtracted: stock iree.runtime frees each dropped result with a
+  synchronous cuMemFree, which the shim steps around
+  (runtime_shim/cuda_free.py), so ``vm`` can exceed ``placed``;
 * ``sync``: ``placed`` with the CPU device run by local-sync, not
   local-task (the CPU's copy on the calling thread: no worker hand-off);
 * ``floor``: stock IREE's steps the lowering is made of, with the runtime
