@@ -28,6 +28,15 @@ an existing pageable tensor), ``mdc`` (``f(y)``, the default API, numpy
 out, y placed on the GPU beforehand, each result dropped before the next
 call) and ``dma`` (queue copy device -> pinned, waited for).
 
+A second table times the moves the shim makes itself, outside a
+program, against the same torch paths: ``place`` (``Function.place`` of
+an input declared on the GPU, from numpy: torch's ``x.cuda()``) and
+``to_host`` (``DeviceValue.to_host()`` of a result left on the GPU:
+``y.cpu()``), each through the module's pooled memory
+(runtime_shim/staging.py) and, as ``alloc``, through a new pinned buffer
+of the GPU's allocator per move (``values.to_device`` and
+``values.to_host``, what the shim did before the pool).
+
 Every mdc result is checked against its input. The first line says what
 giving up a GPU result costs in stock IREE (``result_free_costs``).
 """
@@ -131,6 +140,35 @@ def _mdc_d2h(config: Config, kit: str, host: np.ndarray) -> tuple[float, bool]:
     return t, ok
 
 
+def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, float, float, float, bool]:
+    """Seconds of the shim's own moves of ``host`` between numpy and the
+    GPU: (place, place through the allocator, to_host, to_host through the
+    allocator), and whether every move came back right."""
+    from mdc.runtime_shim import load, values
+
+    reps = _calls(host.nbytes)
+    kind = values.hal_type_for_dtype(host.dtype)
+    m = load(os.path.join(kit, "to_cpu_emplace.vmfb"), ["local-task", config.gpu])
+    f = m.function("to_cpu")
+    gpu = m.devices[1]
+    t_place = median_time(lambda: f.place(0, host).release(), reps)
+    t_place_alloc = median_time(lambda: values.to_device(gpu, False, host, kind, False, None), reps)
+    ok = bool(np.array_equal(f(f.place(0, host)), host))
+    ok &= bool(np.array_equal(values.to_host(gpu, values.to_device(gpu, False, host, kind, False, None),
+                                             False, None), host))
+    m.close()
+    m = load(os.path.join(kit, "to_gpu_emplace.vmfb"), ["local-task", config.gpu])
+    (y,) = m.function("to_gpu").call_on_devices(host)
+    gpu = m.devices[1]
+    t_to_host = median_time(y.to_host, reps)
+    view = y.view
+    t_to_host_alloc = median_time(lambda: values.to_host(gpu, view, False, None), reps)
+    ok &= bool(np.array_equal(y.to_host(), host)) and bool(np.array_equal(values.to_host(gpu, view, False, None), host))
+    del view, y
+    m.close()
+    return t_place, t_place_alloc, t_to_host, t_to_host_alloc, ok
+
+
 def _floors(iree: RawIree, nbytes: int) -> tuple[float, float, float]:
     """Seconds of the stock steps: (local copy into pinned then the GPU's
     copy out of it, the GPU's copy alone h2d, alone d2h)."""
@@ -184,9 +222,11 @@ def sizes(config: Config, kit: str, byte_sizes) -> int:
           "or faster); flr/tch: stock IREE's floor / torch")
     print(f"{'':>5} | {'CPU -> GPU':^88} | {'GPU -> CPU':^34}")
     print(head, flush=True)
+    moves = []
     for n in byte_sizes:
         host = values_aligned(n)
         torch_up, torch_down = _torch_best(n)
+        moves.append((n, torch_up, torch_down, _shim_moves(config, kit, host)))
         numpy_up, placed_up, vm_up, ok_up = _mdc_h2d(config, kit, host, "local-task")
         _, sync_up, _, ok_sync = _mdc_h2d(config, kit, host, "local-sync")
         down, ok_down = _mdc_d2h(config, kit, host)
@@ -196,4 +236,11 @@ def sizes(config: Config, kit: str, byte_sizes) -> int:
               f"{us[4]:8.1f} {us[5]:8.1f} {us[6]:8.1f} {floor_up / torch_up:7.2f} | {torch_down * 1e6:8.1f} "
               f"{down * 1e6:8.1f} {torch_down / down:6.2f} {dma_down * 1e6:8.1f}  {ok_up and ok_sync and ok_down}",
               flush=True)
+    print("\nthe shim's own moves, us per call (median); ratio: torch's time / the shim's")
+    print(f"{'size':>5} | {'torch':>8} {'place':>8} {'ratio':>6} {'alloc':>8} | "
+          f"{'torch':>8} {'to_host':>8} {'ratio':>6} {'alloc':>8}  correct")
+    for n, torch_up, torch_down, (place, place_alloc, to_host, to_host_alloc, ok) in moves:
+        print(f"{size_name(n):>5} | {torch_up * 1e6:8.1f} {place * 1e6:8.1f} {torch_up / place:6.2f} "
+              f"{place_alloc * 1e6:8.1f} | {torch_down * 1e6:8.1f} {to_host * 1e6:8.1f} "
+              f"{torch_down / to_host:6.2f} {to_host_alloc * 1e6:8.1f}  {ok}", flush=True)
     return 0

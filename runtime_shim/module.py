@@ -43,7 +43,7 @@ import numpy as np
 import iree.runtime as rt
 
 from . import devices as dev
-from . import cuda_free, cuda_thread, extra_modules, native, result_storage, values
+from . import cuda_free, cuda_thread, extra_modules, native, result_storage, staging, values
 from .errors import ShimError, ShimTypeError, short
 from .manifest import (DECLARATION_KEY, MANIFEST_KEY, Manifest, Signature, Value, check_seal,
                        parse_declaration, parse_manifest, scan_declared_devices)
@@ -192,7 +192,7 @@ class DeviceValue:
         m = self.module
         view = self._hal_view
         m._enter()
-        return values.to_host(m._devices[self.device_index], view, m.staged_transfers, m.timeout_s)
+        return m._to_host(self.device_index, view)
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
@@ -441,6 +441,31 @@ class Module(native.FunctionTable):
         not the module."""
         context = self.__dict__.get("_cuda_context")
         return context.bind_quietly if context is not None else _nothing
+
+    # -- values the shim moves itself (staging.py) ----------------------------
+
+    def _to_host(self, index: int, view: rt.HalBufferView) -> np.ndarray:
+        """``view``, on device ``index``, as a numpy array: a staged read
+        lands in a slab of the module's pool (staging.read_back), else as
+        values.to_host reads it."""
+        device = self._devices[index]
+        if self.staged_transfers or not values.is_mappable(view.get_buffer()):
+            held = staging.read_back(self._result_pool, index, device, view, self.timeout_s)
+            if held is not None:
+                return held
+        return values.to_host(device, view, self.staged_transfers, self.timeout_s)
+
+    def _to_device(self, index: int, array: np.ndarray, kind: int) -> rt.HalBufferView:
+        """``array`` on device ``index``: a staged move goes through a slab
+        of the module's pool (staging.place), else as values.to_device
+        places it."""
+        device = self._devices[index]
+        local = dev.is_local(self.uris[index])
+        if self.staged_transfers or not local:
+            view = staging.place(self._result_pool, index, device, array, kind, self.timeout_s)
+            if view is not None:
+                return view
+        return values.to_device(device, local, array, kind, self.staged_transfers, self.timeout_s)
 
     # -- GPU results given back through the queue (cuda_free.py) -------------
 
@@ -787,9 +812,7 @@ class Function(native.FunctionAPI):
         m = self.module
         if position in self._pinned:
             return values.to_pinned(m._devices[self._pinned[position]], array, kind, register=register)
-        index = self._arg_devices[position]
-        return values.to_device(m._devices[index], dev.is_local(m.uris[index]), array, kind,
-                                m.staged_transfers, m.timeout_s)
+        return m._to_device(self._arg_devices[position], array, kind)
 
     def place(self, index: int, arg) -> Placed:
         """Input ``index`` placed once where this function reads it: in its
@@ -913,7 +936,7 @@ class Function(native.FunctionAPI):
             if held is None:
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
-                held = values.to_host(m._devices[index], view, m.staged_transfers, m.timeout_s)
+                held = m._to_host(index, view)
                 if index in m._queue_free and self._sole_result_on_device(i):
                     self._give_back_read(result_list, i, inputs, view)
             outputs.append((held, int(view.element_type)))

@@ -173,9 +173,10 @@ class ResultPool:
         for slab in made:
             slab.buffer = None
 
-    def idle_count(self) -> int:
+    def idle_count(self, key=None) -> int:
+        """Idle slabs, of every key or of ``key``."""
         with self._lock:
-            return sum(len(s) for s in self._idle.values())
+            return sum(len(s) for (k, _), s in self._idle.items() if key is None or k == key)
 
 
 # Every pool alive: a module dropped without close() leaves its pool alive

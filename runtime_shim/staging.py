@@ -1,0 +1,150 @@
+"""Moves between numpy and a device's own memory through memory the shim keeps.
+
+A value the shim moves itself, outside a program's crossings (a numpy
+array given for an input declared on a GPU, a GPU result read back into
+numpy, ``DeviceValue.to_host``), goes through host memory the GPU can
+reach and one queue copy of the GPU's. ``values.to_device`` and
+``values.to_host`` take that memory from the device's allocator anew on
+every move: for cuda, a ``cuMemHostAlloc`` and, once the move is done, its
+free, which cost more than the copy at most sizes. These two take it from
+the module's ``result_storage.ResultPool`` instead: page-aligned numpy
+memory imported once into the device (registered with a GPU), lent per
+size class and kept between moves.
+
+* ``read_back``: the device copies the value into a slab and the caller
+  gets a numpy array over that slab, with no second copy; the slab goes
+  back to the pool when the array (and every view of it) is gone, as a
+  result in result-storage memory does.
+* ``place``: the array is copied into a slab, the device copies the slab
+  into a new buffer of its own, and the slab goes back to the pool once
+  that copy is waited for. numpy copies on one thread; a copy of
+  ``PARALLEL_COPY_BYTES`` or more is split over up to ``COPY_THREADS``
+  threads (numpy lets go of the GIL while it copies), as the CPU side of a
+  program's crossing is split over local-task's workers.
+
+Both return None where the pool lends nothing (the device would not import
+host memory, or the module is closing): the caller then takes the
+allocator's path. A move that fails after its copy was queued leaves its
+slab quarantined (the device may still write it: a timeout), never lent
+again.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import os
+import threading
+from typing import Optional
+
+import numpy as np
+import iree.runtime as rt
+
+from . import values
+from .result_storage import ResultPool, Slab
+
+MT = rt.MemoryType
+BU = rt.BufferUsage
+
+
+# A host copy of at least this many bytes is split over threads, in parts
+# of at least COPY_PART bytes, on at most COPY_THREADS threads.
+PARALLEL_COPY_BYTES = 16 << 20
+COPY_PART = 4 << 20
+COPY_THREADS = 8
+
+_copy_pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_copy_pool_lock = threading.Lock()
+
+
+def _usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _copy_threads() -> concurrent.futures.ThreadPoolExecutor:
+    global _copy_pool
+    with _copy_pool_lock:
+        if _copy_pool is None:
+            _copy_pool = concurrent.futures.ThreadPoolExecutor(min(COPY_THREADS, _usable_cpus()),
+                                                               thread_name_prefix="mdc-copy")
+        return _copy_pool
+
+
+def copy_bytes(target: np.ndarray, source: np.ndarray) -> None:
+    """The bytes of ``source`` (1-D uint8) into the start of ``target`` (1-D
+    uint8, at least as long), on several threads when it is large."""
+    n = source.nbytes
+    parts = min(COPY_THREADS, _usable_cpus(), n // COPY_PART)
+    if n < PARALLEL_COPY_BYTES or parts < 2:
+        target[:n] = source
+        return
+    step = -(-n // parts)
+    pool = _copy_threads()
+    futures = [pool.submit(np.copyto, target[i:min(i + step, n)], source[i:min(i + step, n)])
+               for i in range(0, n, step)]
+    concurrent.futures.wait(futures)
+    for future in futures:
+        future.result()  # raises a part's error
+
+
+def pool_key(device_index: int) -> tuple:
+    """The pool's key for slabs registered with device ``device_index``:
+    the key ``Function`` lends a pinned result's storage under, so both
+    share the same slabs."""
+    return (device_index, True)
+
+
+def _lend(pool: ResultPool, device_index: int, device: rt.HalDevice, nbytes: int) -> Optional[Slab]:
+    return pool.lend(pool_key(device_index), nbytes,
+                     lambda memory: values.import_host_memory(device, memory, pinned=True))
+
+
+def _copy_waited(pool: ResultPool, slab: Slab, device: rt.HalDevice, source: rt.HalBuffer,
+                 target: rt.HalBuffer, timeout_s: Optional[float]) -> None:
+    """``values.queue_copy``; on failure the slab is quarantined."""
+    try:
+        values.queue_copy(device, source, target, timeout_s)
+    except BaseException:
+        pool.quarantine([slab])
+        raise
+
+
+def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: rt.HalBufferView,
+              timeout_s: Optional[float]) -> Optional[np.ndarray]:
+    """The value of ``view`` (in ``device``'s own memory) as a numpy array
+    over a slab of ``pool``, or None if the pool lends none."""
+    dtype = values.numpy_dtype(int(view.element_type))
+    shape = list(view.shape)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes == 0:
+        return np.zeros(shape, dtype)
+    buffer = view.get_buffer()
+    # The queue copies the whole buffer, which may be longer than the view.
+    slab = _lend(pool, device_index, device, buffer.byte_length())
+    if slab is None:
+        return None
+    _copy_waited(pool, slab, device, buffer, slab.buffer, timeout_s)
+    return pool.array(slab, nbytes, dtype, shape)
+
+
+def place(pool: ResultPool, device_index: int, device: rt.HalDevice, array: np.ndarray, hal_type: int,
+          timeout_s: Optional[float]) -> Optional[rt.HalBufferView]:
+    """A buffer view of a copy of ``array`` in ``device``'s own memory, or
+    None if the pool lends no slab (or ``array`` holds no bytes)."""
+    if array.nbytes == 0:
+        return None
+    slab = _lend(pool, device_index, device, array.nbytes)
+    if slab is None:
+        return None
+    copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+    # The queue copies the whole slab: the target is as long (whole pages),
+    # the view as long as the array.
+    try:
+        target = device.allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
+                                                  allowed_usage=int(BU.DEFAULT), allocation_size=slab.capacity)
+    except BaseException:
+        pool.give_back(slab)
+        raise
+    _copy_waited(pool, slab, device, slab.buffer, target, timeout_s)
+    pool.give_back(slab)
+    return rt.HalBufferView(target, list(array.shape), hal_type)
