@@ -495,14 +495,23 @@ class Module(native.FunctionTable):
         if (value._view_given or not value._sole or value._uses
                 or value.device_index not in self.__dict__.get("_queue_free", {})):
             return
+        self._try_give_back(value.device_index, lambda: value._hal_view.get_buffer(),
+                            lambda: self._held_buffers(value.device_index, leaving=value),
+                            ready=lambda: not value._uses)
+
+    def _try_give_back(self, device_index: int, buffer: Callable[[], rt.HalBuffer],
+                       others: Callable[[], list], ready: Callable[[], bool] = lambda: True) -> None:
+        """``_give_back`` of ``buffer()`` unless one of ``others()`` holds
+        it, under the module's free lock and only if that lock is free now
+        and ``ready()`` holds under it: a give-back never waits (it may run
+        in a finalizer, on any thread), and any doubt (a set changing under
+        another thread, teardown) leaves the buffer to IREE."""
         lock = self.__dict__.get("_free_lock")
         if lock is None or not lock.acquire(blocking=False):
             return
         try:
-            if value._uses:
-                return
-            self._give_back(value.device_index, value._hal_view.get_buffer(),
-                            self._held_buffers(value.device_index, leaving=value))
+            if ready():
+                self._give_back(device_index, buffer(), others())
         except Exception:  # noqa: BLE001  (leave it to IREE)
             return
         finally:
@@ -697,6 +706,13 @@ class Function(native.FunctionAPI):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
         # Per result, its numpy scalar type, or None for a buffer view.
         self._scalar_results = tuple(values.SCALAR_TYPES.get(v.type) for v in signature.results)
+        # Per result, whether it is the function's one tensor result on its
+        # device: IREE may pack several results of a call into one
+        # allocation, whose parts are not allocations of their own, so only
+        # such a result goes back through the queue (cuda_free.py).
+        tensors_on = [d for d, scalar in zip(self._result_devices, self._scalar_results) if scalar is None]
+        self._sole_results = tuple(scalar is None and tensors_on.count(d) == 1
+                                   for d, scalar in zip(self._result_devices, self._scalar_results))
         self._storage = self._storage_twin()
         # Input shapes (and scalar values) -> the shapes of the stored
         # results a call on them returned: how a call with dynamic result
@@ -847,20 +863,12 @@ class Function(native.FunctionAPI):
                 out.append(scalar(result_list.get_variant(i)))
                 continue
             resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs)
-            resident._sole = self._sole_result_on_device(i)
+            resident._sole = self._sole_results[i]
             if resident._sole and any(a._view_given for a, _ in inputs if isinstance(a, DeviceValue)):
                 resident._view_given = True  # it may be an input handed back, whose view the caller holds
             self.module._resident.add(resident)
             out.append(resident)
         return tuple(out)
-
-    def _sole_result_on_device(self, i: int) -> bool:
-        """Result ``i`` is the function's one tensor result on its device:
-        IREE may pack several results of a call into one allocation, whose
-        parts are not allocations of their own (cuda_free.py)."""
-        index = self._result_devices[i]
-        return sum(1 for j, d in enumerate(self._result_devices)
-                   if d == index and self._scalar_results[j] is None) == 1
 
     def _run(self, inputs: list) -> rt.VmVariantList:
         """Invoke on inputs from ``prepare`` (and _GivenStorage); -> the
@@ -937,7 +945,7 @@ class Function(native.FunctionAPI):
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
                 held = m._to_host(index, view)
-                if index in m._queue_free and self._sole_result_on_device(i):
+                if index in m._queue_free and self._sole_results[i]:
                     self._give_back_read(result_list, i, inputs, view)
             outputs.append((held, int(view.element_type)))
             del view
@@ -952,16 +960,9 @@ class Function(native.FunctionAPI):
         input of the module. Any doubt leaves it to IREE."""
         m = self.module
         index = self._result_devices[i]
-        lock = m._free_lock
-        if not lock.acquire(blocking=False):
-            return
-        try:
-            held = [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
-            m._give_back(index, view.get_buffer(), held + m._held_buffers(index))
-        except Exception:  # noqa: BLE001  (a set changing under another thread)
-            return
-        finally:
-            lock.release()
+        m._try_give_back(index, view.get_buffer, lambda: (
+            [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
+            + m._held_buffers(index)))
 
     # -- results in the shim's own memory (result_storage.py) -----------------
 
