@@ -163,6 +163,29 @@ class RawIree:
         return h2d, d2h
 
 
+class LocalDevice:
+    """A local-task device and host-visible buffers of its allocator."""
+
+    def __init__(self, rt):
+        self.rt = rt
+        self.device = rt.get_driver("local-task").create_default_device()
+        self.host_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
+        self.usage = (int(rt.BufferUsage.TRANSFER) | int(rt.BufferUsage.DISPATCH_STORAGE)
+                      | int(rt.BufferUsage.MAPPING))
+
+    def buffer(self, nbytes: int):
+        return self.device.allocator.allocate_buffer(memory_type=self.host_type, allowed_usage=self.usage,
+                                                     allocation_size=nbytes)
+
+    def fence(self):
+        return self.rt.HalFence.create_at(self.device.create_semaphore(0), 1)
+
+    def copy(self, a, b) -> None:
+        fence = self.fence()
+        self.device.queue_copy(a, b, self.rt.HalFence(0), fence)
+        fence.wait()
+
+
 # -- torch ------------------------------------------------------------------------
 
 
@@ -178,13 +201,15 @@ def torch_cuda():
     return torch, None
 
 
-def torch_rows(nbytes: int) -> Optional[dict]:
+def torch_rows(nbytes: int, reps: Optional[int] = None) -> Optional[dict]:
     """Seconds of torch's transfers of ``nbytes``, (h2d, d2h) by kind:
     ``pinned`` and ``pageable`` (copy_ between existing tensors) and
-    ``new`` (x.cuda() / y.cpu()); None without torch and CUDA."""
+    ``new`` (x.cuda() / y.cpu()), each the median of ``reps`` calls
+    (default: ``repeats(nbytes)``); None without torch and CUDA."""
     torch, _ = torch_cuda()
     if torch is None:
         return None
+    reps = reps or repeats(nbytes)
     out = {}
     for kind, pin in (("pinned", True), ("pageable", False)):
         host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pin)
@@ -198,7 +223,7 @@ def torch_rows(nbytes: int) -> Optional[dict]:
             host.copy_(dev, non_blocking=pin)
             torch.cuda.synchronize()
 
-        out[kind] = (median_time(h2d, repeats(nbytes)), median_time(d2h, repeats(nbytes)))
+        out[kind] = (median_time(h2d, reps), median_time(d2h, reps))
     # What a user writes most often, x.cuda() and y.cpu(): each call makes a
     # new tensor, as an mdc call makes a new result (host memory from the C
     # heap; device memory from torch's caching allocator).
@@ -212,7 +237,7 @@ def torch_rows(nbytes: int) -> Optional[dict]:
     def d2h_new():
         dev.cpu()
 
-    out["new"] = (median_time(h2d_new, repeats(nbytes)), median_time(d2h_new, repeats(nbytes)))
+    out["new"] = (median_time(h2d_new, reps), median_time(d2h_new, reps))
     return out
 
 

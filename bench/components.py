@@ -12,30 +12,7 @@ import time
 
 import numpy as np
 
-from .common import MIB, ROOT, Config, RawIree, gpu_or_none, median_time
-
-
-class _Local:
-    """A local-task device and host-visible buffers of its allocator."""
-
-    def __init__(self, rt):
-        self.rt = rt
-        self.device = rt.get_driver("local-task").create_default_device()
-        self.host_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
-        self.usage = (int(rt.BufferUsage.TRANSFER) | int(rt.BufferUsage.DISPATCH_STORAGE)
-                      | int(rt.BufferUsage.MAPPING))
-
-    def buffer(self, nbytes: int):
-        return self.device.allocator.allocate_buffer(memory_type=self.host_type, allowed_usage=self.usage,
-                                                     allocation_size=nbytes)
-
-    def fence(self):
-        return self.rt.HalFence.create_at(self.device.create_semaphore(0), 1)
-
-    def copy(self, a, b) -> None:
-        fence = self.fence()
-        self.device.queue_copy(a, b, self.rt.HalFence(0), fence)
-        fence.wait()
+from .common import MIB, ROOT, Config, LocalDevice, RawIree, gpu_or_none, median_time
 
 
 def numpy_copy(src: np.ndarray, dst: np.ndarray, threads: int):
@@ -54,7 +31,7 @@ def numpy_copy(src: np.ndarray, dst: np.ndarray, threads: int):
     return copy
 
 
-def _rows(iree: RawIree, local: _Local, host_a: np.ndarray, host_b: np.ndarray, pinned, dev) -> list:
+def _rows(iree: RawIree, local: LocalDevice, host_a: np.ndarray, host_b: np.ndarray, pinned, dev) -> list:
     n = host_a.nbytes
     src, host_other = local.buffer(n), local.buffer(n)
     # The staging copy into pinned memory is issued as several concurrent
@@ -86,7 +63,7 @@ def _rows(iree: RawIree, local: _Local, host_a: np.ndarray, host_b: np.ndarray, 
     ]
 
 
-def _round_trips(iree: RawIree, local: _Local) -> None:
+def _round_trips(iree: RawIree, local: LocalDevice) -> None:
     """What one host round trip costs: the floor of a crossing, which waits
     on the host at least once per queue it uses."""
     tiny = 64
@@ -109,7 +86,7 @@ def components(config: Config, mib: int) -> int:
     if iree is None:
         return config.no_gpu_status()
     n = mib * MIB
-    local = _Local(iree.rt)
+    local = LocalDevice(iree.rt)
     pinned, dev = iree.pinned(n), iree.device_buffer(n)
     host_a, host_b = np.ones(n, np.uint8), np.empty(n, np.uint8)
     np.copyto(host_b, host_a)

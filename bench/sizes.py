@@ -47,8 +47,8 @@ import os
 
 import numpy as np
 
-from .common import Config, RawIree, gpu_or_none, median_time, resident_call, torch_cuda, values_aligned
-from .components import _Local
+from .common import (Config, LocalDevice, RawIree, gpu_or_none, median_time, resident_call, torch_rows,
+                     values_aligned)
 
 KIB = 1 << 10
 DEFAULT_SIZES = tuple(4 * KIB * 4 ** i for i in range(10))  # 4 KiB .. 1 GiB, powers of 4
@@ -66,19 +66,14 @@ def _calls(nbytes: int) -> int:
 
 
 def _torch_best(nbytes: int) -> tuple[float, float]:
-    """Seconds of torch's faster pageable path each way, (h2d, d2h); nan
-    without torch and CUDA."""
-    torch, _ = torch_cuda()
-    if torch is None:
+    """Seconds of torch's faster pageable path each way, (h2d, d2h): the
+    faster of ``x.cuda()`` and ``copy_`` from an existing pageable tensor
+    (``y.cpu()`` and ``copy_`` into one); nan without torch and CUDA."""
+    rows = torch_rows(nbytes, _calls(nbytes))
+    if rows is None:
         return float("nan"), float("nan")
-    host = torch.empty(nbytes, dtype=torch.uint8)
-    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-    sync = torch.cuda.synchronize
-    reps = _calls(nbytes)
-    h2d = min(median_time(lambda: (host.cuda(), sync()), reps),
-              median_time(lambda: (dev.copy_(host), sync()), reps))
-    d2h = min(median_time(lambda: dev.cpu(), reps), median_time(lambda: (host.copy_(dev), sync()), reps))
-    return h2d, d2h
+    (h2d_copy, d2h_copy), (h2d_new, d2h_new) = rows["pageable"], rows["new"]
+    return min(h2d_copy, h2d_new), min(d2h_copy, d2h_new)
 
 
 class _StockContext:
@@ -172,7 +167,7 @@ def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, floa
 def _floors(iree: RawIree, nbytes: int) -> tuple[float, float, float]:
     """Seconds of the stock steps: (local copy into pinned then the GPU's
     copy out of it, the GPU's copy alone h2d, alone d2h)."""
-    local = _Local(iree.rt)
+    local = LocalDevice(iree.rt)
     src, pinned, dev = local.buffer(nbytes), iree.pinned(nbytes), iree.device_buffer(nbytes)
     reps = _calls(nbytes)
 
