@@ -101,15 +101,20 @@ class ResultPool:
         self._lock = threading.RLock()
         self._idle: dict[tuple, list[Slab]] = {}
         self._idle_bytes = 0
-        self._refused: set = set()  # keys whose device would not import host memory
+        # Keys whose device would not import host memory the first time it
+        # was asked (no device that imported once is written off for a
+        # later refusal, e.g. of one registration too large), and keys that
+        # imported once.
+        self._refused: set = set()
+        self._imported: set = set()
         self._made: "weakref.WeakSet[Slab]" = weakref.WeakSet()  # every slab alive, lent or idle
         self._closed = False
         _POOLS.add(self)
 
     def lend(self, key, nbytes: int, importer: Callable[[np.ndarray], Optional[rt.HalBuffer]]) -> Optional[Slab]:
         """A slab of at least ``nbytes`` for ``key``: an idle one, or new
-        memory that ``importer`` imports (None if it refuses: then this key
-        gets none again)."""
+        memory that ``importer`` imports (None if it refuses: then, if it
+        never imported for this key, this key gets none again)."""
         capacity = size_class(nbytes)
         with self._lock:
             if self._closed or key in self._refused:
@@ -122,10 +127,12 @@ class ResultPool:
         buffer = importer(memory)
         if buffer is None:
             with self._lock:
-                self._refused.add(key)
+                if key not in self._imported:
+                    self._refused.add(key)
             return None
         slab = Slab((key, capacity), memory, buffer)
         with self._lock:
+            self._imported.add(key)
             self._made.add(slab)
         return slab
 

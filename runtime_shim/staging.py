@@ -11,10 +11,13 @@ the module's ``result_storage.ResultPool`` instead: page-aligned numpy
 memory imported once into the device (registered with a GPU), lent per
 size class and kept between moves.
 
-* ``read_back``: the device copies the value into a slab and the caller
-  gets a numpy array over that slab, with no second copy; the slab goes
-  back to the pool when the array (and every view of it) is gone, as a
-  result in result-storage memory does.
+* ``read_back``: the device copies the value into a slab. Above
+  ``COPY_OUT_BYTES`` the caller gets a numpy array over that slab, with no
+  second copy, and the slab goes back to the pool when the array (and
+  every view of it) is gone, as a result in result-storage memory does:
+  memory the caller keeps stays registered with the GPU while it is kept.
+  A smaller value is copied out into an array of its own and the slab goes
+  back at once, so small results a caller keeps hold no registered memory.
 * ``place``: the array is copied into a slab, the device copies the slab
   into a new buffer of its own, and the slab goes back to the pool once
   that copy is waited for. numpy copies on one thread; a copy of
@@ -23,10 +26,10 @@ size class and kept between moves.
   program's crossing is split over local-task's workers.
 
 Both return None where the pool lends nothing (the device would not import
-host memory, or the module is closing): the caller then takes the
-allocator's path. A move that fails after its copy was queued leaves its
-slab quarantined (the device may still write it: a timeout), never lent
-again.
+host memory, or the module is closing) or the device refuses the queue
+copy: the caller then takes the allocator's path. A move whose wait fails
+leaves its slab quarantined (the device may still write it: a timeout),
+never lent again.
 """
 
 from __future__ import annotations
@@ -53,6 +56,11 @@ PARALLEL_COPY_BYTES = 16 << 20
 COPY_PART = 4 << 20
 COPY_THREADS = 8
 
+# A value read back of at most this many bytes is copied out of its slab
+# into an array of its own, and the slab goes back at once; a larger one is
+# returned over its slab.
+COPY_OUT_BYTES = 256 << 10
+
 _copy_pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
 _copy_pool_lock = threading.Lock()
 
@@ -72,19 +80,36 @@ def _copy_threads() -> concurrent.futures.ThreadPoolExecutor:
 
 def copy_bytes(target: np.ndarray, source: np.ndarray) -> None:
     """The bytes of ``source`` (1-D uint8) into the start of ``target`` (1-D
-    uint8, at least as long), on several threads when it is large."""
+    uint8, at least as long), on several threads when it is large (on one
+    while the interpreter shuts down and takes no new threads)."""
     n = source.nbytes
     parts = min(COPY_THREADS, _usable_cpus(), n // COPY_PART)
     if n < PARALLEL_COPY_BYTES or parts < 2:
         target[:n] = source
         return
     step = -(-n // parts)
-    pool = _copy_threads()
-    futures = [pool.submit(np.copyto, target[i:min(i + step, n)], source[i:min(i + step, n)])
-               for i in range(0, n, step)]
+    futures = []
+    try:
+        pool = _copy_threads()
+        for i in range(0, n, step):
+            futures.append(pool.submit(np.copyto, target[i:min(i + step, n)], source[i:min(i + step, n)]))
+    except RuntimeError:  # "cannot schedule new futures after (interpreter) shutdown"
+        concurrent.futures.wait(futures)
+        target[:n] = source
+        return
     concurrent.futures.wait(futures)
     for future in futures:
         future.result()  # raises a part's error
+
+
+def _forget_copy_threads() -> None:
+    """In a forked child: the parent's threads are not there."""
+    global _copy_pool
+    _copy_pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_copy_threads)
 
 
 def pool_key(device_index: int) -> tuple:
@@ -100,51 +125,72 @@ def _lend(pool: ResultPool, device_index: int, device: rt.HalDevice, nbytes: int
 
 
 def _copy_waited(pool: ResultPool, slab: Slab, device: rt.HalDevice, source: rt.HalBuffer,
-                 target: rt.HalBuffer, timeout_s: Optional[float]) -> None:
-    """``values.queue_copy``; on failure the slab is quarantined."""
+                 target: rt.HalBuffer, timeout_s: Optional[float]) -> bool:
+    """One queue copy on ``device``, waited for. False (the slab given
+    back) if the device would not take it: nothing is in flight, and the
+    caller takes the allocator's path. A failed or timed-out wait raises,
+    with the slab quarantined: the device may still write it."""
     try:
-        values.queue_copy(device, source, target, timeout_s)
+        semaphore = device.create_semaphore(0)
+        device.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(semaphore, 0),
+                          signal_semaphores=rt.HalFence.create_at(semaphore, 1))
+    except Exception:  # noqa: BLE001  (refused at submission: nothing in flight)
+        pool.give_back(slab)
+        return False
+    try:
+        values.wait(rt.HalFence.create_at(semaphore, 1), timeout_s, "a transfer")
     except BaseException:
         pool.quarantine([slab])
         raise
+    return True
 
 
 def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: rt.HalBufferView,
               timeout_s: Optional[float]) -> Optional[np.ndarray]:
-    """The value of ``view`` (in ``device``'s own memory) as a numpy array
-    over a slab of ``pool``, or None if the pool lends none."""
+    """The value of ``view`` (in ``device``'s own memory) as a numpy array,
+    or None if the pool lends no slab. Of at most ``COPY_OUT_BYTES``: a new
+    array copied out of the slab, which goes back at once (a small result
+    the caller keeps holds no registered memory); larger: an array over
+    the slab, which goes back when the array is gone."""
     dtype = values.numpy_dtype(int(view.element_type))
     shape = list(view.shape)
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes == 0:
         return np.zeros(shape, dtype)
     buffer = view.get_buffer()
-    # The queue copies the whole buffer, which may be longer than the view.
-    slab = _lend(pool, device_index, device, buffer.byte_length())
-    if slab is None:
+    length = buffer.byte_length()  # the queue copies the whole buffer, which may be longer than the view
+    if nbytes > length:
+        return None  # not a view this path knows how to read
+    slab = _lend(pool, device_index, device, length)
+    if slab is None or not _copy_waited(pool, slab, device, buffer, slab.buffer, timeout_s):
         return None
-    _copy_waited(pool, slab, device, buffer, slab.buffer, timeout_s)
+    if nbytes <= COPY_OUT_BYTES:
+        out = slab.memory[:nbytes].copy()
+        pool.give_back(slab)
+        return out.view(dtype).reshape(shape)
     return pool.array(slab, nbytes, dtype, shape)
 
 
 def place(pool: ResultPool, device_index: int, device: rt.HalDevice, array: np.ndarray, hal_type: int,
           timeout_s: Optional[float]) -> Optional[rt.HalBufferView]:
     """A buffer view of a copy of ``array`` in ``device``'s own memory, or
-    None if the pool lends no slab (or ``array`` holds no bytes)."""
+    None if the pool lends no slab, the device refuses the copy, or
+    ``array`` holds no bytes."""
     if array.nbytes == 0:
         return None
     slab = _lend(pool, device_index, device, array.nbytes)
     if slab is None:
         return None
-    copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
-    # The queue copies the whole slab: the target is as long (whole pages),
-    # the view as long as the array.
     try:
+        copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+        # The queue copies the whole slab: the target is as long (whole
+        # pages), the view as long as the array.
         target = device.allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
                                                   allowed_usage=int(BU.DEFAULT), allocation_size=slab.capacity)
     except BaseException:
         pool.give_back(slab)
         raise
-    _copy_waited(pool, slab, device, slab.buffer, target, timeout_s)
+    if not _copy_waited(pool, slab, device, slab.buffer, target, timeout_s):
+        return None
     pool.give_back(slab)
     return rt.HalBufferView(target, list(array.shape), hal_type)

@@ -8,6 +8,8 @@ GPU."""
 from __future__ import annotations
 
 import gc
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -67,7 +69,13 @@ def test_values_read_back_stay_right_while_held(module, n):
         np.testing.assert_array_equal(h, x * x)
 
 
-def test_a_read_back_reuses_the_memory_of_one_dropped(module):
+@pytest.fixture
+def over_slabs(monkeypatch):
+    """Every read back returned over its slab, however small."""
+    monkeypatch.setattr(staging, "COPY_OUT_BYTES", 0)
+
+
+def test_a_read_back_reuses_the_memory_of_one_dropped(module, over_slabs):
     f = module.function("square_on_b")
     (y,) = f.call_on_devices(values_of(4096, 0))
     first = y.to_host()
@@ -83,7 +91,7 @@ def test_a_read_back_reuses_the_memory_of_one_dropped(module):
     np.testing.assert_array_equal(second, x * x)
 
 
-def test_a_view_of_a_read_back_keeps_its_memory(module):
+def test_a_view_of_a_read_back_keeps_its_memory(module, over_slabs):
     f = module.function("square_on_b")
     x = values_of(1024, 2)
     (y,) = f.call_on_devices(x)
@@ -115,7 +123,7 @@ def test_a_failed_copy_quarantines_its_slab(module, monkeypatch):
     def times_out(*args):
         raise TimeoutError("timed out after 0 s waiting for a transfer")
 
-    monkeypatch.setattr(staging.values, "queue_copy", times_out)
+    monkeypatch.setattr(staging.values, "wait", times_out)
     before = len(result_storage._QUARANTINED)
     with pytest.raises(TimeoutError):
         y.to_host()
@@ -155,3 +163,85 @@ def test_a_large_array_is_placed_right(module, monkeypatch):
     monkeypatch.setattr(staging, "_usable_cpus", lambda: 4)
     x = values_of(123_457, 8)
     np.testing.assert_array_equal(module.function("negate_on_b")(x), -x)
+
+
+def test_a_small_read_back_holds_no_slab(module):
+    """At most COPY_OUT_BYTES: copied out, its slab back at once."""
+    x = values_of(1000, 9)
+    (y,) = module.function("square_on_b").call_on_devices(x)
+    held = y.to_host()
+    assert idle(module) == 1
+    assert held.flags.writeable
+    np.testing.assert_array_equal(held, x * x)
+
+
+def test_a_placement_never_takes_the_memory_of_a_held_read_back(module, over_slabs):
+    x = values_of(2048, 10)
+    (y,) = module.function("square_on_b").call_on_devices(x)
+    held = y.to_host()
+    other = values_of(2048, 11)
+    np.testing.assert_array_equal(module.function("negate_on_b")(other), -other)  # placed on b, same size
+    np.testing.assert_array_equal(held, x * x)
+
+
+class _RefusesFirstCopy:
+    """A device whose first queue copy is refused at submission."""
+
+    def __init__(self, device):
+        self._device, self.refused = device, 0
+
+    def __getattr__(self, name):
+        return getattr(self._device, name)
+
+    def queue_copy(self, *args, **kwargs):
+        if not self.refused:
+            self.refused += 1
+            raise RuntimeError("queue copy refused")
+        return self._device.queue_copy(*args, **kwargs)
+
+
+@pytest.mark.parametrize("move", ["read_back", "place"])
+def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
+    device = _RefusesFirstCopy(module._devices[1])
+    module._devices[1] = device
+    try:
+        before = len(result_storage._QUARANTINED)
+        x = values_of(300, 12)
+        if move == "read_back":
+            (y,) = module.function("square_on_b").call_on_devices(x)
+            np.testing.assert_array_equal(y.to_host(), x * x)
+        else:
+            np.testing.assert_array_equal(module.function("negate_on_b")(x), -x)
+        assert device.refused == 1
+        assert len(result_storage._QUARANTINED) == before  # nothing was in flight
+        assert idle(module) == 1  # the slab went back
+    finally:
+        module._devices[1] = device._device
+
+
+def test_a_key_is_written_off_only_if_its_first_import_is_refused():
+    pool = result_storage.ResultPool()
+    answers = iter([object(), None, object()])
+    assert pool.lend("imports", 10, lambda memory: next(answers)) is not None
+    assert pool.lend("imports", 1 << 20, lambda memory: next(answers)) is None  # refused once
+    assert pool.lend("imports", 1 << 20, lambda memory: next(answers)) is not None  # asked again
+    assert pool.lend("never", 10, lambda memory: None) is None
+    assert pool.lend("never", 10, lambda memory: object()) is None  # written off
+    pool.close()
+
+
+def test_a_forked_child_copies_on_threads_of_its_own(monkeypatch):
+    monkeypatch.setattr(staging, "PARALLEL_COPY_BYTES", 1 << 16)
+    monkeypatch.setattr(staging, "COPY_PART", 1 << 14)
+    monkeypatch.setattr(staging, "_usable_cpus", lambda: 4)
+    source = np.arange(1 << 17, dtype=np.uint8)
+    target = np.empty_like(source)
+    staging.copy_bytes(target, source)  # the parent's threads exist now
+    pid = os.fork()
+    if pid == 0:  # the child: a hang ends in SIGALRM
+        signal.alarm(30)
+        child_target = np.zeros_like(source)
+        staging.copy_bytes(child_target, source)
+        os._exit(0 if np.array_equal(child_target, source) else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
