@@ -1024,9 +1024,7 @@ class Function(native.FunctionAPI):
             index = twin._pinned[position] if pinned else self._result_devices[i]
             slab = None
             if pinned or dev.is_local(m.uris[index]):
-                device = m._devices[index]
-                slab = m._result_pool.lend((index, pinned), nbytes,
-                                           lambda memory: values.import_host_memory(device, memory, pinned))
+                slab = staging.lend(m._result_pool, index, m._devices[index], nbytes, pinned)
             if slab is None:
                 for given, _, _ in lent.values():
                     m._result_pool.give_back(given)

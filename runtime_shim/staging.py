@@ -112,16 +112,19 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_copy_threads)
 
 
-def pool_key(device_index: int) -> tuple:
-    """The pool's key for slabs registered with device ``device_index``:
-    the key ``Function`` lends a pinned result's storage under, so both
-    share the same slabs."""
-    return (device_index, True)
+def pool_key(device_index: int, pinned: bool = True) -> tuple:
+    """The pool's key for slabs imported into device ``device_index``
+    (``pinned``: registered with it as its pinned memory)."""
+    return (device_index, pinned)
 
 
-def _lend(pool: ResultPool, device_index: int, device: rt.HalDevice, nbytes: int) -> Optional[Slab]:
-    return pool.lend(pool_key(device_index), nbytes,
-                     lambda memory: values.import_host_memory(device, memory, pinned=True))
+def lend(pool: ResultPool, device_index: int, device: rt.HalDevice, nbytes: int,
+         pinned: bool = True) -> Optional[Slab]:
+    """A slab of at least ``nbytes`` imported into ``device`` (registered
+    with it when ``pinned``), or None: how these moves and a result's
+    storage (``Function``) borrow the same slabs."""
+    return pool.lend(pool_key(device_index, pinned), nbytes,
+                     lambda memory: values.import_host_memory(device, memory, pinned))
 
 
 def _copy_waited(pool: ResultPool, slab: Slab, device: rt.HalDevice, source: rt.HalBuffer,
@@ -131,14 +134,12 @@ def _copy_waited(pool: ResultPool, slab: Slab, device: rt.HalDevice, source: rt.
     caller takes the allocator's path. A failed or timed-out wait raises,
     with the slab quarantined: the device may still write it."""
     try:
-        semaphore = device.create_semaphore(0)
-        device.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(semaphore, 0),
-                          signal_semaphores=rt.HalFence.create_at(semaphore, 1))
+        done = values.submit_copy(device, source, target)
     except Exception:  # noqa: BLE001  (refused at submission: nothing in flight)
         pool.give_back(slab)
         return False
     try:
-        values.wait(rt.HalFence.create_at(semaphore, 1), timeout_s, "a transfer")
+        values.wait(done, timeout_s, "a transfer")
     except BaseException:
         pool.quarantine([slab])
         raise
@@ -161,7 +162,7 @@ def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: r
     length = buffer.byte_length()  # the queue copies the whole buffer, which may be longer than the view
     if nbytes > length:
         return None  # not a view this path knows how to read
-    slab = _lend(pool, device_index, device, length)
+    slab = lend(pool, device_index, device, length)
     if slab is None or not _copy_waited(pool, slab, device, buffer, slab.buffer, timeout_s):
         return None
     if nbytes <= COPY_OUT_BYTES:
@@ -178,7 +179,7 @@ def place(pool: ResultPool, device_index: int, device: rt.HalDevice, array: np.n
     ``array`` holds no bytes."""
     if array.nbytes == 0:
         return None
-    slab = _lend(pool, device_index, device, array.nbytes)
+    slab = lend(pool, device_index, device, array.nbytes)
     if slab is None:
         return None
     try:

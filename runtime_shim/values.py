@@ -449,10 +449,16 @@ def queue_copy(device: rt.HalDevice, source: rt.HalBuffer, target: rt.HalBuffer,
                timeout_s: Optional[float]) -> None:
     """Copy on `device`'s queue, with a semaphore of that same device, and
     wait for it on the host."""
+    wait(submit_copy(device, source, target), timeout_s, "a transfer")
+
+
+def submit_copy(device: rt.HalDevice, source: rt.HalBuffer, target: rt.HalBuffer) -> rt.HalFence:
+    """Queue a copy on `device`'s queue; -> the fence it signals, on a
+    semaphore of that same device."""
     sem = device.create_semaphore(0)
     device.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(sem, 0),
                       signal_semaphores=rt.HalFence.create_at(sem, 1))
-    wait(rt.HalFence.create_at(sem, 1), timeout_s, "a transfer")
+    return rt.HalFence.create_at(sem, 1)
 
 
 def wait(fence: rt.HalFence, timeout_s: Optional[float], what: str) -> None:
