@@ -207,7 +207,7 @@ util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !
 
 
 def site_view_function_text(name: str, cache: str, shared: str, reads: str | None = None,
-                            record: str | None = None) -> str:
+                            record: str | None = None, read_if_in_place: bool = False) -> str:
     """``@name(%length, %owner) -> view``: one crossing site's pinned buffer,
     kept in global ``cache`` and handed out by ``shared``
     (pinned_view_function_text), with a declaration of ``shared`` so the
@@ -216,7 +216,12 @@ def site_view_function_text(name: str, cache: str, shared: str, reads: str | Non
     on the host for the fence in global ``reads`` (null until the first
     read), and ``@record(%fence)`` stores there the fence of the reads just
     issued. So the source never writes the buffer again before the
-    destination has read it."""
+    destination has read it. ``read_if_in_place``: ``@record(%fence,
+    %in_place)`` stores ``%fence`` only where ``%in_place`` (what the helper
+    that chose said: a value small enough at run time to be read in place),
+    and null otherwise (the destination read its own copy, which the host
+    waited for). The helper says so with a flag, not by comparing buffers:
+    a view IREE exports from an imported buffer is of a buffer of its own."""
     globals_, first, recorder = cache_global_text(cache), "", ""
     if reads is not None:
         globals_ += f"util.global private mutable @{reads} : !hal.fence\n"
@@ -225,6 +230,18 @@ def site_view_function_text(name: str, cache: str, shared: str, reads: str | Non
 {_wait_unless_null("  ", "%fence", "mdc: an earlier read of staging memory failed")}"""
         recorder = f"""util.func private @{record}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   util.global.store %fence, @{reads} : !hal.fence
+  util.return
+}}
+"""
+        if read_if_in_place:
+            recorder = f"""util.func private @{record}(%fence: !hal.fence, %in_place: i1) attributes {{inlining_policy = #util.inline.never}} {{
+  %kept = scf.if %in_place -> (!hal.fence) {{
+    scf.yield %fence : !hal.fence
+  }} else {{
+    %no_fence = util.null : !hal.fence
+    scf.yield %no_fence : !hal.fence
+  }}
+  util.global.store %kept, @{reads} : !hal.fence
   util.return
 }}
 """
@@ -239,11 +256,35 @@ util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_vi
 {recorder}"""
 
 
-def stage_from_pinned_function_text(name: str) -> str:
+def stage_from_pinned_function_text(name: str, in_place: bool = False) -> str:
     """``@name(%pinned_view, %ready, %dst_device) -> view``: the value is
     already in pinned memory (written there by the source device, done when
     ``%ready``, a source-device fence, is); wait for it on the host, then
-    copy it on the destination queue into the destination's memory."""
+    copy it on the destination queue into the destination's memory.
+    ``in_place``: ``@name(..., %in_place_max) -> (view, in place)`` returns,
+    for a value of at most ``%in_place_max`` bytes, a new view of the pinned
+    bytes themselves, for the destination to read there, and says which it
+    did."""
+    written = "mdc: the value written into staging memory failed"
+    if in_place:
+        return f"""
+util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %dst_device: !hal.device, %in_place_max: index) -> (!hal.buffer_view, i1) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %any_queue = arith.constant -1 : i64
+  %forever = arith.constant -1 : i32
+  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
+  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
+  %small = arith.cmpi ule, %length, %in_place_max : index
+  %view = scf.if %small -> (!hal.buffer_view) {{
+{_host_wait("    ", "ready_status", "%src_ready", written)}{_byte_view("in_place", "staging")}    scf.yield %in_place : !hal.buffer_view
+  }} else {{
+{_allocate_destination()}{_host_wait("    ", "ready_status", "%src_ready", written)}{_copy("    ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
+{_byte_view("copied", "dst")}    scf.yield %copied : !hal.buffer_view
+  }}
+  util.return %view, %small : !hal.buffer_view, i1
+}}
+"""
     return f"""
 util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %dst_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
@@ -385,11 +426,30 @@ MAX_PIECES = 16
 CHUNK_ALIGNMENT = 64
 
 
-def pieces_destination_function_text(name: str) -> str:
+def pieces_destination_function_text(name: str, in_place: bool = False) -> str:
     """``@name(%length, %dst_device) -> (view, ready)``: a new
     ``%length``-byte buffer of the destination device, usable once
     ``ready`` (a destination fence) is reached, for pieces to be copied
-    into."""
+    into. ``in_place``: ``@name(..., %pinned_view, %in_place_max) -> (view,
+    ready, in place)`` returns, for at most ``%in_place_max`` bytes, a new
+    view of the pinned buffer itself, a null fence and true: piece_onto then
+    copies nothing, and the destination reads the value there."""
+    if in_place:
+        return f"""
+util.func private @{name}(%length: index, %dst_device: !hal.device, %pinned_view: !hal.buffer_view, %in_place_max: index) -> (!hal.buffer_view, !hal.fence, i1) attributes {{inlining_policy = #util.inline.never}} {{
+  %c0 = arith.constant 0 : index
+  %any_queue = arith.constant -1 : i64
+  %small = arith.cmpi ule, %length, %in_place_max : index
+  %view, %ready = scf.if %small -> (!hal.buffer_view, !hal.fence) {{
+    %pinned = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
+{_byte_view("in_place", "pinned")}    %no_fence = util.null : !hal.fence
+    scf.yield %in_place, %no_fence : !hal.buffer_view, !hal.fence
+  }} else {{
+{_allocate_destination()}{_byte_view("copied", "dst")}    scf.yield %copied, %dst_ready : !hal.buffer_view, !hal.fence
+  }}
+  util.return %view, %ready, %small : !hal.buffer_view, !hal.fence, i1
+}}
+"""
     return f"""
 util.func private @{name}(%length: index, %dst_device: !hal.device) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
@@ -399,7 +459,7 @@ util.func private @{name}(%length: index, %dst_device: !hal.device) -> (!hal.buf
 """
 
 
-def piece_onto_function_text(name: str) -> str:
+def piece_onto_function_text(name: str, in_place: bool = False) -> str:
     """``@name(%pinned_view, %ready, %offset, %bytes, %dst_view, %dst_ready,
     %dst_device) -> (pinned view, done)``: one piece, ``%bytes`` bytes at
     ``%offset``, is being written into pinned memory by the source device
@@ -408,27 +468,45 @@ def piece_onto_function_text(name: str) -> str:
     ``%dst_view`` (after ``%dst_ready``), signalling ``done``. Returns a new
     view of the pinned buffer, so that the source device's next piece, which
     writes into that view, is issued only after this call: its queue then
-    never waits on a fence of its own earlier piece."""
+    never waits on a fence of its own earlier piece. ``in_place``: ``@name(
+    ..., %in_place)``; where ``%in_place`` (``%dst_view`` views the pinned
+    buffer itself: pieces_destination_function_text's in-place answer),
+    nothing is copied and ``done`` is null."""
+    copy = """  %done = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
+  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")"""
+    in_place_operand = ""
+    if in_place:
+        in_place_operand = ", %in_place: i1"
+        copy = """  %done = scf.if %in_place -> (!hal.fence) {
+    %no_fence = util.null : !hal.fence
+    scf.yield %no_fence : !hal.fence
+  } else {
+    %copied = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%copied) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")
+    scf.yield %copied : !hal.fence
+  }"""
     return f"""
-util.func private @{name}(%pinned_view: !hal.buffer_view, %ready: !hal.fence, %offset: index, %bytes: index, %dst_view: !hal.buffer_view, %dst_ready: !hal.fence, %dst_device: !hal.device) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
+util.func private @{name}(%pinned_view: !hal.buffer_view, %ready: !hal.fence, %offset: index, %bytes: index, %dst_view: !hal.buffer_view, %dst_ready: !hal.fence, %dst_device: !hal.device{in_place_operand}) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
   %any_queue = arith.constant -1 : i64
   %forever = arith.constant -1 : i32
   %length = hal.buffer_view.dim<%pinned_view : !hal.buffer_view>[0] : index
   %staging = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
   %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
-{_host_wait("  ", "ready_status", "%ready", "mdc: the value written into staging memory failed")}  %done = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")
+{_host_wait("  ", "ready_status", "%ready", "mdc: the value written into staging memory failed")}{copy}
 {_byte_view("again", "staging")}  util.return %again, %done : !hal.buffer_view, !hal.fence
 }}
 """
 
 
-def pieces_arrived_function_text(name: str) -> str:
+def pieces_arrived_function_text(name: str, in_place: bool = False) -> str:
     """``@name(%dst_view, %dones) -> view``: waits on the host for every
     piece's copy (``%dones``, a list of destination fences), in order, then
     returns a new view of the destination buffer (new, so nothing reads it
-    before this call)."""
+    before this call). ``in_place``: a null fence (a piece read in place)
+    is not waited for."""
+    what = "mdc: copy out of staging memory failed"
+    wait = _wait_unless_null("    ", "%done", what) if in_place else _host_wait("    ", "copied", "%done", what)
     return f"""
 util.func private @{name}(%dst_view: !hal.buffer_view, %dones: !util.list<?>) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
   %c0 = arith.constant 0 : index
@@ -437,7 +515,7 @@ util.func private @{name}(%dst_view: !hal.buffer_view, %dones: !util.list<?>) ->
   %count = util.list.size %dones : !util.list<?>
   scf.for %i = %c0 to %count step %c1 {{
     %done = util.list.get %dones[%i] : !util.list<?> -> !hal.fence
-{_host_wait("    ", "copied", "%done", "mdc: copy out of staging memory failed")}  }}
+{wait}  }}
   %length = hal.buffer_view.dim<%dst_view : !hal.buffer_view>[0] : index
   %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
 {_byte_view("view", "dst")}  util.return %view : !hal.buffer_view

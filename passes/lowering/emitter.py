@@ -96,21 +96,22 @@ class Emitter:
         a !hal.buffer global used in the program's own functions)."""
         return self._new_site(read_in_place=False)[0]
 
-    def released_site_functions(self) -> tuple[str, str]:
+    def released_site_functions(self, read_if_in_place: bool = False) -> tuple[str, str]:
         """A new crossing site whose pinned buffer the destination reads
         asynchronously: (``(%length, %owner) -> view``, which first waits
         on the host for the site's last reads, ``(%fence)``, which records
-        the fence of the reads just issued); staging_template.
-        site_view_function_text."""
-        return self._new_site(read_in_place=True)
+        the fence of the reads just issued; ``(%fence, %read)`` with
+        ``read_if_in_place``, which records it only where the view ``%read``
+        is of the site's buffer); staging_template.site_view_function_text."""
+        return self._new_site(read_in_place=True, read_if_in_place=read_if_in_place)
 
-    def _new_site(self, read_in_place: bool) -> tuple[str, str | None]:
+    def _new_site(self, read_in_place: bool, read_if_in_place: bool = False) -> tuple[str, str | None]:
         shared = self.helper("pinned_view", staging_template.pinned_view_function_text)
         cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
         reads = unique_symbol(self.module, f"{cache}_read") if read_in_place else None
         name = unique_symbol(self.module, f"{cache}_view")
         record = unique_symbol(self.module, f"{cache}_record_read") if read_in_place else None
-        self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record))
+        self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record, read_if_in_place))
         return name, record
 
     def early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
@@ -276,3 +277,9 @@ def is_small(value, size) -> bool:
     """``value``'s size is known at compile time and at most SMALL_CROSSING_BYTES."""
     _, nbytes = describe(value, size)
     return nbytes.isdigit() and int(nbytes) <= SMALL_CROSSING_BYTES
+
+
+def is_dynamic(value, size) -> bool:
+    """``value``'s size is known only at run time."""
+    _, nbytes = describe(value, size)
+    return not nbytes.isdigit()

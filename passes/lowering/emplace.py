@@ -136,6 +136,27 @@ class Emplace(Lowering):
                                      affinity=where).result
         return view, ready
 
+    def write_for_reading_in_place(self, value, size, src, dst, pinned_view, in_place_max):
+        """CPU ``src`` writes ``value`` into the pinned buffer
+        ``pinned_view`` as ``lower`` would for GPU ``dst`` (in pieces, or by
+        its producing dispatch), and the helpers that send it on decide at
+        run time: a value of at most ``in_place_max`` bytes (an index) is
+        not copied, and the view returned is of the pinned buffer itself,
+        for ``dst`` to read there; a larger one is copied into ``dst``'s
+        memory as ``lower`` does. Returns the view for ``dst`` to import
+        and an i1 that says whether it is read in place."""
+        view_type = ir.Type.parse("!hal.buffer_view")
+        if self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
+            return self._copy_in_pieces(value, size, src, dst, pinned_view, in_place_max)
+        view, ready = self.write_into_pinned(value, size, src, pinned_view)
+        if ready is None:
+            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+        from_pinned = self.emit.helper(
+            "from_pinned_or_in_place", lambda name: staging_template.stage_from_pinned_function_text(name, True))
+        view, in_place = staging_call([view_type, ir.IntegerType.get_signless(1)], from_pinned,
+                                      [view, ready, self.emit.device(dst), in_place_max]).results
+        return view, in_place
+
     @staticmethod
     def _is_only_use_of_dispatch(value) -> bool:
         """``value`` is made by a dispatch and crossing is its one use."""
@@ -163,11 +184,13 @@ class Emplace(Lowering):
         at_most = arith.MinUIOp(wanted, arith.ConstantOp(index, staging_template.MAX_PIECES).result).result
         return arith.MaxUIOp(at_most, arith.ConstantOp(index, 1).result).result
 
-    def _copy_in_pieces(self, value, size, src, dst, pinned_view):
+    def _copy_in_pieces(self, value, size, src, dst, pinned_view, in_place_max=None):
         """CPU ``src`` copies ``value`` into the pinned buffer ``pinned_view``
         in pieces (``_piece_count``), and ``dst``'s queue copies each piece
         on as soon as the host sees it written, so the DMA of one piece
-        overlaps the CPU's copy of the next. The host starts every piece: a
+        overlaps the CPU's copy of the next (``in_place_max``: see
+        write_for_reading_in_place, whose i1 is then returned with the
+        view). The host starts every piece: a
         loop whose every iteration writes its piece into a fresh import of
         the view the previous iteration's helper returned, so IREE issues it
         after that helper and the CPU's queue never waits on its own earlier
@@ -182,11 +205,18 @@ class Emplace(Lowering):
         index = ir.IndexType.get()
         where = affinity_attr(src)
         dst_device = self.emit.device(dst)
-        dst_view, dst_ready = staging_call(
-            [view_type, fence_type],
-            self.emit.helper("pieces_destination", staging_template.pieces_destination_function_text),
-            [size, dst_device]).results
-        onto = self.emit.helper("piece_onto", staging_template.piece_onto_function_text)
+        in_place = in_place_max is not None
+        tag = "_or_in_place" if in_place else ""
+        helper = lambda kind, text: self.emit.helper(kind + tag, lambda name: text(name, in_place))  # noqa: E731
+        destination_operands, flag = [size, dst_device], []
+        if in_place:
+            destination_operands += [pinned_view, in_place_max]
+            flag = [ir.IntegerType.get_signless(1)]
+        dst_view, dst_ready, *read_in_place = staging_call(
+            [view_type, fence_type, *flag],
+            helper("pieces_destination", staging_template.pieces_destination_function_text),
+            destination_operands).results
+        onto = helper("piece_onto", staging_template.piece_onto_function_text)
         count = self._piece_count(size)
         align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
         even = arith.CeilDivUIOp(size, count).result
@@ -218,11 +248,13 @@ class Emplace(Lowering):
             _, ready = self.emit.written(stream.AsyncUpdateOp(pinned, size, start, end, copied, length,
                                                           affinity=where).result, size, src)
             again, done = staging_call([view_type, fence_type], onto,
-                                      [view, ready, start, length, dst_view, dst_ready, dst_device]).results
+                                      [view, ready, start, length, dst_view, dst_ready, dst_device,
+                                       *read_in_place]).results
             util.ListSetOp(dones, i, done)
             scf.YieldOp([again])
-        return staging_call([view_type], self.emit.helper("pieces_arrived", staging_template.pieces_arrived_function_text),
-                           [dst_view, dones]).results[0]
+        arrived = staging_call([view_type], helper("pieces_arrived", staging_template.pieces_arrived_function_text),
+                               [dst_view, dones]).results[0]
+        return (arrived, read_in_place[0]) if in_place else arrived
 
     def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):
         """CPU ``dst`` copies the value out of pinned memory with a copy

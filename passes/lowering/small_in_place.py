@@ -1,19 +1,28 @@
-"""The small-in-place lowering (``--staging=emplace``, a value of at most
-emitter.SMALL_CROSSING_BYTES known at compile time, from a CPU): no queue
-copy at all. The CPU writes the value into the site's pinned buffer and the
-GPU's dispatches read it there; the site's next write waits on the host for
-those reads, whose fence the site records (``finish``).
+"""The small-in-place lowering (``--staging=emplace``, a value from a CPU
+of at most emitter.SMALL_CROSSING_BYTES): no queue copy at all. The CPU
+writes the value into the site's pinned buffer and the GPU's dispatches read
+it there; the site's next write waits on the host for those reads, whose
+fence the site records (``finish``).
+
+A value whose size is known at compile time is lowered so for good. One
+whose size is known only at run time, going to the device that owns the
+staging memory (a GPU), is written as the emplace lowering writes it, and
+the helpers choose on each call (Emplace.write_for_reading_in_place): at
+most SMALL_CROSSING_BYTES is read in place, more is copied into the GPU's
+memory, and the site records its readers' fence only when they read in
+place. Where the readers could not read in place (``finish``), the choice
+is taken away: the size limit becomes 0.
 """
 
 from __future__ import annotations
 
 from iree.compiler import ir
-from iree.compiler.dialects import stream, util
+from iree.compiler.dialects import arith, stream, util
 
 from ..ir_util import affinity_attr, get_attr
 from ..module_facts import single_device
 from .base import Lowering, Site
-from .emitter import Emitter, barrier, export_fence, is_small, staging_call
+from .emitter import SMALL_CROSSING_BYTES, Emitter, barrier, export_fence, is_dynamic, is_small, staging_call
 from .emplace import Emplace
 
 
@@ -25,13 +34,22 @@ class SmallInPlace(Lowering):
     def __init__(self, emit: Emitter, emplace: Emplace):
         self.emit = emit
         self.emplace = emplace  # whose applies() this needs, and whose write into pinned memory it uses
-        # (value on the destination, size, destination, record_read function)
+        # (value on the destination, size, destination, record_read function,
+        # and for a dynamic size: (the size limit's constant, the i1 that
+        # says whether it is read in place))
         # of each site read in place, for finish().
         self._reads_in_place: list[tuple] = []
 
     def applies(self, site: Site) -> bool:
-        return (self.emplace.applies(site) and self.emit.model.devices[site.src].is_local
-                and is_small(site.value, site.size) and str(site.result_type) == "!stream.resource<*>")
+        if not (self.emplace.applies(site) and self.emit.model.devices[site.src].is_local
+                and str(site.result_type) == "!stream.resource<*>"):
+            return False
+        if is_small(site.value, site.size):
+            return True
+        # A dynamic size, to the device owning the staging memory (a GPU,
+        # or the CPU in its role under --link=X:Y=staged), and not into a
+        # region argument (which gets a copy: Emitter.imported).
+        return is_dynamic(site.value, site.size) and site.dst == site.policy.owner and not site.carried
 
     def lower(self, site: Site) -> ir.Value:
         """A small ``value`` from CPU ``src``: the CPU writes it into the
@@ -45,15 +63,23 @@ class SmallInPlace(Lowering):
         value, size, src, dst, policy, result_type = (site.value, site.size, site.src, site.dst, site.policy,
                                                       site.result_type)
         view_type = ir.Type.parse("!hal.buffer_view")
-        view_function, record_read = self.emit.released_site_functions()
+        dynamic = not is_small(value, size)
+        view_function, record_read = self.emit.released_site_functions(read_if_in_place=dynamic)
         pinned_view = staging_call([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
-        view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
-        view = self.emit.awaited_view(ready, view)
+        chosen = None
+        if dynamic:
+            limit = arith.ConstantOp(ir.IndexType.get(), SMALL_CROSSING_BYTES)
+            view, in_place = self.emplace.write_for_reading_in_place(value, size, src, dst, pinned_view,
+                                                                     limit.result)
+            chosen = (limit, in_place)
+        else:
+            view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
+            view = self.emit.awaited_view(ready, view)
         imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
                                          ir.Type.parse("tensor<?xi8>"), [size], size,
                                          affinity=affinity_attr(dst)).result
         on_dst = stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
-        self._reads_in_place.append((on_dst, size, dst, record_read))
+        self._reads_in_place.append((on_dst, size, dst, record_read, chosen))
         return on_dst
 
     def finish(self) -> None:
@@ -69,13 +95,20 @@ class SmallInPlace(Lowering):
         must not be a second use that stops that). Any other use gets a
         copy first, a copy dispatch on the destination, and the fence is
         the copy's."""
-        for on_dst, size, dst, record_read in self._reads_in_place:
+        for on_dst, size, dst, record_read, chosen in self._reads_in_place:
             block = on_dst.owner.operation.block
             readers = [use.owner for use in on_dst.uses]
             if not readers:
                 continue
             if all(_reads_without_writing(reader, on_dst, block, dst) for reader in readers):
                 done = [_emplaced_result(reader.results[0]) for reader in readers]
+            elif chosen is not None:
+                # A dynamic size whose readers cannot read in place: always
+                # copied into the destination's memory, which the host waits
+                # for; nothing to record.
+                limit, _ = chosen
+                limit.operation.attributes["value"] = ir.IntegerAttr.get(ir.IndexType.get(), 0)
+                continue
             else:
                 after = list(block.operations)
                 with ir.InsertionPoint(after[after.index(on_dst.owner.operation) + 1]):
@@ -87,7 +120,8 @@ class SmallInPlace(Lowering):
                 joined = timepoints[0]
                 if len(timepoints) > 1:
                     joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
-                staging_call([], record_read, [export_fence(joined, dst)])
+                read = [] if chosen is None else [chosen[1]]
+                staging_call([], record_read, [export_fence(joined, dst)] + read)
 
 
 def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:

@@ -63,11 +63,27 @@ def _cases(rng):
         _case("loop_dynamic", "loop.mlir", "ping_pong", [f32(37), np.array(3, np.int64)]),
         # Large enough that copies race their producers if a wait is missing.
         _case("loop_dynamic_large", "loop.mlir", "ping_pong", [f32(1 << 20), np.array(20, np.int64)]),
+        # Sizes known at run time only, small ones read in place by the GPU
+        # (passes/lowering/small_in_place.py): many iterations, so a CPU
+        # write into the site before the GPU's read of the last one shows;
+        # and a CPU kernel's result, just under and over the size limit.
+        _case("loop_dynamic_small_in_place", "loop.mlir", "ping_pong", [f32(1000), np.array(50, np.int64)]),
+        _case("seed_dynamic_in_place", "seed_dynamic.mlir", "multi_device_mul", [f32(16384)],
+              program_dir=os.path.join(ROOT, "bench", "programs")),
+        _case("seed_dynamic_copied", "seed_dynamic.mlir", "multi_device_mul", [f32(16385)],
+              program_dir=os.path.join(ROOT, "bench", "programs")),
         # A small value sent to the GPU in every iteration and only summed
         # there: the GPU's copy out of the pinned site is waited for by the
         # site's next write alone (passes/lowering/small_in_place.py).
         _case("sum_on_gpu", "sum_on_b.mlir", "sum_on_b",
               [np.arange(16, dtype=np.float32), np.array(300, np.int64)]),
+        # The same with its size known at run time only: read in place up to
+        # 64 KiB (16384 f32), copied above, each iteration's site write
+        # waiting for the GPU's read of the last one only when in place.
+        _case("sum_on_gpu_dynamic_in_place", "sum_on_b_dynamic.mlir", "sum_on_b",
+              [(np.arange(16384) % 16).astype(np.float32), np.array(300, np.int64)]),
+        _case("sum_on_gpu_dynamic_copied", "sum_on_b_dynamic.mlir", "sum_on_b",
+              [(np.arange(16385) % 16).astype(np.float32), np.array(300, np.int64)]),
         _case("three_devices", "three_devices.mlir", "three_devices",
               [rng.integers(-50, 50, (4, 4)).astype(np.int32)],
               devices=["a=local[0]", "b=cuda[0]", "c=local[1]"],

@@ -54,6 +54,12 @@ CASES = [
     ("while_condition_moved", f"{PROGRAMS}/while_condition_moved.mlir", ["--input=3xf32=100,2,3", "--input=5"], AB, []),
     ("while_condition_moved_no_trip", f"{PROGRAMS}/while_condition_moved.mlir", ["--input=3xf32=4,2,3", "--input=5"],
      AB, []),
+    # A size known at run time only, on both sides of the 64 KiB limit up to
+    # which device_b reads it in place (passes/lowering/small_in_place.py).
+    ("sum_on_b_dynamic_in_place", f"{PROGRAMS}/sum_on_b_dynamic.mlir",
+     [(np.arange(1000) % 16).astype(np.float32), "--input=50"], AB, []),
+    ("sum_on_b_dynamic_copied", f"{PROGRAMS}/sum_on_b_dynamic.mlir",
+     [(np.arange(16385) % 16).astype(np.float32), "--input=50"], AB, []),
     ("three_devices", f"{PROGRAMS}/three_devices.mlir", ["--input=4x4xi32=[1 2 3 4][5 6 7 8][9 10 11 12][-1 -2 -3 -4]"],
      ("a=local[0]", "b=local[1]", "c=local[2]"), []),
 ]
@@ -186,6 +192,34 @@ def test_small_crossing_site_waits_for_its_last_read(devices, tmp_path):
             x = np.arange(16, dtype=np.float32) * (call + 1)
             want = (n * x + n * (n + 1) / 2).astype(np.float32)
             np.testing.assert_array_equal(f(x, n), want, err_msg=f"call {call}")
+
+
+@pytest.mark.parametrize("pieces", [None, 3])
+@pytest.mark.parametrize("devices", [["local-sync", "local-task"], ["local-task", "local-task"]])
+def test_dynamic_small_crossing_read_in_place_waits_for_its_last_read(devices, pieces, tmp_path):
+    """sum_on_b with its size known at run time only: up to 64 KiB,
+    device_b reads each iteration's value in the site's pinned buffer and
+    only the site's next write waits for that read (the record_read fence,
+    kept only when the helper read in place); above it, device_b reads its
+    own copy. Sizes on both sides of the limit, written by a dispatch
+    (--staging-pieces default here) and in pieces. While the recording
+    compared buffers (a view IREE exports is of a buffer of its own, so
+    never equal), 20 of 50 calls came back wrong on local-sync + local-task,
+    every one in place."""
+    from mdc.runtime_shim import load
+
+    vmfb = tmp_path / "m.vmfb"
+    more = [] if pieces is None else [f"--staging-pieces={pieces}"]
+    _run(["mdc-compile", os.path.join(PROGRAMS, "sum_on_b_dynamic.mlir"), "--device=a=local[0]",
+          "--device=b=local[1]", "--link=a:b=staged", *more, "-o", str(vmfb)])
+    n = 300
+    with load(str(vmfb), devices) as m:
+        f = m.function("sum_on_b")
+        for call in range(10):
+            for size in (16, 1000, 16384, 16385, 40000):  # 16384 f32: 64 KiB, the limit
+                x = (np.arange(size) % 16).astype(np.float32) * (call + 1)  # sums stay exact in f32
+                want = (n * x + n * (n + 1) / 2).astype(np.float32)
+                np.testing.assert_array_equal(f(x, n), want, err_msg=f"call {call}, {size} elements")
 
 
 def test_emplace_writes_a_computed_value_in_place(tmp_path):

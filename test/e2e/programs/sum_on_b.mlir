@@ -2,7 +2,7 @@
 // and summed on device_b, which never sends anything back inside the loop:
 // device_b copies each iteration's value out of its pinned site without the
 // host waiting for it, so the CPU's next write into that site must wait for
-// the copy first (transfer_insertion._read_pinned_in_place).
+// the copy first (passes/lowering/small_in_place.py).
 func.func @sum_on_b(%x: tensor<16xf32> {iree.abi.affinity = #hal.device.promise<@device_a>},
                     %n: index) -> (tensor<16xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
   %c0 = arith.constant 0 : index

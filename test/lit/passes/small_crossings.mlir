@@ -86,11 +86,41 @@
 // CHECK-NEXT: %[[T_READ:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[BOTH]]
 // CHECK-NEXT: util.call @__mdc_stage_pinned_site_3_record_read(%[[T_READ]])
 // CHECK-NEXT: util.return %[[R1]], %[[R2]]
-// A size known only at run time: the copying lowering (here in pieces).
+// A size known at run time only: the value is written as the emplace
+// lowering writes it (here in pieces) and the helpers choose at run time,
+// given the size limit. Returned, not read by a dispatch on the GPU, it
+// could not be read in place: the limit is 0, nothing is recorded.
 // CHECK-LABEL: util.func public @dynamic(
-// CHECK:      util.call @__mdc_stage_pieces_destination(
+// CHECK:      %[[NEVER:.+]] = arith.constant 0 : index
+// CHECK:      util.call @__mdc_stage_pieces_destination_or_in_place(%{{.+}}, %{{.+}}, %{{.+}}, %[[NEVER]])
 // CHECK-NOT:  record_read
 // CHECK:      util.return
+// Read by a dispatch on the GPU: up to 64 KiB read in place. The site
+// records its reader's fence with the flag the helper that chose returned.
+// CHECK-LABEL: util.func public @dynamic_read(
+// CHECK:      %[[D_PV:.+]] = util.call @__mdc_stage_pinned_site_5_view(
+// CHECK-NEXT: %[[LIMIT:.+]] = arith.constant 65536 : index
+// CHECK:      %[[DST:.+]]:3 = util.call @__mdc_stage_pieces_destination_or_in_place(%{{.+}}, %{{.+}}, %[[D_PV]], %[[LIMIT]])
+// CHECK:      scf.for
+// CHECK:      util.call @__mdc_stage_piece_onto_or_in_place(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[DST]]#0, %[[DST]]#1, %{{.+}}, %[[DST]]#2)
+// CHECK:      %[[ARRIVED:.+]] = util.call @__mdc_stage_pieces_arrived_or_in_place(%[[DST]]#0,
+// CHECK-NEXT: %[[D_IMP:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) %[[ARRIVED]]
+// CHECK-NEXT: %[[D_ANY:.+]] = stream.async.cast on(#hal.device.affinity<@device_b>) %[[D_IMP]]
+// CHECK:      %[[D_R:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%[[D_ANY]])
+// CHECK-NEXT: %{{.+}}, %[[D_TP:[^ ]+]] = stream.timepoint.barrier on(#hal.device.affinity<@device_b>) %[[D_R]]
+// CHECK-NEXT: %[[D_READ:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_b>) %[[D_TP]]
+// CHECK-NEXT: util.call @__mdc_stage_pinned_site_5_record_read(%[[D_READ]], %[[DST]]#2)
+// CHECK-NEXT: util.return %[[D_R]]
+// A CPU kernel's result whose one use is the crossing: the kernel writes
+// into the pinned buffer, and the helper returns a view of it (small) or
+// of the GPU's copy.
+// CHECK-LABEL: util.func public @dynamic_made_read(
+// CHECK:      %[[M_LIMIT:.+]] = arith.constant 65536 : index
+// CHECK:      stream.async.update on(#hal.device.affinity<@device_a>)
+// CHECK:      %[[M_VIEW:.+]]:2 = util.call @__mdc_stage_from_pinned_or_in_place(%{{.+}}, %{{.+}}, %{{.+}}, %[[M_LIMIT]])
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[M_VIEW]]#0
+// CHECK:      util.call @__mdc_stage_pinned_site_6_record_read(%{{.+}}, %[[M_VIEW]]#1)
+// CHECK-NEXT: util.return
 // The site's view function first waits on the host for the last read
 // recorded (none before the first call).
 // CHECK:      util.func private @[[SITE]](
@@ -100,6 +130,35 @@
 // CHECK:      util.global.load @__mdc_stage_pinned_site : !hal.buffer
 // CHECK:      util.func private @__mdc_stage_pinned_site_record_read(%[[F:.+]]: !hal.fence)
 // CHECK-NEXT: util.global.store %[[F]], @[[READ_GLOBAL]] : !hal.fence
+// The helpers' choice: the pinned buffer itself at most the limit, a new
+// GPU buffer above it; no copy onto the pinned buffer itself.
+// CHECK:      util.func private @__mdc_stage_pieces_destination_or_in_place(%[[LEN:.+]]: index, %{{.+}}: !hal.device, %[[PV:.+]]: !hal.buffer_view, %[[MAX:.+]]: index)
+// CHECK:      %[[SMALL:.+]] = arith.cmpi ule, %[[LEN]], %[[MAX]] : index
+// CHECK-NEXT: %{{.+}}:2 = scf.if %[[SMALL]] -> (!hal.buffer_view, !hal.fence) {
+// CHECK-NEXT:   hal.buffer_view.buffer<%[[PV]] : !hal.buffer_view>
+// CHECK:      } else {
+// CHECK:        hal.device.queue.alloca
+// CHECK:      util.func private @__mdc_stage_piece_onto_or_in_place({{.+}}, %[[ONTO_IN_PLACE:.+]]: i1)
+// CHECK:      scf.if %[[ONTO_IN_PLACE]] -> (!hal.fence) {
+// CHECK-NEXT:   util.null : !hal.fence
+// CHECK:      } else {
+// CHECK:        hal.device.queue.copy
+// CHECK:      util.func private @__mdc_stage_pieces_arrived_or_in_place(
+// CHECK:      util.cmp.eq %{{.+}}, %{{.+}} : !hal.fence
+// A dynamic site's recording function keeps the fence only where the value
+// was read in place; else null (the GPU read its own copy, which the host
+// waited for).
+// CHECK:      util.func private @__mdc_stage_pinned_site_5_record_read(%[[F5:.+]]: !hal.fence, %[[IN_PLACE5:.+]]: i1)
+// CHECK-NEXT: %[[KEPT5:.+]] = scf.if %[[IN_PLACE5]] -> (!hal.fence) {
+// CHECK-NEXT:   scf.yield %[[F5]] : !hal.fence
+// CHECK:      util.global.store %[[KEPT5]], @__mdc_stage_pinned_site_5_read : !hal.fence
+// CHECK:      util.func private @__mdc_stage_from_pinned_or_in_place(%[[FV:.+]]: !hal.buffer_view, %{{.+}}: !hal.fence, %{{.+}}: !hal.device, %[[FMAX:.+]]: index)
+// CHECK:      %[[FSMALL:.+]] = arith.cmpi ule, %{{.+}}, %[[FMAX]] : index
+// CHECK-NEXT: scf.if %[[FSMALL]] -> (!hal.buffer_view) {
+// CHECK-NOT:    hal.device.queue
+// CHECK:      } else {
+// CHECK:        hal.device.queue.alloca
+// CHECK:        hal.device.queue.copy
 
 // COPY-LABEL: util.func public @there_and_back(
 // COPY-NOT:   pinned_site

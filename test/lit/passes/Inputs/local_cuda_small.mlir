@@ -47,4 +47,25 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     %on_b = stream.async.transfer %x : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
     util.return %on_b : !stream.resource<*>
   }
+  // A size known at run time only, read by a dispatch on the GPU: an
+  // argument's value (sent on in pieces) ...
+  util.func public @dynamic_read(%v: f32, %n: index) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<?xf32>{%n} : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_a>) %v : f32 -> tensor<?xf32>{%n} in !stream.resource<*>{%size}
+    %on_b = stream.async.transfer %x : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    %size_b = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<?xf32>{%n} : index
+    %r = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%on_b) : (tensor<?xf32>{%n} in !stream.resource<*>{%size}) -> tensor<?xf32>{%n} in !stream.resource<*>{%size_b}
+    util.return %r : !stream.resource<*>
+  }
+  // ... and a CPU kernel's result whose one use is the crossing (written
+  // into pinned memory by that kernel).
+  util.func public @dynamic_made_read(%v: f32, %n: index) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<?xf32>{%n} : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_a>) %v : f32 -> tensor<?xf32>{%n} in !stream.resource<*>{%size}
+    %on_a = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @scale::@scale_4xf32(%x) : (tensor<?xf32>{%n} in !stream.resource<*>{%size}) -> tensor<?xf32>{%n} in !stream.resource<*>{%size}
+    %on_b = stream.async.transfer %on_a : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_b>) !stream.resource<*>{%size}
+    %size_b = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<?xf32>{%n} : index
+    %r = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%on_b) : (tensor<?xf32>{%n} in !stream.resource<*>{%size}) -> tensor<?xf32>{%n} in !stream.resource<*>{%size_b}
+    util.return %r : !stream.resource<*>
+  }
 }
