@@ -21,6 +21,7 @@ if ROOT not in sys.path:  # mdc.runtime_shim from this checkout (mdc/__init__.py
 
 MIB = 1 << 20
 SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
+SEED_DYNAMIC = os.path.join(HERE, "programs", "seed_dynamic.mlir")  # the seed, its size known at run time
 STAGINGS = ("copy", "emplace")  # mdc-compile --staging=...
 PIECE_COUNTS = (1, 2, 4, 8, 16)  # mdc-compile --staging-pieces=...
 NO_GPU_STATUS = 2  # the exit status of a measurement with no GPU to measure

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from .common import HERE, PIECE_COUNTS, SEED, STAGINGS
+from .common import HERE, PIECE_COUNTS, SEED, SEED_DYNAMIC, STAGINGS
 
 
 def _program(name: str) -> str:
@@ -25,6 +25,7 @@ def _stock_jobs(cpu: str, smoke: bool) -> dict[str, list[str]]:
            ["--iree-hal-target-device=device_b=cuda[0]", "--iree-cuda-target=sm_80"])
     return {
         "seed_cuda_cuda.vmfb": ["iree-compile", SEED, *two_gpus],
+        "seed_dynamic_cuda_cuda.vmfb": ["iree-compile", SEED_DYNAMIC, *two_gpus],
         "seed_local_local.vmfb": ["iree-compile", SEED, "--iree-hal-target-device=device_a=local[0]",
                                   "--iree-hal-target-device=device_b=local[1]", *local],
         "compute_on_gpu.vmfb": ["iree-compile", _program("compute_on_gpu"), *gpu],
@@ -44,6 +45,7 @@ def _mdc_jobs(cpu: str, smoke: bool) -> dict[str, list[str]]:
         for program in ("to_gpu", "to_cpu", "compute_to_gpu", "compute_to_cpu"):
             jobs[f"{program}_{staging}.vmfb"] = ["mdc-compile", _program(program), *lowered]
         jobs[f"seed_mdc_{staging}.vmfb"] = ["mdc-compile", SEED, *lowered]
+        jobs[f"seed_dynamic_mdc_{staging}.vmfb"] = ["mdc-compile", SEED_DYNAMIC, *lowered]
     for pieces in PIECE_COUNTS:
         jobs[f"to_gpu_pieces_{pieces}.vmfb"] = ["mdc-compile", _program("to_gpu"), *mdc,
                                                 f"--staging-pieces={pieces}"]
@@ -76,8 +78,10 @@ def build(out: str, cpu: str, smoke: bool = False) -> int:
 
 
 # What a baseline kit of ``latency --baseline`` must hold: the seed's mdc
-# modules alone (a kit from an older commit may lack later modules).
+# modules alone (a kit from an older commit may lack later modules); the
+# dynamic-size seed's are measured where it has them.
 SEED_MDC_MODULES = tuple(f"seed_mdc_{staging}.vmfb" for staging in STAGINGS)
+SEED_DYNAMIC_MDC_MODULES = tuple(f"seed_dynamic_mdc_{staging}.vmfb" for staging in STAGINGS)
 
 
 def missing(kit: str, names=None) -> list[str]:

@@ -1,6 +1,8 @@
 """``bench latency DIR``: the seed program's per-call latency by CPU driver,
 in interleaved rounds, against stock IREE's cuda+cuda and local+local
-modules (and a baseline kit's mdc modules, when given)."""
+modules (and a baseline kit's mdc modules, when given); and the same with
+its size known at run time only (``seed_dynamic``), whose small CPU -> GPU
+crossing the helpers read in place at run time."""
 
 from __future__ import annotations
 
@@ -12,6 +14,16 @@ import numpy as np
 from .common import STAGINGS, Config, gpu_or_none, median_time, resident_call
 
 
+DYNAMIC = ", size at run time"  # the rows of seed_dynamic
+
+
+def _seed_result(name: str, x: np.ndarray) -> np.ndarray:
+    """What module ``name`` (the seed, or seed_dynamic) computes from ``x``."""
+    if name.startswith("seed_dynamic"):
+        return 2 * x * x
+    return x * np.arange(4, dtype=np.float32) * np.arange(4, 8, dtype=np.float32)
+
+
 def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300) -> float:
     """Median seconds per call of the seed program in ``kit``/``name``, its
     argument placed and its result left on its device; its result checked."""
@@ -21,7 +33,7 @@ def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300) -> f
     f = m.function("multi_device_mul")
     x = np.array([10, 11, 12, 13], np.float32)
     out = f(x)
-    assert np.array_equal(out, [0, 55, 144, 273]), out
+    assert np.array_equal(out, _seed_result(name, x)), (name, out)
     t = median_time(resident_call(f, f.place(0, x)), calls, warmup=20)
     m.close()
     return t
@@ -30,16 +42,23 @@ def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300) -> f
 def _configs(config: Config, kit: str, baseline: str | None) -> dict[str, tuple]:
     """Row name -> (kit, module, runtime devices)."""
     gpu = config.gpu
-    return {
+    configs = {
         **{f"mdc {cpu}+{gpu}, {staging}": (kit, f"seed_mdc_{staging}.vmfb", [cpu, gpu])
            for cpu in ("local-task", "local-sync") for staging in STAGINGS},
-        **({f"baseline mdc local-task+{gpu}, {staging}": (os.path.abspath(baseline), f"seed_mdc_{staging}.vmfb",
-                                                          ["local-task", gpu])
-            for staging in STAGINGS} if baseline else {}),
+        **{f"mdc local-task+{gpu}, {staging}{DYNAMIC}": (kit, f"seed_dynamic_mdc_{staging}.vmfb", ["local-task", gpu])
+           for staging in STAGINGS},
         f"stock {gpu}+{gpu}": (kit, "seed_cuda_cuda.vmfb", [gpu, gpu]),
+        f"stock {gpu}+{gpu}{DYNAMIC}": (kit, "seed_dynamic_cuda_cuda.vmfb", [gpu, gpu]),
         "stock local-task+local-task": (kit, "seed_local_local.vmfb", ["local-task", "local-task"]),
         "stock local-sync+local-sync": (kit, "seed_local_local.vmfb", ["local-sync", "local-sync"]),
     }
+    if baseline:
+        folder = os.path.abspath(baseline)
+        for staging in STAGINGS:
+            for module, tail in ((f"seed_mdc_{staging}.vmfb", ""), (f"seed_dynamic_mdc_{staging}.vmfb", DYNAMIC)):
+                if os.path.isfile(os.path.join(folder, module)):  # (an older kit may lack the dynamic seed)
+                    configs[f"baseline mdc local-task+{gpu}, {staging}{tail}"] = (folder, module, ["local-task", gpu])
+    return configs
 
 
 def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | None = None) -> int:
@@ -59,9 +78,10 @@ def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | N
         for name in order:
             per_round[name].append(seed_latency(*configs[name], calls))
     print(f"\nseed program (4xf32) per call: median over {rounds} rounds of the median of {calls} calls, us")
-    print(f"  {'':38} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + gpu + '+' + gpu:>16}")
+    print(f"  {'':64} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + gpu + '+' + gpu:>16} (same program)")
     for name in names:
         t = per_round[name]
-        ratio = statistics.median(a / b for a, b in zip(t, per_round[stock]))
-        print(f"  {name:38} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+        reference = per_round[stock + DYNAMIC if name.endswith(DYNAMIC) else stock]  # the same program's
+        ratio = statistics.median(a / b for a, b in zip(t, reference))
+        print(f"  {name:64} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
     return 0
