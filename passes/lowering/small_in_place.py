@@ -46,10 +46,13 @@ class SmallInPlace(Lowering):
             return False
         if is_small(site.value, site.size):
             return True
-        # A dynamic size, to the device owning the staging memory (a GPU,
-        # or the CPU in its role under --link=X:Y=staged), and not into a
-        # region argument (which gets a copy: Emitter.imported).
-        return is_dynamic(site.value, site.size) and site.dst == site.policy.owner and not site.carried
+        # A dynamic size, to the GPU owning the staging memory, and not into
+        # a region argument (which gets a copy: Emitter.imported).
+        # A CPU destination (a staged CPU pair) keeps the emplace lowering,
+        # whose copy out of pinned memory is a CPU dispatch, not the queue
+        # copy the helpers make above the limit.
+        return (is_dynamic(site.value, site.size) and site.dst == site.policy.owner and not site.carried
+                and not self.emit.model.devices[site.dst].is_local)
 
     def lower(self, site: Site) -> ir.Value:
         """A small ``value`` from CPU ``src``: the CPU writes it into the

@@ -197,15 +197,12 @@ def test_small_crossing_site_waits_for_its_last_read(devices, tmp_path):
 @pytest.mark.parametrize("pieces", [None, 3])
 @pytest.mark.parametrize("devices", [["local-sync", "local-task"], ["local-task", "local-task"]])
 def test_dynamic_small_crossing_read_in_place_waits_for_its_last_read(devices, pieces, tmp_path):
-    """sum_on_b with its size known at run time only: up to 64 KiB,
-    device_b reads each iteration's value in the site's pinned buffer and
-    only the site's next write waits for that read (the record_read fence,
-    kept only when the helper read in place); above it, device_b reads its
-    own copy. Sizes on both sides of the limit, written by a dispatch
-    (--staging-pieces default here) and in pieces. While the recording
-    compared buffers (a view IREE exports is of a buffer of its own, so
-    never equal), 20 of 50 calls came back wrong on local-sync + local-task,
-    every one in place."""
+    """sum_on_b with its size known at run time only, sizes on both sides
+    of the 64 KiB in-place limit, written by a dispatch and in pieces. A CPU
+    device_b keeps the emplace lowering (small_in_place.SmallInPlace.
+    applies): this checks that lowering at every size; the run-time in-place
+    choice itself runs where device_b has its own memory (test_vulkan's
+    sum_on_b_dynamic cases, gpu_kit's sum_on_gpu_dynamic cases)."""
     from mdc.runtime_shim import load
 
     vmfb = tmp_path / "m.vmfb"

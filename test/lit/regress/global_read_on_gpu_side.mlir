@@ -12,13 +12,9 @@
 // READ: 4xf32=1 1 1 1
 // RUN: ulimit -v 8000000 && mdc-compile %s --device=a=local[0] --device=b=vulkan[0] -o %t/vulkan.vmfb
 // The crossing at the stream level: a `*` copy on device_b, cloned there.
-// The global's size is a stream.resource.size, known at run time only, so
-// the helpers choose at run time (small_in_place.py); a clone cannot read
-// in place, so the limit is 0: always copied.
 // RUN: mdc-compile %s --device=a=local[0] --device=b=local[1] --link=a:b=staged --compile-to=mdc -o - | FileCheck %s --check-prefix=IR
 // IR-LABEL: util.func public @read_b(
-// IR:       %[[NEVER:.+]] = arith.constant 0 : index
-// IR:       util.call @__mdc_stage_from_pinned_or_in_place(%{{.+}}, %{{.+}}, %{{.+}}, %[[NEVER]])
+// IR:       util.call @__mdc_stage_await(
 // IR-NOT:   -> !stream.resource<variable>
 // IR:       stream.async.clone on(#hal.device.affinity<@device_b>) %{{.+}} : !stream.resource<*>{{.+}} -> !stream.resource<*>
 // IR:       util.return
