@@ -291,8 +291,11 @@ def _build_min_reduce_canary(kit: str) -> int:
 def canary_stock_cuda_min_reduce(kit: str, timeout: float) -> tuple[bool, str]:
     """-> (stock IREE still gives wrong numbers, what it gave)."""
     out = os.path.join(kit, "canary_min_reduce.out.npy")
+    tool = shutil.which("iree-run-module")
+    if tool is None:
+        return False, "iree-run-module not found: put the runtime's bin/ on PATH"
     try:
-        r = _run([shutil.which("iree-run-module") or "iree-run-module", "--module=canary_min_reduce.vmfb",
+        r = _run([tool, "--module=canary_min_reduce.vmfb",
                   "--function=f", "--device=cuda", "--input=@canary_min_reduce.in0.npy", f"--output=@{out}"],
                  cwd=kit, timeout=timeout)
     except subprocess.TimeoutExpired:
