@@ -151,6 +151,8 @@ def _other_commands(sub) -> list:
     lt.add_argument("--rounds", type=int, default=7)
     lt.add_argument("--calls", type=int, default=300)
     lt.add_argument("--baseline", help="a kit built at another commit, measured in the same rounds")
+    lt.add_argument("--dynamic-sizes", type=_byte_sizes, default=[],
+                    help="4K,1M,...: the seed_dynamic rows again with values of these sizes")
     ql = sub.add_parser("queue-latency")
     ql.add_argument("--calls", type=int, default=300)
     k = sub.add_parser("components")
@@ -313,7 +315,7 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
         "sizes": lambda: sizes.sizes(config, a.dir, a.sizes or sizes.DEFAULT_SIZES),
         "pieces": lambda: pieces.pieces(config, a.dir, a.sizes),
         "pinned": lambda: pinned.pinned(config, a.dir, a.sizes),
-        "latency": lambda: latency.latency(config, a.dir, a.rounds, a.calls, a.baseline),
+        "latency": lambda: latency.latency(config, a.dir, a.rounds, a.calls, a.baseline, a.dynamic_sizes),
         "components": lambda: components.components(config, a.mib),
         "queue-latency": lambda: queue_latency.queue_latency(config, a.calls),
     }

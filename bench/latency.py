@@ -2,7 +2,9 @@
 in interleaved rounds, against stock IREE's cuda+cuda and local+local
 modules (and a baseline kit's mdc modules, when given); and the same with
 its size known at run time only (``seed_dynamic``), whose small CPU -> GPU
-crossing the helpers read in place at run time."""
+crossing the helpers read in place at run time; with ``--dynamic-sizes``,
+the seed_dynamic rows again at each of those sizes, where its crossings
+are no longer small."""
 
 from __future__ import annotations
 
@@ -24,17 +26,18 @@ def _seed_result(name: str, x: np.ndarray) -> np.ndarray:
     return x * np.arange(4, dtype=np.float32) * np.arange(4, 8, dtype=np.float32)
 
 
-def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300) -> float:
+def seed_latency(kit: str, name: str, devices: list[str], calls: int = 300, elements: int = 4) -> float:
     """Median seconds per call of the seed program in ``kit``/``name``, its
-    argument placed and its result left on its device; its result checked."""
+    argument placed and its result left on its device; its result checked.
+    ``elements``: the argument's length (the static seed takes 4 only)."""
     from mdc.runtime_shim import load
 
     m = load(os.path.join(kit, name), devices)
     f = m.function("multi_device_mul")
-    x = np.array([10, 11, 12, 13], np.float32)
+    x = np.arange(10, 10 + elements, dtype=np.float32) % 1000
     out = f(x)
-    assert np.array_equal(out, _seed_result(name, x)), (name, out)
-    t = median_time(resident_call(f, f.place(0, x)), calls, warmup=20)
+    assert np.array_equal(out, _seed_result(name, x)), (name, out[:8])
+    t = median_time(resident_call(f, f.place(0, x)), calls, warmup=min(20, calls))
     m.close()
     return t
 
@@ -61,10 +64,13 @@ def _configs(config: Config, kit: str, baseline: str | None) -> dict[str, tuple]
     return configs
 
 
-def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | None = None) -> int:
+def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | None = None,
+            dynamic_sizes: list[int] = ()) -> int:
     """The seed program's call latency by CPU driver, in interleaved rounds;
     ``baseline``: a kit built from another commit, whose mdc modules are
-    measured in the same rounds (before/after a change, side by side)."""
+    measured in the same rounds (before/after a change, side by side);
+    ``dynamic_sizes``: bytes per value at which the seed_dynamic rows are
+    measured again (fewer calls where a call moves much)."""
     kit = os.path.abspath(kit)
     if gpu_or_none(config) is None:
         return config.no_gpu_status()
@@ -84,4 +90,29 @@ def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | N
         reference = per_round[stock + DYNAMIC if name.endswith(DYNAMIC) else stock]  # the same program's
         ratio = statistics.median(a / b for a, b in zip(t, reference))
         print(f"  {name:64} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+    for nbytes in dynamic_sizes:
+        _dynamic_at(configs, nbytes, rounds, calls, stock + DYNAMIC)
     return 0
+
+
+def _dynamic_at(configs: dict[str, tuple], nbytes: int, rounds: int, calls: int, stock: str) -> None:
+    """The seed_dynamic rows of ``configs`` with an argument of ``nbytes``."""
+    names = [name for name in configs if name.endswith(DYNAMIC)]
+    calls = max(5, min(calls, (64 << 20) // nbytes))
+    per_round = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            per_round[name].append(seed_latency(*configs[name], calls, elements=max(1, nbytes // 4)))
+    print(f"\nseed_dynamic with {_size(nbytes)} per value: median over {rounds} rounds of the median of {calls} calls, us")
+    print(f"  {'':64} {'median':>8} {'min':>8} {'max':>8} {'/ ' + stock.split(',')[0]:>16}")
+    for name in names:
+        t = per_round[name]
+        ratio = statistics.median(a / b for a, b in zip(t, per_round[stock]))
+        print(f"  {name:64} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+
+
+def _size(nbytes: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} B"
