@@ -18,7 +18,7 @@ from .. import staging_template
 from ..ir_util import affinity_attr
 from ..memory_model import LinkPolicy, MemoryModel
 from .base import Lowering, Site
-from .emitter import Emitter, as_lifetime, in_initializer, is_small, staging_call
+from .emitter import Emitter, as_lifetime, in_initializer, is_dynamic, is_small, staging_call
 
 
 def emplace_applies(model: MemoryModel, emplace: bool, policy: LinkPolicy, src: str, dst: str) -> bool:
@@ -48,12 +48,13 @@ class Emplace(Lowering):
     def lower(self, site: Site) -> ir.Value:
         """The CPU side by the CPU's dispatches into or out of the site's
         pinned buffer (in pieces on the way to a GPU), the GPU side one
-        queue copy (a small value from a GPU: written by its producer)."""
+        queue copy (a small value, or one of run-time size, from a GPU:
+        written by its producer)."""
         value, size, src, dst, policy = site.value, site.size, site.src, site.dst, site.policy
         result_type, carried = site.result_type, site.carried
         view_type = ir.Type.parse("!hal.buffer_view")
-        src_local, small = self.emit.model.devices[src].is_local, is_small(value, size)
-        if small and not src_local:
+        src_local = self.emit.model.devices[src].is_local
+        if not src_local and _gpu_writes_pinned(value, size):
             pinned_view = self.emit.early_site_view(self.emit.site_function(), size, policy.owner)
         else:
             pinned_view = staging_call([view_type], self.emit.site_function(),
@@ -95,7 +96,7 @@ class Emplace(Lowering):
         if pinned_view is None:
             pinned_view = staging_call([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
                                       [size, self.emit.device(policy.owner)]).results[0]
-        if self.emit.model.devices[src].is_local or is_small(value, size):
+        if self.emit.model.devices[src].is_local or _gpu_writes_pinned(value, size):
             return self.write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self.emit.export(value, size, src)
         written = staging_call(
@@ -112,13 +113,15 @@ class Emplace(Lowering):
         and a GPU with the copy IREE records for the update (a DMA). Other
         uses must not read the pinned buffer, which the next crossing
         overwrites (random programs seed 4242, e.g. index 7). A GPU does
-        this only for a small value (emitter.is_small): a queue copy after the
+        this for a small value (emitter.is_small) and for one whose size is
+        known only at run time (_gpu_writes_pinned): a queue copy after the
         producer would be a second submission waiting on the first (20 us
         or more on IREE 3.13's cuda; bench queue-latency), but IREE emplaces
         a producing kernel whatever its size, and a large kernel writing
         host memory over PCIe is slower than the DMA (256 MiB: 65.9 against
-        60.8 ms per call, run 44). Returns the exported view and a fence of
-        ``src`` for when it is written."""
+        60.8 ms per call, run 44), so a value known to be large keeps the
+        queue copy. Returns the exported view and a fence of ``src`` for
+        when it is written."""
         external = ir.Type.parse("!stream.resource<external>")
         star = ir.Type.parse("!stream.resource<*>")
         bytes_type = ir.Type.parse("tensor<?xi8>")
@@ -276,3 +279,14 @@ class Emplace(Lowering):
                                            storage.target_end, copied, size, affinity=where).result
             return self.emit.waited(written, storage.target_size, dst, "external")
         return as_lifetime(self.emit.waited(copied, size, dst, "*"), size, dst, result_type)
+
+
+def _gpu_writes_pinned(value, size) -> bool:
+    """A GPU writes ``value`` into the site's pinned buffer within its own
+    submission (Emplace.write_into_pinned): a small one, or one whose size
+    is known only at run time. The choice is made at compile time (the
+    producer is fixed in stream IR), so a value of run-time size takes it
+    at every size: on the H200 (``bench latency --dynamic-sizes``) the
+    seed's round trip took 0.41x to 0.94x the time of the queue copy's
+    lowering from 4 KiB to 16 MiB a value, and 1.01x at 256 MiB."""
+    return is_small(value, size) or is_dynamic(value, size)

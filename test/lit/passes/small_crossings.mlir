@@ -121,6 +121,28 @@
 // CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[M_VIEW]]#0
 // CHECK:      util.call @__mdc_stage_pinned_site_6_record_read(%{{.+}}, %[[M_VIEW]]#1)
 // CHECK-NEXT: util.return
+// GPU -> CPU with a size known at run time only: the GPU kernel writes its
+// result into the site's pinned buffer in its own submission, at any size
+// (measured on the H200: faster than a second submission's queue copy up
+// to 16 MiB, level at 256 MiB), and the CPU reads the view the helper
+// returns once the host waited for the GPU's fence. No queue copy.
+// CHECK-LABEL: util.func public @dynamic_back(
+// CHECK:      %[[DB_PV:.+]] = util.call @__mdc_stage_pinned_site_7_view(
+// CHECK:      %[[DB_ON_B:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(
+// CHECK-NEXT: %[[DB_PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_b>) consume %[[DB_PV]]
+// CHECK:      stream.async.update on(#hal.device.affinity<@device_b>) %[[DB_ON_B]], %[[DB_PIN]][
+// CHECK-NOT:  @__mdc_stage_copy_into_pinned
+// CHECK:      %[[DB_WAITED:.+]] = util.call @__mdc_stage_await_view(
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_a>) %[[DB_WAITED]]
+// CHECK:      util.return
+// Known at compile time and above the limit: the GPU's queue copy into
+// pinned memory, after the kernel (a kernel writing host memory over PCIe
+// is slower than the DMA there).
+// CHECK-LABEL: util.func public @large_back(
+// CHECK-NOT:  stream.async.update
+// CHECK:      %[[LB_FILLED:.+]] = util.call @__mdc_stage_copy_into_pinned(
+// CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_a>) %[[LB_FILLED]]
+// CHECK:      util.return
 // The site's view function first waits on the host for the last read
 // recorded (none before the first call).
 // CHECK:      util.func private @[[SITE]](

@@ -1,5 +1,6 @@
 // Small values (16 bytes, known at compile time) crossing from the CPU to
-// the GPU and back, and one whose size is only known at run time.
+// the GPU and back, ones whose size is only known at run time, and a large
+// one coming back.
 module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
@@ -67,5 +68,23 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     %size_b = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<?xf32>{%n} : index
     %r = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%on_b) : (tensor<?xf32>{%n} in !stream.resource<*>{%size}) -> tensor<?xf32>{%n} in !stream.resource<*>{%size_b}
     util.return %r : !stream.resource<*>
+  }
+  // GPU -> CPU: a GPU kernel's result whose size is known at run time
+  // only, written into pinned memory by that kernel ...
+  util.func public @dynamic_back(%v: f32, %n: index) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<?xf32>{%n} : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_b>) %v : f32 -> tensor<?xf32>{%n} in !stream.resource<*>{%size}
+    %on_b = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%x) : (tensor<?xf32>{%n} in !stream.resource<*>{%size}) -> tensor<?xf32>{%n} in !stream.resource<*>{%size}
+    %back = stream.async.transfer %on_b : !stream.resource<*>{%size} from(#hal.device.affinity<@device_b>) -> to(#hal.device.affinity<@device_a>) !stream.resource<*>{%size}
+    util.return %back : !stream.resource<*>
+  }
+  // ... and one known at compile time and above 64 KiB, which the GPU's
+  // queue copy moves into pinned memory.
+  util.func public @large_back(%v: f32) -> !stream.resource<*> {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<32768xf32> : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@device_b>) %v : f32 -> tensor<32768xf32> in !stream.resource<*>{%size}
+    %on_b = stream.tensor.dispatch on(#hal.device.affinity<@device_b>) @scale::@scale_4xf32(%x) : (tensor<32768xf32> in !stream.resource<*>{%size}) -> tensor<32768xf32> in !stream.resource<*>{%size}
+    %back = stream.async.transfer %on_b : !stream.resource<*>{%size} from(#hal.device.affinity<@device_b>) -> to(#hal.device.affinity<@device_a>) !stream.resource<*>{%size}
+    util.return %back : !stream.resource<*>
   }
 }
