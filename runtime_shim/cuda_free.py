@@ -38,6 +38,18 @@ is sure to be that memory's one holder (``Module._give_back_resident``,
 * no other thread is deciding at the same moment (the module's lock, taken
   without waiting: a collection on the thread that holds it gives up).
 
+The shim's own placements on a cuda device (``staging.place``: an input
+given as numpy for a call, or ``Function.place``) come from the same pool,
+through a queue alloca, and go back the same way: a call's input once the
+call is done, a ``Placed`` input when it is released or collected
+(``Module._give_back_inputs``, ``Module._give_back_placed``), under the
+same doubts and one more: no result of the call and no live value of the
+module on that device may share its memory (``may_share_memory``: the
+same buffer, or one in an allocation of the same size, since a result can
+be a part of an input). No call may be reading a ``Placed`` input then.
+Before, each was an allocator buffer that cuda freed with a synchronous
+``cuMemFree``, as results once were.
+
 A dealloca is ordered after the work already queued on the device's one
 stream, so nothing queued reads freed memory. IREE ignores a dealloca of a
 buffer not from its pool (memory placed by the shim, a program's
@@ -62,6 +74,19 @@ def is_whole_allocation(buffer: rt.HalBuffer) -> bool:
     iree.runtime tells (its repr; an unknown form answers False)."""
     found = _PLACE.search(repr(buffer))
     return bool(found) and int(found.group(1)) == 0 and int(found.group(2)) == buffer.byte_length()
+
+
+def may_share_memory(buffer: rt.HalBuffer, other: rt.HalBuffer) -> bool:
+    """``other`` may be ``buffer``'s memory or a part of it, for a
+    ``buffer`` that is a whole allocation: the same buffer, or any buffer in
+    an allocation of the same size (iree.runtime names no allocation, and a
+    program may return a part of an input, a subspan, as a result; an
+    unknown form answers True). A give-back of an input the shim placed
+    asks this of every buffer still held (Module._give_back_placed)."""
+    if buffer == other:
+        return True
+    mine, theirs = _PLACE.search(repr(buffer)), _PLACE.search(repr(other))
+    return mine is None or theirs is None or mine.group(2) == theirs.group(2)
 
 
 class QueueFree:

@@ -63,10 +63,17 @@ class Placed:
     into it changes what the next call reads. Released with its module."""
 
     def __init__(self, function: str, index: int, view: rt.HalBufferView, source: np.ndarray,
-                 before_free: Callable[[], None] = lambda: None):
+                 before_free: Callable[[], None] = lambda: None,
+                 give_back: Callable[["Placed"], None] = lambda placed: None,
+                 device_index: Optional[int] = None):
         self.function, self.index = function, index
+        self.device_index = device_index  # where it lies (Module.devices); None: a GPU's pinned host memory
         self._view = view
         self._before_free = before_free  # binds the module's CUDA context (cuda_thread.py)
+        # Offers its GPU memory back to the device's queue as it goes
+        # (Module._give_back_placed); not while a call reads it.
+        self._give_back = give_back
+        self._uses = 0  # calls running with it as an input
         # On a CPU device `view` is `source`'s own memory (imported, zero
         # copy), and with IREE 3.13 a view does not keep the imported array
         # alive: only the HalBuffer object the import returned does. So the
@@ -106,16 +113,20 @@ class Placed:
     _hal_view = view  # as DeviceValue's: the view for the shim's own use
 
     def release(self) -> None:
-        if self._view is not None:
-            self._before_free()
-        self._array = None
-        self._mapping = None
-        self._view = None
-        self._source = None
+        try:
+            if self._view is not None:
+                self._before_free()
+                self._give_back(self)
+        finally:
+            self._array = None
+            self._mapping = None
+            self._view = None
+            self._source = None
 
     def __del__(self):
         if getattr(self, "_view", None) is not None:
             self._before_free()  # the memory is freed as this object goes
+            self._give_back(self)
 
     def __repr__(self) -> str:
         state = "released" if self._view is None else f"shape {list(self._view.shape)}"
@@ -462,29 +473,71 @@ class Module(native.FunctionTable):
         device = self._devices[index]
         local = dev.is_local(self.uris[index])
         if self.staged_transfers or not local:
-            view = staging.place(self._result_pool, index, device, array, kind, self.timeout_s)
+            view = staging.place(self._result_pool, index, device, array, kind, self.timeout_s,
+                                 stream_ordered=index in self._queue_free)
             if view is not None:
                 return view
         return values.to_device(device, local, array, kind, self.staged_transfers, self.timeout_s)
 
     # -- GPU results given back through the queue (cuda_free.py) -------------
 
-    def _give_back(self, device_index: int, buffer: rt.HalBuffer, others) -> None:
-        """Queue the free of ``buffer``, a result on device ``device_index``
-        whose owner is going, unless that device frees no memory this way,
-        the buffer is not a whole allocation, or one of ``others`` (buffers
-        still held) is the same buffer."""
+    def _give_back(self, device_index: int, buffer: rt.HalBuffer, others,
+                   shares: Callable[[rt.HalBuffer, rt.HalBuffer], bool] = lambda a, b: a == b) -> None:
+        """Queue the free of ``buffer``, on device ``device_index``, whose
+        owner is going, unless that device frees no memory this way, the
+        buffer is not a whole allocation, or one of ``others`` (buffers
+        still held) ``shares`` its memory (default: is the same buffer)."""
         free = self.__dict__.get("_queue_free", {}).get(device_index)
-        if free is None or not cuda_free.is_whole_allocation(buffer) or any(buffer == o for o in others):
+        if free is None or not cuda_free.is_whole_allocation(buffer) or any(shares(buffer, o) for o in others):
             return
         free.give_back(buffer)
 
     def _held_buffers(self, device_index: int, leaving=None) -> list:
-        """The buffers the module's live results on ``device_index`` (but
-        ``leaving``) and its placed inputs hold."""
+        """The buffers the module's live results on ``device_index`` and its
+        placed inputs hold, but ``leaving``'s."""
         held = [v._hal_view.get_buffer() for v in list(self._resident)
                 if v is not leaving and v.device_index == device_index and v._ref is not None]
-        return held + [p.view.get_buffer() for p in list(self._placed) if not p.released]
+        return held + [p.view.get_buffer() for p in list(self._placed)
+                       if p is not leaving and p.device_index == device_index and not p.released]
+
+    def _placed_give_back(self) -> Callable[["Placed"], None]:
+        """What a Placed input calls as it goes: ``_give_back_placed``,
+        through a weak reference (a Placed does not keep its module)."""
+        module = weakref.ref(self)
+
+        def give_back(placed: Placed) -> None:
+            held = module()
+            if held is not None:
+                held._give_back_placed(placed)
+
+        return give_back
+
+    def _give_back_placed(self, placed: "Placed") -> None:
+        """``placed``, an input placed in a device's own memory
+        (staging.place, from the device's queue), is being released: its
+        buffer goes back through the queue where no call is reading it and
+        no live result or other placed input of the module on that device
+        may share its memory (IREE hands an argument back as a result). A
+        program's globals never hold it: IREE copies an argument it stores
+        (gpu_kit's ``argument_given_back`` checks that on the GPU)."""
+        device_index = placed.device_index
+        if placed._uses or device_index not in self.__dict__.get("_queue_free", {}):
+            return
+        self._try_give_back(device_index, lambda: placed._view.get_buffer(),
+                            lambda: self._held_buffers(device_index, leaving=placed),
+                            ready=lambda: not placed._uses, shares=cuda_free.may_share_memory)
+
+    def _give_back_inputs(self, temporaries: list, result_buffers: Callable[[int], list]) -> None:
+        """A call's inputs that the shim placed for that call alone
+        (``temporaries``: (device index, view)) go back through their device's
+        queue once the call is done, unless one of the call's results on
+        that device (``result_buffers(device index)``) or a live value of
+        the module there may share their memory."""
+        for device_index, view in temporaries:
+            if device_index in self.__dict__.get("_queue_free", {}):
+                self._try_give_back(device_index, view.get_buffer,
+                                    lambda: result_buffers(device_index) + self._held_buffers(device_index),
+                                    shares=cuda_free.may_share_memory)
 
     def _give_back_resident(self, value: "DeviceValue") -> None:
         """``value`` is being released: its buffer goes back through the
@@ -500,7 +553,8 @@ class Module(native.FunctionTable):
                             ready=lambda: not value._uses)
 
     def _try_give_back(self, device_index: int, buffer: Callable[[], rt.HalBuffer],
-                       others: Callable[[], list], ready: Callable[[], bool] = lambda: True) -> None:
+                       others: Callable[[], list], ready: Callable[[], bool] = lambda: True,
+                       shares: Callable[[rt.HalBuffer, rt.HalBuffer], bool] = lambda a, b: a == b) -> None:
         """``_give_back`` of ``buffer()`` unless one of ``others()`` holds
         it, under the module's free lock and only if that lock is free now
         and ``ready()`` holds under it: a give-back never waits (it may run
@@ -511,7 +565,7 @@ class Module(native.FunctionTable):
             return
         try:
             if ready():
-                self._give_back(device_index, buffer(), others())
+                self._give_back(device_index, buffer(), others(), shares)
         except Exception:  # noqa: BLE001  (leave it to IREE)
             return
         finally:
@@ -844,7 +898,8 @@ class Function(native.FunctionAPI):
             raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
         array = np.ascontiguousarray(array)
         placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array,
-                        before_free=m._free_binder())
+                        before_free=m._free_binder(), give_back=m._placed_give_back(),
+                        device_index=None if index in self._pinned else self._arg_devices[index])
         m._placed.add(placed)
         return placed
 
@@ -877,7 +932,7 @@ class Function(native.FunctionAPI):
         m._enter()
         # No input goes back through the queue (cuda_free.py) from the
         # moment its buffer is handed to the VM until the call is done.
-        in_use = [a for a, _ in inputs if isinstance(a, DeviceValue)]
+        in_use = [a for a, _ in inputs if isinstance(a, (DeviceValue, Placed))]
         if in_use:
             with m._free_lock:
                 for a in in_use:
@@ -893,6 +948,7 @@ class Function(native.FunctionAPI):
     def _run_counted(self, inputs: list) -> rt.VmVariantList:
         m = self.module
         arg_list = rt.VmVariantList(len(inputs) + 2)
+        temporaries = []  # (device index, view) of the inputs placed in a device's own memory for this call
         for position, (arg, kind) in enumerate(inputs):
             if isinstance(arg, (Placed, DeviceValue, _GivenStorage)):
                 arg_list.push_ref(arg._hal_view.ref)
@@ -902,6 +958,8 @@ class Function(native.FunctionAPI):
                 continue
             view = self._placed_view(position, arg, kind, register=None)
             arg_list.push_ref(view.ref)
+            if position not in self._pinned:
+                temporaries.append((self._arg_devices[position], view))
         signal = None
         if self.signature.is_async:
             # Wait fence: the inputs are already resident (uploads above
@@ -918,7 +976,16 @@ class Function(native.FunctionAPI):
         del arg_list
         if signal is not None:
             values.wait(signal, m.timeout_s, f"@{self.name} to finish")
+        if temporaries:
+            m._give_back_inputs(temporaries, lambda index: self._result_buffers(result_list, index))
         return result_list
+
+    def _result_buffers(self, result_list: rt.VmVariantList, device_index: int) -> list:
+        """The buffers of a call's tensor results declared on device
+        ``device_index``."""
+        return [result_list.get_as_object(i, rt.HalBufferView).get_buffer()
+                for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices))
+                if index == device_index and value.type not in values.SCALAR_TYPES]
 
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:
         """Call on inputs from ``prepare``.

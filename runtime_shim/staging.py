@@ -38,7 +38,7 @@ import concurrent.futures
 import math
 import os
 import threading
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import iree.runtime as rt
@@ -127,14 +127,15 @@ def lend(pool: ResultPool, device_index: int, device: rt.HalDevice, nbytes: int,
                      lambda memory: values.import_host_memory(device, memory, pinned))
 
 
-def _copy_waited(pool: ResultPool, slab: Slab, device: rt.HalDevice, source: rt.HalBuffer,
-                 target: rt.HalBuffer, timeout_s: Optional[float]) -> bool:
-    """One queue copy on ``device``, waited for. False (the slab given
-    back) if the device would not take it: nothing is in flight, and the
-    caller takes the allocator's path. A failed or timed-out wait raises,
-    with the slab quarantined: the device may still write it."""
+def _copy_waited(pool: ResultPool, slab: Slab, submit: Callable[[], rt.HalFence],
+                 timeout_s: Optional[float]) -> bool:
+    """One queue copy, queued by ``submit`` (-> the fence it signals),
+    waited for. False (the slab given back) if the device would not take
+    it: nothing is in flight, and the caller takes the allocator's path. A
+    failed or timed-out wait raises, with the slab quarantined: the device
+    may still write it."""
     try:
-        done = values.submit_copy(device, source, target)
+        done = submit()
     except Exception:  # noqa: BLE001  (refused at submission: nothing in flight)
         pool.give_back(slab)
         return False
@@ -163,7 +164,8 @@ def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: r
     if nbytes > length:
         return None  # not a view this path knows how to read
     slab = lend(pool, device_index, device, length)
-    if slab is None or not _copy_waited(pool, slab, device, buffer, slab.buffer, timeout_s):
+    if slab is None or not _copy_waited(pool, slab, lambda: values.submit_copy(device, buffer, slab.buffer),
+                                        timeout_s):
         return None
     if nbytes <= COPY_OUT_BYTES:
         out = slab.memory[:nbytes].copy()
@@ -173,25 +175,40 @@ def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: r
 
 
 def place(pool: ResultPool, device_index: int, device: rt.HalDevice, array: np.ndarray, hal_type: int,
-          timeout_s: Optional[float]) -> Optional[rt.HalBufferView]:
+          timeout_s: Optional[float], stream_ordered: bool = False) -> Optional[rt.HalBufferView]:
     """A buffer view of a copy of ``array`` in ``device``'s own memory, or
     None if the pool lends no slab, the device refuses the copy, or
-    ``array`` holds no bytes."""
+    ``array`` holds no bytes. ``stream_ordered``: the buffer comes from the
+    device's queue (a queue alloca, ordered before the copy), which a queue
+    dealloca gives back (cuda_free.py), not from its allocator, whose
+    buffers cuda frees with a synchronous cuMemFree."""
     if array.nbytes == 0:
         return None
     slab = lend(pool, device_index, device, array.nbytes)
     if slab is None:
         return None
-    try:
-        copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+    placed = []
+
+    def submit() -> rt.HalFence:
         # The queue copies the whole slab: the target is as long (whole
         # pages), the view as long as the array.
-        target = device.allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
-                                                  allowed_usage=int(BU.DEFAULT), allocation_size=slab.capacity)
+        if stream_ordered:
+            target, done = values.submit_alloca_copy(device, slab.buffer, slab.capacity)
+        else:
+            target = device.allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
+                                                      allowed_usage=int(BU.DEFAULT),
+                                                      allocation_size=slab.capacity)
+            done = values.submit_copy(device, slab.buffer, target)
+        placed.append(target)
+        return done
+
+    try:
+        copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
     except BaseException:
         pool.give_back(slab)
         raise
-    if not _copy_waited(pool, slab, device, slab.buffer, target, timeout_s):
+    if not _copy_waited(pool, slab, submit, timeout_s):
         return None
+    target = placed[0]
     pool.give_back(slab)
     return rt.HalBufferView(target, list(array.shape), hal_type)

@@ -461,6 +461,18 @@ def submit_copy(device: rt.HalDevice, source: rt.HalBuffer, target: rt.HalBuffer
     return rt.HalFence.create_at(sem, 1)
 
 
+def submit_alloca_copy(device: rt.HalDevice, source: rt.HalBuffer, nbytes: int) -> tuple[rt.HalBuffer, rt.HalFence]:
+    """A buffer of ``nbytes`` from ``device``'s queue (on cuda, its
+    stream-ordered pool, whose buffers a queue dealloca gives back:
+    cuda_free.py) and a copy of ``source`` into it, queued after it; ->
+    (the buffer, the fence the copy signals), on a semaphore of ``device``."""
+    sem = device.create_semaphore(0)
+    target = device.queue_alloca(nbytes, rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
+    device.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(sem, 1),
+                      signal_semaphores=rt.HalFence.create_at(sem, 2))
+    return target, rt.HalFence.create_at(sem, 2)
+
+
 def wait(fence: rt.HalFence, timeout_s: Optional[float], what: str) -> None:
     if timeout_s is None:
         fence.wait()

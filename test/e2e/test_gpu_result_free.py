@@ -44,6 +44,12 @@ func.func public @two_on_b(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.pr
   %sum_b = flow.tensor.transfer %sum : tensor<4xf32> to #hal.device.promise<@device_b>
   return %sq_b, %sum_b : tensor<4xf32>, tensor<4xf32>
 }
+func.func public @square_b_to_a(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) {
+  %sq = arith.mulf %x, %x : tensor<4xf32>
+  %on_a = flow.tensor.transfer %sq : tensor<4xf32> to #hal.device.promise<@device_a>
+  return %on_a : tensor<4xf32>
+}
 """
 X = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
 
@@ -155,13 +161,11 @@ def test_results_that_may_share_an_allocation_are_left_to_iree(module):
     assert recorder.given == []
 
 
-def test_a_part_of_an_allocation_is_told_from_a_whole_one(build_stock_vmfb):
-    """cuda_free.is_whole_allocation reads iree.runtime's account of where a
-    buffer lies in its allocation: two results of one call on one device
-    (stock IREE packs them into one allocation) are parts, an allocation
-    made by the allocator is whole. Fails if iree.runtime stops saying."""
-    from mdc.runtime_shim import cuda_free
-
+def _two_parts(build_stock_vmfb, device):
+    """Two results of one call on ``device`` (stock IREE packs them into
+    one allocation, and hands out parts of it); -> (their buffers, the
+    result list and the context, to be dropped before the buffers' checks
+    end)."""
     path = build_stock_vmfb("two_results", """
 func.func @two(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
   %a = arith.mulf %x, %x : tensor<1024xf32>
@@ -169,7 +173,6 @@ func.func @two(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
   return %a, %b : tensor<1024xf32>, tensor<1024xf32>
 }""", {"device_a": "local[0]"})
     instance = rt.VmInstance()
-    device = rt.get_driver("local-task").create_default_device()
     module = rt.VmModule.mmap(instance, str(path))
     context = rt.VmContext(instance, [rt.create_hal_module(instance, devices=[device]), module])
     x = device.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
@@ -179,9 +182,22 @@ func.func @two(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
     args, results = rt.VmVariantList(1), rt.VmVariantList(2)
     args.push_ref(x)
     context.invoke(module.lookup_function("two"), args, results)
-    parts = [results.get_as_object(i, rt.HalBufferView).get_buffer() for i in range(2)]
-    verdicts = [cuda_free.is_whole_allocation(b) for b in parts] + [cuda_free.is_whole_allocation(x.get_buffer())]
-    del parts, results, args, x, context
+    return [results.get_as_object(i, rt.HalBufferView).get_buffer() for i in range(2)], results, context
+
+
+def test_a_part_of_an_allocation_is_told_from_a_whole_one(build_stock_vmfb):
+    """cuda_free.is_whole_allocation reads iree.runtime's account of where a
+    buffer lies in its allocation: two results of one call on one device
+    (stock IREE packs them into one allocation) are parts, an allocation
+    made by the allocator is whole. Fails if iree.runtime stops saying."""
+    from mdc.runtime_shim import cuda_free
+
+    device = rt.get_driver("local-task").create_default_device()
+    parts, results, context = _two_parts(build_stock_vmfb, device)
+    whole = device.allocator.allocate_buffer(memory_type=int(rt.MemoryType.DEVICE_LOCAL),
+                                             allowed_usage=int(rt.BufferUsage.DEFAULT), allocation_size=4096)
+    verdicts = [cuda_free.is_whole_allocation(b) for b in parts] + [cuda_free.is_whole_allocation(whole)]
+    del parts, results, context
     assert verdicts == [False, False, True]
 
 
@@ -192,3 +208,86 @@ def test_no_device_of_another_driver_gives_back(build_vmfb):
         assert m._queue_free == {}
     finally:
         m.close()
+
+
+# -- the shim's own placements (staging.place through the queue) -----------
+
+
+def test_an_input_placed_for_a_call_is_given_back_once_the_call_is_done(module):
+    m, recorder = module
+    f = m.function("square_b_to_a")
+    for k in range(3):
+        assert np.array_equal(f(X + k), (X + k) ** 2)
+        assert len(recorder.given) == k + 1
+    assert all(b.byte_length() >= X.nbytes for b in recorder.given)
+
+
+def test_an_input_handed_back_as_a_result_is_given_back_once(module):
+    m, recorder = module
+    f = m.function("same_on_b")
+    assert np.array_equal(f(X), X)  # the result is the input: one give-back, the read-back's
+    assert len(recorder.given) == 1
+    (y,) = f.call_on_devices(X)  # a live result holds the input: none until it goes
+    assert len(recorder.given) == 1
+    assert np.array_equal(y.to_host(), X)
+    y.release()
+    assert len(recorder.given) == 2
+
+
+def test_a_placed_input_goes_back_when_released_or_collected(module):
+    m, recorder = module
+    f = m.function("square_b_to_a")
+    p = f.place(0, X)
+    assert np.array_equal(f(p), X * X) and np.array_equal(f(p), X * X)
+    assert recorder.given == []  # placed, not given back by its calls
+    buffer = p.view.get_buffer()
+    p.release()
+    p.release()
+    assert len(recorder.given) == 1 and recorder.given[0] == buffer
+    q = f.place(0, X)
+    del q
+    gc.collect()
+    assert len(recorder.given) == 2
+
+
+def test_a_placed_input_a_result_holds_goes_back_with_the_result(module):
+    m, recorder = module
+    f = m.function("same_on_b")
+    p = f.place(0, X)
+    (y,) = f.call_on_devices(p)  # IREE hands the argument back
+    p.release()
+    assert recorder.given == []
+    assert np.array_equal(y.to_host(), X)
+    y.release()
+    assert len(recorder.given) == 1
+
+
+def test_a_placed_input_a_call_is_reading_is_left_to_iree(module):
+    m, recorder = module
+    p = m.function("square_b_to_a").place(0, X)
+    p._uses = 1  # as Function._run counts a call in flight on another thread
+    p.release()
+    assert recorder.given == []
+
+
+def test_buffers_that_may_share_memory(build_stock_vmfb):
+    """cuda_free.may_share_memory, asked of a whole allocation: the same
+    buffer, any buffer in an allocation of the same size (a part of it may
+    be one: a program can return a part of an input), a part of an
+    allocation of that size; not a buffer of another allocation size."""
+    from mdc.runtime_shim import cuda_free
+
+    device = rt.get_driver("local-task").create_default_device()
+
+    def whole(n):
+        return device.allocator.allocate_buffer(memory_type=int(rt.MemoryType.DEVICE_LOCAL),
+                                                allowed_usage=int(rt.BufferUsage.DEFAULT), allocation_size=n)
+
+    parts, results, context = _two_parts(build_stock_vmfb, device)
+    allocation = int(cuda_free._PLACE.search(repr(parts[0])).group(2))
+    a, same_size, other_size = whole(allocation), whole(allocation), whole(allocation + 4096)
+    verdicts = [cuda_free.may_share_memory(a, a), cuda_free.may_share_memory(a, same_size),
+                cuda_free.may_share_memory(a, parts[0]), cuda_free.may_share_memory(a, other_size),
+                cuda_free.may_share_memory(other_size, parts[1])]
+    del parts, results, context
+    assert verdicts == [True, True, True, False, False]
