@@ -35,7 +35,11 @@ an input declared on the GPU, from numpy: torch's ``x.cuda()``) and
 ``y.cpu()``), each through the module's pooled memory
 (runtime_shim/staging.py) and, as ``alloc``, through a new pinned buffer
 of the GPU's allocator per move (``values.to_device`` and
-``values.to_host``, what the shim did before the pool).
+``values.to_host``, what the shim did before the pool). ``syncfree``:
+``place`` through the pool with its GPU buffer from the allocator, which
+cuda frees with a synchronous ``cuMemFree`` when it is dropped, where
+``place`` takes it from the queue and gives it back with a queue dealloca
+(runtime_shim/cuda_free.py).
 
 Every mdc result is checked against its input. The first line says what
 giving up a GPU result costs in stock IREE (``result_free_costs``).
@@ -135,11 +139,12 @@ def _mdc_d2h(config: Config, kit: str, host: np.ndarray) -> tuple[float, bool]:
     return t, ok
 
 
-def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, float, float, float, bool]:
+def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, float, float, float, float, bool]:
     """Seconds of the shim's own moves of ``host`` between numpy and the
-    GPU: (place, place through the allocator, to_host, to_host through the
-    allocator), and whether every move came back right."""
-    from mdc.runtime_shim import load, values
+    GPU: (place, place through the allocator, place with a buffer cuda
+    frees synchronously, to_host, to_host through the allocator), and
+    whether every move came back right."""
+    from mdc.runtime_shim import load, result_storage, staging, values
 
     reps = _calls(host.nbytes)
     kind = values.hal_type_for_dtype(host.dtype)
@@ -147,8 +152,13 @@ def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, floa
     f = m.function("to_cpu")
     gpu = m.devices[1]
     t_place = median_time(lambda: f.place(0, host).release(), reps)
+    ok = True
     t_place_alloc = median_time(lambda: values.to_device(gpu, False, host, kind, False, None), reps)
-    ok = bool(np.array_equal(f(f.place(0, host)), host))
+    pool = result_storage.ResultPool()
+    t_place_sync = median_time(lambda: staging.place(pool, 1, gpu, host, kind, None, stream_ordered=False), reps)
+    ok &= bool(np.array_equal(values.to_host(gpu, staging.place(pool, 1, gpu, host, kind, None), False, None), host))
+    pool.close()
+    ok &= bool(np.array_equal(f(f.place(0, host)), host))
     ok &= bool(np.array_equal(values.to_host(gpu, values.to_device(gpu, False, host, kind, False, None),
                                              False, None), host))
     m.close()
@@ -161,7 +171,7 @@ def _shim_moves(config: Config, kit: str, host: np.ndarray) -> tuple[float, floa
     ok &= bool(np.array_equal(y.to_host(), host)) and bool(np.array_equal(values.to_host(gpu, view, False, None), host))
     del view, y
     m.close()
-    return t_place, t_place_alloc, t_to_host, t_to_host_alloc, ok
+    return t_place, t_place_alloc, t_place_sync, t_to_host, t_to_host_alloc, ok
 
 
 def _floors(iree: RawIree, nbytes: int) -> tuple[float, float, float]:
@@ -232,10 +242,10 @@ def sizes(config: Config, kit: str, byte_sizes) -> int:
               f"{down * 1e6:8.1f} {torch_down / down:6.2f} {dma_down * 1e6:8.1f}  {ok_up and ok_sync and ok_down}",
               flush=True)
     print("\nthe shim's own moves, us per call (median); ratio: torch's time / the shim's")
-    print(f"{'size':>5} | {'torch':>8} {'place':>8} {'ratio':>6} {'alloc':>8} | "
+    print(f"{'size':>5} | {'torch':>8} {'place':>8} {'ratio':>6} {'alloc':>8} {'syncfree':>8} | "
           f"{'torch':>8} {'to_host':>8} {'ratio':>6} {'alloc':>8}  correct")
-    for n, torch_up, torch_down, (place, place_alloc, to_host, to_host_alloc, ok) in moves:
+    for n, torch_up, torch_down, (place, place_alloc, place_sync, to_host, to_host_alloc, ok) in moves:
         print(f"{size_name(n):>5} | {torch_up * 1e6:8.1f} {place * 1e6:8.1f} {torch_up / place:6.2f} "
-              f"{place_alloc * 1e6:8.1f} | {torch_down * 1e6:8.1f} {to_host * 1e6:8.1f} "
+              f"{place_alloc * 1e6:8.1f} {place_sync * 1e6:8.1f} | {torch_down * 1e6:8.1f} {to_host * 1e6:8.1f} "
               f"{torch_down / to_host:6.2f} {to_host_alloc * 1e6:8.1f}  {ok}", flush=True)
     return 0

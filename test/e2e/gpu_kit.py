@@ -170,6 +170,11 @@ def _cases(rng):
         # the loading thread only (runtime_shim/cuda_thread.py).
         _case("other_thread", "split_stages.mlir", "stages", [f32(64, 128)], runner="other_thread"),
         _case("other_thread_lent", "results_from_b.mlir", "scaled", [f32(512, 512)], runner="other_thread"),
+        # Inputs the shim placed on the GPU go back through its queue
+        # (runner "given_back", runtime_shim/cuda_free.py): a global that
+        # stored one must still read right once the memory is reused.
+        _case("argument_given_back", "argument_stored_on_gpu.mlir", "keep_then_read", [f32(1 << 16)],
+              runner="given_back"),
     ]
 
 
@@ -395,9 +400,9 @@ def _run_case(kit: str, case: dict, timeout: float):
     out = os.path.join(kit, f"{case['name']}.out.npy")
     if os.path.exists(out):
         os.unlink(out)
-    if case["runner"] in ("shim", "placed", "lent", "pipelined", "other_thread", "resident"):
+    if case["runner"] == "shim" or case["runner"] in _RUNNERS:
         cmd = [sys.executable, "-m", "mdc.runtime_shim"]
-        if case["runner"] in ("placed", "lent", "pipelined", "other_thread", "resident"):
+        if case["runner"] in _RUNNERS:
             cmd = [sys.executable, os.path.abspath(__file__), f"_{case['runner']}"]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
     else:
@@ -614,6 +619,45 @@ def _other_thread(argv) -> int:
     return 0
 
 
+def _given_back(argv) -> int:
+    """Runner ``given_back`` (argument_stored_on_gpu.mlir): input 0 given
+    to @keep as an array, which the shim places on the GPU for that call
+    and gives back through the GPU's queue once it is done, then as a
+    Placed input, given back when released; after each, eight placements
+    of other values reuse the memory given back, and @kept must still read
+    what @keep stored (IREE copies an argument it stores in a global). The
+    first read is the output; the run fails if nothing was given back."""
+    from mdc.runtime_shim import load
+
+    flags, devices, (x,) = _runner_arguments(argv)
+    m = load(flags["--module"], devices)
+    try:
+        keep, kept = m.function("keep"), m.function("kept")
+        gpu = keep._arg_devices[0]
+        given = lambda: m._queue_free[gpu]._value  # noqa: E731  (queue deallocas asked so far)
+        before = given()
+        keep(x)
+        reused = [keep.place(0, -x - np.float32(k)) for k in range(8)]
+        first = np.asarray(kept())
+        np.save(flags["--output"].lstrip("@"), first)
+        del reused
+        placed = keep.place(0, 2 * x)
+        keep(placed)
+        placed.release()
+        reused = [keep.place(0, -x - np.float32(k)) for k in range(8)]
+        second = np.asarray(kept())
+        del reused
+        if given() - before < 2:
+            print(f"{given() - before} give-back(s) through the queue, expected at least 2: the path was not taken")
+            return 1
+        if not np.array_equal(second, 2 * x):
+            print("@kept after a Placed input was stored and released differs from it")
+            return 1
+    finally:
+        m.close()
+    return 0
+
+
 def canary_stock_cuda_other_thread() -> tuple[bool, str]:
     """Stock IREE 3.13 (iree.runtime alone): a cuda device created on this
     thread cannot allocate on another (CUDA_ERROR_INVALID_CONTEXT), which
@@ -649,19 +693,16 @@ def _canary_cuda_thread() -> int:
     return 0
 
 
+# The runners of this file's own (each a subprocess: `gpu_kit.py _NAME ...`).
+_RUNNERS = {"placed": _placed, "lent": _lent, "resident": _resident, "pipelined": _pipelined,
+            "other_thread": _other_thread, "given_back": _given_back}
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "_canary_cuda_thread":
         return _canary_cuda_thread()
-    if len(sys.argv) > 1 and sys.argv[1] == "_other_thread":
-        return _other_thread(sys.argv[2:])
-    if len(sys.argv) > 1 and sys.argv[1] == "_pipelined":
-        return _pipelined(sys.argv[2:])
-    if len(sys.argv) > 1 and sys.argv[1] == "_placed":
-        return _placed(sys.argv[2:])
-    if len(sys.argv) > 1 and sys.argv[1] == "_lent":
-        return _lent(sys.argv[2:])
-    if len(sys.argv) > 1 and sys.argv[1] == "_resident":
-        return _resident(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1].startswith("_") and sys.argv[1][1:] in _RUNNERS:
+        return _RUNNERS[sys.argv[1][1:]](sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")

@@ -46,8 +46,9 @@ def test_bench_smoke(tmp_path):
     for size in ("4K", "1M"):
         assert re.search(rf"^\s+{size} \|\s+nan(\s+[\d.]+)\s+nan(\s+[\d.]+){{5}}\s+nan \|\s+nan\s+[\d.]+\s+nan"
                          rf"\s+[\d.]+\s+True$", every.stdout, re.M), every.stdout
-        # The shim's own moves: place and to_host, pooled and through the allocator.
-        assert re.search(rf"^\s+{size} \|\s+nan\s+[\d.]+\s+nan\s+[\d.]+ \|\s+nan\s+[\d.]+\s+nan\s+[\d.]+\s+True$",
+        # The shim's own moves: place and to_host, pooled and through the
+        # allocator, and place with a buffer freed synchronously.
+        assert re.search(rf"^\s+{size} \|\s+nan\s+[\d.]+\s+nan\s+[\d.]+\s+[\d.]+ \|\s+nan\s+[\d.]+\s+nan\s+[\d.]+\s+True$",
                          every.stdout, re.M), every.stdout
     # The piece-count sweep: one row, every piece count's result right.
     swept = _bench("pieces", str(tmp_path), "--smoke", "--sizes", "1")
