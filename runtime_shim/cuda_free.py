@@ -52,8 +52,8 @@ Before, each was an allocator buffer that cuda freed with a synchronous
 
 A dealloca is ordered after the work already queued on the device's one
 stream, so nothing queued reads freed memory. IREE ignores a dealloca of a
-buffer not from its pool (memory placed by the shim, a program's
-constants); a program's globals never hand their buffers out as results
+buffer not from its pool (an allocator buffer the shim placed a value in
+when the queue refused it, a program's constants); a program's globals never hand their buffers out as results
 (IREE copies a global into a new buffer to return it; ``results_left_on_gpu``
 in gpu_kit checks held results stay right while others are given back).
 """
