@@ -63,17 +63,19 @@ class Placed:
     into it changes what the next call reads. Released with its module."""
 
     def __init__(self, function: str, index: int, view: rt.HalBufferView, source: np.ndarray,
-                 before_free: Callable[[], None] = lambda: None,
-                 give_back: Callable[["Placed"], None] = lambda placed: None,
+                 before_free: Callable[[], None] = lambda: None, module: Optional["Module"] = None,
                  device_index: Optional[int] = None):
         self.function, self.index = function, index
         self.device_index = device_index  # where it lies (Module.devices); None: a GPU's pinned host memory
         self._view = view
         self._before_free = before_free  # binds the module's CUDA context (cuda_thread.py)
-        # Offers its GPU memory back to the device's queue as it goes
-        # (Module._give_back_placed); not while a call reads it.
-        self._give_back = give_back
+        # Its module, weakly (a Placed does not keep it), which gives its
+        # GPU memory back to the device's queue as it goes
+        # (Module._give_back_placed): not while a call reads it, nor once
+        # the caller took its ``view``, which may outlive it.
+        self._module = weakref.ref(module) if module is not None else (lambda: None)
         self._uses = 0  # calls running with it as an input
+        self._view_given = False
         # On a CPU device `view` is `source`'s own memory (imported, zero
         # copy), and with IREE 3.13 a view does not keep the imported array
         # alive: only the HalBuffer object the import returned does. So the
@@ -94,7 +96,7 @@ class Placed:
 
     @property
     def released(self) -> bool:
-        """Whether its module was closed (which releases its memory)."""
+        """Whether it was released (``release()``, or its module closed)."""
         return self._view is None
 
     @property
@@ -106,27 +108,45 @@ class Placed:
 
     @property
     def view(self) -> rt.HalBufferView:
+        """Its iree.runtime HalBufferView; once taken, its memory is left to
+        IREE when it goes (the view may outlive it)."""
+        view = self._hal_view
+        module = self._module()
+        if module is not None:
+            module._view_given(self)
+        self._view_given = True
+        return view
+
+    @property
+    def _hal_view(self) -> rt.HalBufferView:
+        """``view`` for the shim's own use (the caller does not get it)."""
         if self._view is None:
-            raise ShimError(f"input {self.index} of @{self.function} was placed by a module now closed")
+            raise ShimError(f"input {self.index} of @{self.function} was released, or placed by a module now closed")
         return self._view
 
-    _hal_view = view  # as DeviceValue's: the view for the shim's own use
-
     def release(self) -> None:
+        # Released before its memory is offered back: a call on another
+        # thread that counts its use from now on finds it released.
+        view, self._view = self._view, None
         try:
-            if self._view is not None:
+            if view is not None:
                 self._before_free()
-                self._give_back(self)
+                self._offer_back(view)
         finally:
             self._array = None
             self._mapping = None
-            self._view = None
             self._source = None
 
+    def _offer_back(self, view: rt.HalBufferView) -> None:
+        module = self._module()
+        if module is not None:
+            module._give_back_placed(self, view)
+
     def __del__(self):
-        if getattr(self, "_view", None) is not None:
+        view = getattr(self, "_view", None)
+        if view is not None:
             self._before_free()  # the memory is freed as this object goes
-            self._give_back(self)
+            self._offer_back(view)
 
     def __repr__(self) -> str:
         state = "released" if self._view is None else f"shape {list(self._view.shape)}"
@@ -207,18 +227,22 @@ class DeviceValue:
 
     def release(self) -> None:
         """Drop its device memory now (also done when its module closes)."""
+        # Released before its memory is offered back: a call on another
+        # thread that counts its use from now on finds it released.
+        ref, view = self._ref, self._view
+        self._view, self._ref = None, None
         try:
-            if self._ref is not None:
+            if ref is not None:
                 self.module._bind_for_free()
-                self.module._give_back_resident(self)
+                self.module._give_back_resident(self, view if view is not None else ref.deref(rt.HalBufferView))
         finally:
-            self._view, self._ref, self._borrowed = None, None, ()
+            self._borrowed = ()
 
     def __del__(self):
         module = getattr(self, "module", None)
         if module is not None and getattr(self, "_ref", None) is not None:
             module._bind_for_free()  # the memory is freed as this object goes
-            module._give_back_resident(self)
+            module._give_back_resident(self, self._hal_view)
 
     def __repr__(self) -> str:
         if self._ref is None:
@@ -481,104 +505,109 @@ class Module(native.FunctionTable):
 
     # -- GPU results given back through the queue (cuda_free.py) -------------
 
-    def _give_back(self, device_index: int, buffer: rt.HalBuffer, others,
-                   shares: Callable[[rt.HalBuffer, rt.HalBuffer], bool] = lambda a, b: a == b) -> None:
+    def _give_back(self, device_index: int, buffer: rt.HalBuffer, held: Callable[[rt.HalBuffer], bool]) -> None:
         """Queue the free of ``buffer``, on device ``device_index``, whose
         owner is going, unless that device frees no memory this way, the
-        buffer is not a whole allocation, or one of ``others`` (buffers
-        still held) ``shares`` its memory (default: is the same buffer)."""
+        buffer is not a whole allocation, or ``held(buffer)``: something
+        still holds its memory."""
         free = self.__dict__.get("_queue_free", {}).get(device_index)
-        if free is None or not cuda_free.is_whole_allocation(buffer) or any(shares(buffer, o) for o in others):
+        if free is None or not cuda_free.is_whole_allocation(buffer) or held(buffer):
             return
         free.give_back(buffer)
 
     def _held_buffers(self, device_index: int, leaving=None) -> list:
         """The buffers the module's live results on ``device_index`` and its
-        placed inputs hold, but ``leaving``'s."""
+        placed inputs there hold, but ``leaving``'s."""
         held = [v._hal_view.get_buffer() for v in list(self._resident)
                 if v is not leaving and v.device_index == device_index and v._ref is not None]
-        return held + [p.view.get_buffer() for p in list(self._placed)
+        return held + [p._hal_view.get_buffer() for p in list(self._placed)
                        if p is not leaving and p.device_index == device_index and not p.released]
 
-    def _placed_give_back(self) -> Callable[["Placed"], None]:
-        """What a Placed input calls as it goes: ``_give_back_placed``,
-        through a weak reference (a Placed does not keep its module)."""
-        module = weakref.ref(self)
+    def _holds_placement(self, device_index: int, results: Callable[[], list] = list, leaving=None):
+        """-> whether memory the shim placed on ``device_index`` is still
+        held: by a result of the module (``results()``: the call's own, as
+        (buffer, on that device); and its live values there), which IREE
+        made and which can be a part of an input (an allocation of the same
+        size may share memory: cuda_free.may_share_memory; a result on
+        another device only if it is the same buffer), or by a placed input
+        there, the shim's own whole allocation (only if it is the same
+        buffer; ``leaving`` is not asked). Asked under the module's free
+        lock."""
+        def held(buffer: rt.HalBuffer) -> bool:
+            resident = [(v._hal_view.get_buffer(), True) for v in list(self._resident)
+                        if v.device_index == device_index and v._ref is not None]
+            if any(cuda_free.may_share_memory(buffer, other) if near else buffer == other
+                   for other, near in [*results(), *resident]):
+                return True
+            return any(buffer == p._hal_view.get_buffer() for p in list(self._placed)
+                       if p is not leaving and p.device_index == device_index and not p.released)
+        return held
 
-        def give_back(placed: Placed) -> None:
-            held = module()
-            if held is not None:
-                held._give_back_placed(placed)
-
-        return give_back
-
-    def _give_back_placed(self, placed: "Placed") -> None:
+    def _give_back_placed(self, placed: "Placed", view: rt.HalBufferView) -> None:
         """``placed``, an input placed in a device's own memory
-        (staging.place, from the device's queue), is being released: its
-        buffer goes back through the queue where no call is reading it and
-        no live result or other placed input of the module on that device
-        may share its memory (IREE hands an argument back as a result). A
-        program's globals never hold it: IREE copies an argument it stores
-        (gpu_kit's ``argument_given_back`` checks that on the GPU)."""
+        (staging.place, from the device's queue), was released (``view``:
+        what it held): its buffer goes back through the queue where no call
+        is reading it, the caller never took its view, and nothing else of
+        the module may hold its memory (``_holds_placement``: IREE hands an
+        argument back as a result). A program's globals never hold it: IREE
+        copies an argument it stores (gpu_kit's ``argument_given_back``
+        checks that on the GPU)."""
         device_index = placed.device_index
-        if placed._uses or device_index not in self.__dict__.get("_queue_free", {}):
+        if placed._view_given or placed._uses or device_index not in self.__dict__.get("_queue_free", {}):
             return
-        self._try_give_back(device_index, lambda: placed._view.get_buffer(),
-                            lambda: self._held_buffers(device_index, leaving=placed),
-                            ready=lambda: not placed._uses, shares=cuda_free.may_share_memory)
+        self._try_give_back(device_index, view.get_buffer, self._holds_placement(device_index, leaving=placed),
+                            ready=lambda: not placed._uses)
 
-    def _give_back_inputs(self, temporaries: list, result_buffers: Callable[[int], list]) -> None:
+    def _give_back_inputs(self, temporaries: list, results: Callable[[int], list]) -> None:
         """A call's inputs that the shim placed for that call alone
-        (``temporaries``: (device index, view)) go back through their device's
-        queue once the call is done, unless one of the call's results on
-        that device (``result_buffers(device index)``) or a live value of
-        the module there may share their memory."""
+        (``temporaries``: (device index, view)) go back through their
+        device's queue once the call is done, unless the call's results
+        (``results(device index)``: (buffer, on that device)) or anything
+        else of the module may hold their memory (``_holds_placement``)."""
         for device_index, view in temporaries:
             if device_index in self.__dict__.get("_queue_free", {}):
                 self._try_give_back(device_index, view.get_buffer,
-                                    lambda: result_buffers(device_index) + self._held_buffers(device_index),
-                                    shares=cuda_free.may_share_memory)
+                                    self._holds_placement(device_index, lambda: results(device_index)))
 
-    def _give_back_resident(self, value: "DeviceValue") -> None:
-        """``value`` is being released: its buffer goes back through the
-        queue where it was its call's one tensor result on its device, the
-        caller never took a view of it, no call is reading it, and no other
-        live value of the module holds it. Any doubt (a lock held, a set
+    def _give_back_resident(self, value: "DeviceValue", view: rt.HalBufferView) -> None:
+        """``value`` is being released (``view``: what it held): its buffer
+        goes back through the queue where it was its call's one tensor
+        result on its device, the caller never took a view of it, no call is
+        reading it, and no other live value of the module holds it. Any doubt (a lock held, a set
         changing under another thread, teardown) leaves it to IREE."""
         if (value._view_given or not value._sole or value._uses
                 or value.device_index not in self.__dict__.get("_queue_free", {})):
             return
-        self._try_give_back(value.device_index, lambda: value._hal_view.get_buffer(),
-                            lambda: self._held_buffers(value.device_index, leaving=value),
+        self._try_give_back(value.device_index, view.get_buffer,
+                            _is_one_of(lambda: self._held_buffers(value.device_index, leaving=value)),
                             ready=lambda: not value._uses)
 
     def _try_give_back(self, device_index: int, buffer: Callable[[], rt.HalBuffer],
-                       others: Callable[[], list], ready: Callable[[], bool] = lambda: True,
-                       shares: Callable[[rt.HalBuffer, rt.HalBuffer], bool] = lambda a, b: a == b) -> None:
-        """``_give_back`` of ``buffer()`` unless one of ``others()`` holds
-        it, under the module's free lock and only if that lock is free now
-        and ``ready()`` holds under it: a give-back never waits (it may run
-        in a finalizer, on any thread), and any doubt (a set changing under
-        another thread, teardown) leaves the buffer to IREE."""
+                       held: Callable[[rt.HalBuffer], bool], ready: Callable[[], bool] = lambda: True) -> None:
+        """``_give_back`` of ``buffer()`` unless ``held`` says something
+        still holds it, under the module's free lock and only if that lock
+        is free now and ``ready()`` holds under it: a give-back never waits
+        (it may run in a finalizer, on any thread), and any doubt (a set
+        changing under another thread, teardown) leaves the buffer to IREE."""
         lock = self.__dict__.get("_free_lock")
         if lock is None or not lock.acquire(blocking=False):
             return
         try:
             if ready():
-                self._give_back(device_index, buffer(), others(), shares)
+                self._give_back(device_index, buffer(), held)
         except Exception:  # noqa: BLE001  (leave it to IREE)
             return
         finally:
             lock.release()
 
-    def _view_given(self, value: "DeviceValue") -> None:
-        """The caller took ``value.view``: neither it nor any live value
-        sharing its buffer goes back through the queue."""
+    def _view_given(self, value: Union["DeviceValue", "Placed"]) -> None:
+        """The caller took ``value.view``: neither it nor any live value or
+        placed input sharing its buffer goes back through the queue."""
         value._view_given = True
         try:
             buffer = value._hal_view.get_buffer()
-            for other in list(self._resident):
-                if other._ref is not None and other.device_index == value.device_index \
+            for other in [*list(self._resident), *list(self._placed)]:
+                if not other.released and other.device_index == value.device_index \
                         and other._hal_view.get_buffer() == buffer:
                     other._view_given = True
         except Exception:  # noqa: BLE001  (a set changing under another thread)
@@ -898,7 +927,7 @@ class Function(native.FunctionAPI):
             raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
         array = np.ascontiguousarray(array)
         placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array,
-                        before_free=m._free_binder(), give_back=m._placed_give_back(),
+                        before_free=m._free_binder(), module=m,
                         device_index=None if index in self._pinned else self._arg_devices[index])
         m._placed.add(placed)
         return placed
@@ -919,7 +948,7 @@ class Function(native.FunctionAPI):
                 continue
             resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs)
             resident._sole = self._sole_results[i]
-            if resident._sole and any(a._view_given for a, _ in inputs if isinstance(a, DeviceValue)):
+            if resident._sole and any(a._view_given for a, _ in inputs if isinstance(a, (DeviceValue, Placed))):
                 resident._view_given = True  # it may be an input handed back, whose view the caller holds
             self.module._resident.add(resident)
             out.append(resident)
@@ -981,11 +1010,11 @@ class Function(native.FunctionAPI):
         return result_list
 
     def _result_buffers(self, result_list: rt.VmVariantList, device_index: int) -> list:
-        """The buffers of a call's tensor results declared on device
-        ``device_index``."""
-        return [result_list.get_as_object(i, rt.HalBufferView).get_buffer()
+        """(buffer, declared on device ``device_index``) of a call's tensor
+        results."""
+        return [(result_list.get_as_object(i, rt.HalBufferView).get_buffer(), index == device_index)
                 for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices))
-                if index == device_index and value.type not in values.SCALAR_TYPES]
+                if value.type not in values.SCALAR_TYPES]
 
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:
         """Call on inputs from ``prepare``.
@@ -1027,9 +1056,9 @@ class Function(native.FunctionAPI):
         input of the module. Any doubt leaves it to IREE."""
         m = self.module
         index = self._result_devices[i]
-        m._try_give_back(index, view.get_buffer, lambda: (
+        m._try_give_back(index, view.get_buffer, _is_one_of(lambda: (
             [a._hal_view.get_buffer() for a, _ in inputs if isinstance(a, (Placed, DeviceValue))]
-            + m._held_buffers(index)))
+            + m._held_buffers(index))))
 
     # -- results in the shim's own memory (result_storage.py) -----------------
 
@@ -1143,6 +1172,11 @@ def _shape_key(inputs: list) -> tuple:
         else:
             key.append(np.shape(arg))
     return tuple(key)
+
+
+def _is_one_of(buffers: Callable[[], list]) -> Callable[[rt.HalBuffer], bool]:
+    """-> whether a buffer is one of ``buffers()`` (asked when it is used)."""
+    return lambda buffer: any(buffer == other for other in buffers())
 
 
 def _placed_array_holding(view: rt.HalBufferView, placed: list) -> Optional[np.ndarray]:

@@ -139,6 +139,9 @@ def _copy_waited(pool: ResultPool, slab: Slab, submit: Callable[[], rt.HalFence]
     except Exception:  # noqa: BLE001  (refused at submission: nothing in flight)
         pool.give_back(slab)
         return False
+    except BaseException:
+        pool.give_back(slab)
+        raise
     try:
         values.wait(done, timeout_s, "a transfer")
     except BaseException:
@@ -187,28 +190,24 @@ def place(pool: ResultPool, device_index: int, device: rt.HalDevice, array: np.n
     slab = lend(pool, device_index, device, array.nbytes)
     if slab is None:
         return None
-    placed = []
-
-    def submit() -> rt.HalFence:
-        # The queue copies the whole slab: the target is as long (whole
-        # pages), the view as long as the array.
-        if stream_ordered:
-            target, done = values.submit_alloca_copy(device, slab.buffer, slab.capacity)
-        else:
-            target = device.allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
-                                                      allowed_usage=int(BU.DEFAULT),
-                                                      allocation_size=slab.capacity)
-            done = values.submit_copy(device, slab.buffer, target)
-        placed.append(target)
-        return done
-
+    # The queue copies the whole slab: the target is as long (whole pages),
+    # the view as long as the array.
     try:
         copy_bytes(slab.memory, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+        target = None if stream_ordered else device.allocator.allocate_buffer(
+            memory_type=int(MT.DEVICE_LOCAL), allowed_usage=int(BU.DEFAULT), allocation_size=slab.capacity)
     except BaseException:
         pool.give_back(slab)
         raise
+
+    def submit() -> rt.HalFence:
+        nonlocal target
+        if target is not None:
+            return values.submit_copy(device, slab.buffer, target)
+        target, done = values.submit_alloca_copy(device, slab.buffer, slab.capacity)
+        return done
+
     if not _copy_waited(pool, slab, submit, timeout_s):
         return None
-    target = placed[0]
     pool.give_back(slab)
     return rt.HalBufferView(target, list(array.shape), hal_type)

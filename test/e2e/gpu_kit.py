@@ -626,29 +626,35 @@ def _given_back(argv) -> int:
     Placed input, given back when released; after each, eight placements
     of other values reuse the memory given back, and @kept must still read
     what @keep stored (IREE copies an argument it stores in a global). The
-    first read is the output; the run fails if nothing was given back."""
+    first read is the output; the run fails unless each of the two steps
+    gave exactly one buffer back."""
     from mdc.runtime_shim import load
 
     flags, devices, (x,) = _runner_arguments(argv)
     m = load(flags["--module"], devices)
     try:
         keep, kept = m.function("keep"), m.function("kept")
-        gpu = keep._arg_devices[0]
-        given = lambda: m._queue_free[gpu]._value  # noqa: E731  (queue deallocas asked so far)
-        before = given()
-        keep(x)
+        free = m._queue_free[keep._arg_devices[0]]
+        counts = []
+
+        def given_back_by(step) -> None:
+            before = free._value  # queue deallocas asked so far
+            step()
+            counts.append(free._value - before)
+
+        given_back_by(lambda: keep(x))
         reused = [keep.place(0, -x - np.float32(k)) for k in range(8)]
         first = np.asarray(kept())
         np.save(flags["--output"].lstrip("@"), first)
         del reused
         placed = keep.place(0, 2 * x)
         keep(placed)
-        placed.release()
+        given_back_by(placed.release)
         reused = [keep.place(0, -x - np.float32(k)) for k in range(8)]
         second = np.asarray(kept())
         del reused
-        if given() - before < 2:
-            print(f"{given() - before} give-back(s) through the queue, expected at least 2: the path was not taken")
+        if counts != [1, 1]:
+            print(f"buffers given back by the call and by the release: {counts}, expected [1, 1]")
             return 1
         if not np.array_equal(second, 2 * x):
             print("@kept after a Placed input was stored and released differs from it")

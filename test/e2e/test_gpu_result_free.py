@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import iree.runtime as rt
-from mdc.runtime_shim import load
+from mdc.runtime_shim import ShimError, load
 
 PROGRAM = """
 func.func public @square_on_b(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})
@@ -213,8 +213,22 @@ def test_no_device_of_another_driver_gives_back(build_vmfb):
 # -- the shim's own placements (staging.place through the queue) -----------
 
 
-def test_an_input_placed_for_a_call_is_given_back_once_the_call_is_done(module):
-    m, recorder = module
+@pytest.fixture
+def staged(build_vmfb):
+    """The module with every move the shim makes through its pool
+    (staged_transfers), so its placements on device_b take the queue's
+    memory as they do on a GPU (staging.place, stream-ordered)."""
+    path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
+    m = load(str(path), ["local-task", "local-task"], staged_transfers=True)
+    recorder = _Recorder()
+    m._queue_free = {1: recorder}
+    yield m, recorder
+    recorder.given.clear()
+    m.close()
+
+
+def test_an_input_placed_for_a_call_is_given_back_once_the_call_is_done(staged):
+    m, recorder = staged
     f = m.function("square_b_to_a")
     for k in range(3):
         assert np.array_equal(f(X + k), (X + k) ** 2)
@@ -222,8 +236,8 @@ def test_an_input_placed_for_a_call_is_given_back_once_the_call_is_done(module):
     assert all(b.byte_length() >= X.nbytes for b in recorder.given)
 
 
-def test_an_input_handed_back_as_a_result_is_given_back_once(module):
-    m, recorder = module
+def test_an_input_handed_back_as_a_result_is_given_back_once(staged):
+    m, recorder = staged
     f = m.function("same_on_b")
     assert np.array_equal(f(X), X)  # the result is the input: one give-back, the read-back's
     assert len(recorder.given) == 1
@@ -234,13 +248,13 @@ def test_an_input_handed_back_as_a_result_is_given_back_once(module):
     assert len(recorder.given) == 2
 
 
-def test_a_placed_input_goes_back_when_released_or_collected(module):
-    m, recorder = module
+def test_a_placed_input_goes_back_when_released_or_collected(staged):
+    m, recorder = staged
     f = m.function("square_b_to_a")
     p = f.place(0, X)
     assert np.array_equal(f(p), X * X) and np.array_equal(f(p), X * X)
     assert recorder.given == []  # placed, not given back by its calls
-    buffer = p.view.get_buffer()
+    buffer = p._hal_view.get_buffer()
     p.release()
     p.release()
     assert len(recorder.given) == 1 and recorder.given[0] == buffer
@@ -250,8 +264,19 @@ def test_a_placed_input_goes_back_when_released_or_collected(module):
     assert len(recorder.given) == 2
 
 
-def test_a_placed_input_a_result_holds_goes_back_with_the_result(module):
-    m, recorder = module
+def test_placed_inputs_of_one_size_go_back_each_on_its_own(staged):
+    """Placed inputs are the shim's own whole allocations: one of the same
+    size still held does not keep another's memory."""
+    m, recorder = staged
+    f = m.function("square_b_to_a")
+    kept, dropped = f.place(0, X), f.place(0, X + 1)
+    dropped.release()
+    assert len(recorder.given) == 1
+    assert np.array_equal(f(kept), X * X)
+
+
+def test_a_placed_input_a_result_holds_goes_back_with_the_result(staged):
+    m, recorder = staged
     f = m.function("same_on_b")
     p = f.place(0, X)
     (y,) = f.call_on_devices(p)  # IREE hands the argument back
@@ -262,12 +287,55 @@ def test_a_placed_input_a_result_holds_goes_back_with_the_result(module):
     assert len(recorder.given) == 1
 
 
-def test_a_placed_input_a_call_is_reading_is_left_to_iree(module):
-    m, recorder = module
-    p = m.function("square_b_to_a").place(0, X)
-    p._uses = 1  # as Function._run counts a call in flight on another thread
+def test_a_placed_input_whose_view_the_caller_took_is_left_to_iree(staged):
+    m, recorder = staged
+    f, same = m.function("square_b_to_a"), m.function("same_on_b")
+    view = f.place(0, X).view  # the Placed goes at once; its view stays
+    gc.collect()
+    # A result sharing a placed input's buffer, the input's view taken.
+    p = same.place(0, X)
+    (y,) = same.call_on_devices(p)
+    other_view = p.view
     p.release()
+    y.release()
+    # The result's view taken, then both released.
+    q = same.place(0, X)
+    (z,) = same.call_on_devices(q)
+    z_view = z.view
+    z.release()
+    q.release()
     assert recorder.given == []
+    for v in (view, other_view, z_view):
+        assert np.array_equal(v.map().asarray([4], np.dtype(np.float32)), X)
+
+
+def test_a_call_counts_its_use_of_a_placed_input(staged):
+    """A Placed input is not given back while a call reads it: the call
+    counts its use (Function._run), and a release then leaves it to IREE."""
+    m, recorder = staged
+    f = m.function("square_b_to_a")
+    p = f.place(0, X)
+    seen = []
+    run = f._run_counted
+
+    def run_and_release(inputs):
+        seen.append(p._uses)
+        p.release()  # as another thread may, while the call runs
+        return run(inputs)
+
+    f._run_counted = run_and_release
+    with pytest.raises(ShimError, match="released"):
+        f.call_on_devices(p)
+    assert seen == [1] and recorder.given == [] and p._uses == 0
+
+
+def test_a_released_placed_input_is_refused(staged):
+    m, _ = staged
+    f = m.function("square_b_to_a")
+    p = f.place(0, X)
+    p.release()
+    with pytest.raises(ShimError, match="released"):
+        f(p)
 
 
 def test_buffers_that_may_share_memory(build_stock_vmfb):
