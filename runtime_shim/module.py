@@ -517,11 +517,12 @@ class Module(native.FunctionTable):
 
     def _held_buffers(self, device_index: int, leaving=None) -> list:
         """The buffers the module's live results on ``device_index`` and its
-        placed inputs there hold, but ``leaving``'s."""
+        placed inputs there or in a GPU's pinned memory hold, but
+        ``leaving``'s."""
         held = [v._hal_view.get_buffer() for v in list(self._resident)
                 if v is not leaving and v.device_index == device_index and v._ref is not None]
         return held + [p._hal_view.get_buffer() for p in list(self._placed)
-                       if p is not leaving and p.device_index == device_index and not p.released]
+                       if p is not leaving and p.device_index in (device_index, None) and not p.released]
 
     def _holds_placement(self, device_index: int, results: Callable[[], list] = list, leaving=None):
         """-> whether memory the shim placed on ``device_index`` is still
@@ -530,8 +531,8 @@ class Module(native.FunctionTable):
         made and which can be a part of an input (an allocation of the same
         size may share memory: cuda_free.may_share_memory; a result on
         another device only if it is the same buffer), or by a placed input
-        there, the shim's own whole allocation (only if it is the same
-        buffer; ``leaving`` is not asked). Asked under the module's free
+        there or in pinned memory (only if it is the same buffer: the shim's
+        own allocations; ``leaving`` is not asked). Asked under the module's free
         lock."""
         def held(buffer: rt.HalBuffer) -> bool:
             resident = [(v._hal_view.get_buffer(), True) for v in list(self._resident)
@@ -540,7 +541,7 @@ class Module(native.FunctionTable):
                    for other, near in [*results(), *resident]):
                 return True
             return any(buffer == p._hal_view.get_buffer() for p in list(self._placed)
-                       if p is not leaving and p.device_index == device_index and not p.released)
+                       if p is not leaving and p.device_index in (device_index, None) and not p.released)
         return held
 
     def _give_back_placed(self, placed: "Placed", view: rt.HalBufferView) -> None:
@@ -573,8 +574,9 @@ class Module(native.FunctionTable):
         """``value`` is being released (``view``: what it held): its buffer
         goes back through the queue where it was its call's one tensor
         result on its device, the caller never took a view of it, no call is
-        reading it, and no other live value of the module holds it. Any doubt (a lock held, a set
-        changing under another thread, teardown) leaves it to IREE."""
+        reading it, and no other live value of the module holds it. Any
+        doubt (a lock held, a set changing under another thread, teardown)
+        leaves it to IREE."""
         if (value._view_given or not value._sole or value._uses
                 or value.device_index not in self.__dict__.get("_queue_free", {})):
             return
