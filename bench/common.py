@@ -58,6 +58,14 @@ def gpu_or_none(config: Config) -> Optional["RawIree"]:
 # -- timing ---------------------------------------------------------------------
 
 
+def size_name(nbytes: int) -> str:
+    """``4K``, ``1M``, ``1G``: a size in whole KiB, MiB or GiB (else bytes)."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    return str(nbytes)
+
+
 def median_time(fn: Callable[[], object], repeat: int, warmup: int = 2) -> float:
     """Median seconds of ``repeat`` calls of ``fn`` after ``warmup`` calls,
     host clock around each (synchronous) call."""

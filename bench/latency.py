@@ -13,7 +13,7 @@ import statistics
 
 import numpy as np
 
-from .common import STAGINGS, Config, gpu_or_none, median_time, resident_call
+from .common import STAGINGS, Config, gpu_or_none, median_time, resident_call, size_name
 
 
 DYNAMIC = ", size at run time"  # the rows of seed_dynamic
@@ -77,42 +77,35 @@ def latency(config: Config, kit: str, rounds: int, calls: int, baseline: str | N
     gpu = config.gpu
     configs = _configs(config, kit, baseline)
     stock = f"stock {gpu}+{gpu}"
-    names = list(configs)
-    per_round = {name: [] for name in names}
-    for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]  # a different one first each round
-        for name in order:
-            per_round[name].append(seed_latency(*configs[name], calls))
+    per_round = _interleaved(configs, list(configs), rounds, calls)
     print(f"\nseed program (4xf32) per call: median over {rounds} rounds of the median of {calls} calls, us")
     print(f"  {'':64} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + gpu + '+' + gpu:>16} (same program)")
-    for name in names:
-        t = per_round[name]
-        reference = per_round[stock + DYNAMIC if name.endswith(DYNAMIC) else stock]  # the same program's
-        ratio = statistics.median(a / b for a, b in zip(t, reference))
-        print(f"  {name:64} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
+    _rows(per_round, lambda name: per_round[stock + DYNAMIC if name.endswith(DYNAMIC) else stock])  # the same program's
     for nbytes in dynamic_sizes:
-        _dynamic_at(configs, nbytes, rounds, calls, stock + DYNAMIC)
+        names = [name for name in configs if name.endswith(DYNAMIC)]
+        sized_calls = max(5, min(calls, (64 << 20) // nbytes))
+        per_round = _interleaved(configs, names, rounds, sized_calls, elements=max(1, nbytes // 4))
+        print(f"\nseed_dynamic with {size_name(nbytes)} per value: median over {rounds} rounds of the median of "
+              f"{sized_calls} calls, us")
+        print(f"  {'':64} {'median':>8} {'min':>8} {'max':>8} {'/ stock ' + gpu + '+' + gpu:>16}")
+        _rows(per_round, lambda name: per_round[stock + DYNAMIC])
     return 0
 
 
-def _dynamic_at(configs: dict[str, tuple], nbytes: int, rounds: int, calls: int, stock: str) -> None:
-    """The seed_dynamic rows of ``configs`` with an argument of ``nbytes``."""
-    names = [name for name in configs if name.endswith(DYNAMIC)]
-    calls = max(5, min(calls, (64 << 20) // nbytes))
+def _interleaved(configs: dict[str, tuple], names: list[str], rounds: int, calls: int,
+                 elements: int = 4) -> dict[str, list[float]]:
+    """Row name -> seconds per call in each round, for ``names`` of
+    ``configs``, a different one first each round."""
     per_round = {name: [] for name in names}
     for r in range(rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            per_round[name].append(seed_latency(*configs[name], calls, elements=max(1, nbytes // 4)))
-    print(f"\nseed_dynamic with {_size(nbytes)} per value: median over {rounds} rounds of the median of {calls} calls, us")
-    print(f"  {'':64} {'median':>8} {'min':>8} {'max':>8} {'/ ' + stock.split(',')[0]:>16}")
-    for name in names:
-        t = per_round[name]
-        ratio = statistics.median(a / b for a, b in zip(t, per_round[stock]))
+            per_round[name].append(seed_latency(*configs[name], calls, elements=elements))
+    return per_round
+
+
+def _rows(per_round: dict[str, list[float]], reference) -> None:
+    """A row per name: median, min, max (us) and the median ratio to
+    ``reference(name)``'s times in the same rounds."""
+    for name, t in per_round.items():
+        ratio = statistics.median(a / b for a, b in zip(t, reference(name)))
         print(f"  {name:64} {statistics.median(t) * 1e6:8.1f} {min(t) * 1e6:8.1f} {max(t) * 1e6:8.1f} {ratio:15.2f}x")
-
-
-def _size(nbytes: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
-            return f"{nbytes >> shift} {unit}"
-    return f"{nbytes} B"

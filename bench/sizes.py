@@ -51,18 +51,11 @@ import os
 
 import numpy as np
 
-from .common import (Config, LocalDevice, RawIree, gpu_or_none, median_time, resident_call, torch_rows,
-                     values_aligned)
+from .common import (Config, LocalDevice, RawIree, gpu_or_none, median_time, resident_call, size_name,
+                     torch_rows, values_aligned)
 
 KIB = 1 << 10
 DEFAULT_SIZES = tuple(4 * KIB * 4 ** i for i in range(10))  # 4 KiB .. 1 GiB, powers of 4
-
-
-def size_name(nbytes: int) -> str:
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", KIB)):
-        if nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
-    return str(nbytes)
 
 
 def _calls(nbytes: int) -> int:
