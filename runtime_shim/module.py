@@ -519,10 +519,18 @@ class Module(native.FunctionTable):
         """The buffers the module's live results on ``device_index`` and its
         placed inputs there or in a GPU's pinned memory hold, but
         ``leaving``'s."""
-        held = [v._hal_view.get_buffer() for v in list(self._resident)
+        return self._resident_buffers(device_index, leaving) + self._placed_buffers(device_index, leaving)
+
+    def _resident_buffers(self, device_index: int, leaving=None) -> list:
+        """The buffers of the module's live results on ``device_index``, but ``leaving``'s."""
+        return [v._hal_view.get_buffer() for v in list(self._resident)
                 if v is not leaving and v.device_index == device_index and v._ref is not None]
-        return held + [p._hal_view.get_buffer() for p in list(self._placed)
-                       if p is not leaving and p.device_index in (device_index, None) and not p.released]
+
+    def _placed_buffers(self, device_index: int, leaving=None) -> list:
+        """The buffers of the module's placed inputs on ``device_index`` or
+        in a GPU's pinned memory, but ``leaving``'s."""
+        return [p._hal_view.get_buffer() for p in list(self._placed)
+                if p is not leaving and p.device_index in (device_index, None) and not p.released]
 
     def _holds_placement(self, device_index: int, results: Callable[[], list] = list, leaving=None):
         """-> whether memory the shim placed on ``device_index`` is still
@@ -535,13 +543,11 @@ class Module(native.FunctionTable):
         own allocations; ``leaving`` is not asked). Asked under the module's free
         lock."""
         def held(buffer: rt.HalBuffer) -> bool:
-            resident = [(v._hal_view.get_buffer(), True) for v in list(self._resident)
-                        if v.device_index == device_index and v._ref is not None]
+            resident = [(other, True) for other in self._resident_buffers(device_index)]
             if any(cuda_free.may_share_memory(buffer, other) if near else buffer == other
                    for other, near in [*results(), *resident]):
                 return True
-            return any(buffer == p._hal_view.get_buffer() for p in list(self._placed)
-                       if p is not leaving and p.device_index in (device_index, None) and not p.released)
+            return any(buffer == other for other in self._placed_buffers(device_index, leaving))
         return held
 
     def _give_back_placed(self, placed: "Placed", view: rt.HalBufferView) -> None:
