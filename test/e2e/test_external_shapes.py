@@ -80,6 +80,11 @@ KNOWN: dict[tuple[str, str], str] = {
     ("declared_devices", "dev_cpu"): _DECLARED_NO_DEFAULT,
     ("declared_devices", "dev_gpu"): _DECLARED_NO_DEFAULT,
     ("declared_devices", "dev_cpu:dev_gpu=staged"): _DECLARED_NO_DEFAULT,
+    ("declared_devices", "dev_gpu:dev_cpu=staged"): _DECLARED_NO_DEFAULT,
+    **{("op_affinity_three", pair): (
+        "class 4: IREE imports the unannotated argument on each device whose op reads it (dev_y's util.func, "
+        "dev_z's flow.tensor.clone), one buffer for both; the verifier refuses") for pair in
+       ("dev_y:dev_z=staged", "dev_z:dev_y=staged")},
     ("op_affinity_annotated", "dev_x"): (
         "class 4: after mdc's passes IREE's stream pipeline fails: the util.call to never-inlined @double_on_z "
         "passes a transient resource, the callee takes an external one (staged CPU pairs build; stock IREE "
