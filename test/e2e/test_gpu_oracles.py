@@ -1,6 +1,6 @@
 """The GPU scripts' oracles, on a machine with no GPU (fast, CPU only):
 gpu_random.py's result check counts results, and an explicit run of
-gpu_kit.py, gpu_random.py, gpu_torch.py or `python -m bench` with no cuda device says so
+gpu_kit.py, gpu_random.py, gpu_torch.py, gpu_matmul.py or `python -m bench` with no cuda device says so
 and fails (exit status 2) instead of passing with "skipping"."""
 
 import os
@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import gpu_kit  # noqa: E402
+import gpu_matmul  # noqa: E402
 import gpu_random  # noqa: E402
 
 
@@ -48,6 +49,7 @@ def _run(*argv):
     ["test/e2e/gpu_kit.py", "run", "KIT"],
     ["test/e2e/gpu_random.py", "run", "KIT"],
     ["test/e2e/gpu_torch.py", "run", "KIT"],
+    ["test/e2e/gpu_matmul.py", "run", "KIT"],
     ["-m", "bench", "run", "KIT"],
     ["-m", "bench", "pieces", "KIT"],
     ["-m", "bench", "pinned", "KIT"],
@@ -66,3 +68,23 @@ def test_no_cuda_device_is_a_failure(tmp_path, argv):
     allowed = _run(*argv, "--allow-no-gpu")
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert "no cuda device here" in allowed.stdout and "skipping" in allowed.stdout
+
+
+@pytest.mark.parametrize("layout", gpu_matmul.LAYOUTS)
+def test_gpu_matmul_program_matches_its_reference(tmp_path, layout):
+    """gpu_matmul.py's matmul, with its weight laid out as the GPU run lays
+    it out, computes the kit's numpy reference on the CPU."""
+    import iree.runtime as rt
+
+    src, vmfb = tmp_path / "mm.mlir", tmp_path / "mm.vmfb"
+    src.write_text(gpu_matmul.program("f32", layout, None))
+    subprocess.run(["iree-compile", "--iree-hal-target-device=local",
+                    "--iree-hal-local-target-device-backends=llvm-cpu",
+                    "--iree-llvmcpu-target-cpu=generic", str(src), "-o", str(vmfb)], check=True)
+    a, b = gpu_matmul._inputs(seed=7)
+    x, w = gpu_matmul.layout_inputs(a, b, "f32", layout)
+    config = rt.Config("local-task")
+    ctx = rt.SystemContext(config=config)
+    ctx.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb.read_bytes()))
+    got = ctx.modules.module["mm"](x, w).to_host()
+    assert np.abs(got - gpu_matmul._reference(a, b)).max() <= gpu_matmul.TOL["f32"]
