@@ -36,3 +36,8 @@ class MdcError(Exception):
         lines = [f"{where}error: {self.message}"]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def render_warning(tool: str, location: str | None, message: str) -> str:
+    """One warning line, as MdcError.render writes an error's first line."""
+    return f"{location or tool}: warning: {message}"

@@ -43,6 +43,9 @@ class Report:
     program_state: list[str] = dataclasses.field(default_factory=list)
     # Which of them each public function refers to (module_facts.state_by_function).
     state_by_function: dict = dataclasses.field(default_factory=dict)
+    # (``file:line:col`` or None, message): what the program does that
+    # stock IREE is known to get wrong (the tools print them as warnings).
+    warnings: list[tuple[str | None, str]] = dataclasses.field(default_factory=list)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""
@@ -53,3 +56,4 @@ class Report:
         self.host_twins.extend(other.host_twins)
         self.storage_twins.extend(other.storage_twins)
         self.source_types.update(other.source_types)
+        self.warnings.extend(other.warnings)

@@ -8,6 +8,7 @@ mdc-opt runs them by name, alone.
 
 from __future__ import annotations
 
+from .cuda_maxsi_warning import WarnCudaMaxsiReduction
 from .device_isolation_verifier import DeviceIsolationVerifier
 from .dealloca_affinity import DeallocaAffinity
 from .executable_per_target import ExecutablePerTarget
@@ -37,7 +38,8 @@ from .transfer_insertion import TransferInsertion
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
-# scheduled stream IR, before the HAL conversion.
+# scheduled stream IR, before the HAL conversion. warn-cuda-maxsi-reduction
+# only reads the IR (every dispatch placed by then).
 PIPELINE = [
     HostEntryPoints,
     ResultStorageTwins,
@@ -49,6 +51,7 @@ PIPELINE = [
     LoopInitIsolation,
     HostFences,
     PartitionFence,
+    WarnCudaMaxsiReduction,
     StripMarks,
     DeallocaAffinity,
     DeviceIsolationVerifier,

@@ -13,7 +13,7 @@ import sys
 import time
 
 from mdc.contract.atomic_write import CannotWrite, write_atomically
-from mdc.passes.diagnostics import MdcError, format_location
+from mdc.passes.diagnostics import MdcError, format_location, render_warning
 
 from . import dropin, options
 from .cli_errors import (USAGE_STATUS, render_iree_error, reporting_errors,
@@ -240,6 +240,8 @@ def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) 
               "compiled without them (the Python API then returns those results as copies)", file=sys.stderr)
     if timings:
         timings.extend(ctx.timings)
+    for location, message in ctx.report.warnings:
+        print(render_warning("mdc-compile", location, message), file=sys.stderr)
     _write_outputs(args, ctx, devices, result)
     if timings:
         timings.lap("write outputs")
@@ -535,11 +537,14 @@ def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
     link_overrides = options.resolve_link_names(links, known)
     settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
                                         pinned_arguments=pinned_arguments, devices=devices)
+    report = registry.Report()
     with compiler.context, module.location:
         for cls in passes:
-            registry.run_pass(cls, module, settings, registry.Report())
+            registry.run_pass(cls, module, settings, report)
         try:
             module.verify()
         except Exception as e:
             raise MdcError(f"passes produced invalid IR: {e}") from None
+    for location, message in report.warnings:
+        print(render_warning("mdc-opt", location, message), file=sys.stderr)
     return module_text(module)

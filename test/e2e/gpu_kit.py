@@ -241,9 +241,9 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
                              expected=os.path.basename(expected)))
     with open(os.path.join(kit, "cases.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    if _build_min_reduce_canary(kit):
+    if _build_stock_cuda_canaries(kit):
         return 1
-    print(f"built {len(manifest)} cases in {kit}, and the stock CUDA min-reduce canary")
+    print(f"built {len(manifest)} cases in {kit}, and the stock CUDA min-reduce and maxsi canaries")
     return 0
 
 
@@ -276,40 +276,129 @@ func.func @f(%a: tensor<?x?xi32>) -> tensor<?x1xi32> {
 MIN_REDUCE_INPUT = [[38, -18], [-10, -10], [0, -19], [37, 28], [-21, -9], [-3, 16], [5, -25]]
 
 
-def _build_min_reduce_canary(kit: str) -> int:
-    """The canary's module (stock iree-compile, cuda only), its input, and
+# Stock IREE 3.13 on cuda alone: an i32 maxsi reduction from INT_MIN over
+# the middle dimension of a tensor<4x?x?xi32> gives 0 where the maximum is
+# negative on an H200 (gpu_random seed 4122026 program 43, whose dispatch
+# is the difference variant; stock IREE with every device the GPU gives the
+# same). mdc-compile warns of the pattern (passes/cuda_maxsi_warning.py).
+# The variants, minimized and not yet run alone on a GPU, tell which shapes
+# fail: static or dynamic, middle or last dimension.
+MAXSI_VARIANTS = {  # name: (shape, reduced dimension, inputs)
+    "dynamic_middle": ("4x?x?", 1, 1),
+    "static_middle": ("4x3x3", 1, 1),
+    "dynamic_last": ("4x?x?", 2, 1),
+    "dynamic_middle_difference": ("4x?x?", 1, 2),  # max of a - b, as program 43 fuses it
+}
+
+
+def maxsi_canary_source(shape: str, reduced: int, inputs: int) -> str:
+    """@f: the maxsi reduction from INT_MIN of ``inputs`` (one tensor, or
+    the difference of two) over dimension ``reduced`` of a tensor<SHAPExi32>."""
+    dims = shape.split("x")
+    in_type = f"tensor<{shape}xi32>"
+    out_type = f"tensor<{'x'.join(d for i, d in enumerate(dims) if i != reduced)}xi32>"
+    dynamic = [i for i, d in enumerate(dims) if d == "?" and i != reduced]
+    identity = "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"
+    kept = ", ".join(f"d{i}" for i in range(3) if i != reduced)
+    iterators = ", ".join('"reduction"' if i == reduced else '"parallel"' for i in range(3))
+    args = [f"%a{k}" for k in range(inputs)]
+    lines = [f"func.func @f({', '.join(f'{a}: {in_type}' for a in args)}) -> {out_type} {{"]
+    for i in dynamic:
+        lines += [f"  %c{i} = arith.constant {i} : index", f"  %d{i} = tensor.dim %a0, %c{i} : {in_type}"]
+    lines += [
+        "  %min = arith.constant -2147483648 : i32",
+        f"  %e = tensor.empty({', '.join(f'%d{i}' for i in dynamic)}) : {out_type}",
+        f"  %init = linalg.fill ins(%min : i32) outs(%e : {out_type}) -> {out_type}",
+        f"  %r = linalg.generic {{indexing_maps = [{', '.join([identity] * inputs)}, "
+        f"affine_map<(d0, d1, d2) -> ({kept})>], iterator_types = [{iterators}]}}",
+        f"      ins({', '.join(args)} : {', '.join([in_type] * inputs)}) outs(%init : {out_type}) {{",
+        f"  ^bb0({', '.join(f'%x{k}: i32' for k in range(inputs))}, %acc: i32):",
+    ]
+    value = "%x0"
+    if inputs == 2:
+        lines.append("    %v = arith.subi %x0, %x1 : i32")
+        value = "%v"
+    lines += [f"    %m = arith.maxsi {value}, %acc : i32", "    linalg.yield %m : i32", f"  }} -> {out_type}",
+              f"  return %r : {out_type}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def maxsi_canary_inputs(inputs: int) -> list[np.ndarray]:
+    """A 4x3x3 i32 tensor whose slices 1 and 3 are all negative (so are
+    their maxima over any dimension), or two whose difference is it."""
+    x = (np.arange(36, dtype=np.int32).reshape(4, 3, 3) * 17) % 81 - 40
+    x[1::2] -= 50
+    if inputs == 1:
+        return [x]
+    b = (np.arange(36, dtype=np.int32).reshape(4, 3, 3) * 7) % 23 - 11
+    return [x + b, b]
+
+
+def _stock_cuda_canaries() -> dict[str, tuple[str, list[np.ndarray], np.ndarray]]:
+    """Every stock cuda canary module: name -> (source, inputs, numpy's answer)."""
+    min_input = np.array(MIN_REDUCE_INPUT, np.int32)
+    canaries = {"canary_min_reduce": (MIN_REDUCE_CANARY, [min_input], min_input.min(axis=1, keepdims=True))}
+    for variant, (shape, reduced, n) in MAXSI_VARIANTS.items():
+        inputs = maxsi_canary_inputs(n)
+        value = inputs[0] if n == 1 else inputs[0] - inputs[1]
+        canaries[f"canary_maxsi_{variant}"] = (maxsi_canary_source(shape, reduced, n), inputs,
+                                               value.max(axis=reduced))
+    return canaries
+
+
+def _build_stock_cuda_canaries(kit: str) -> int:
+    """Each canary's module (stock iree-compile, cuda only), its inputs, and
     numpy's answer."""
-    src = os.path.join(kit, "canary_min_reduce.mlir")
-    with open(src, "w") as f:
-        f.write(MIN_REDUCE_CANARY)
-    r = _run(["iree-compile", src, "--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80",
-              "-o", os.path.join(kit, "canary_min_reduce.vmfb")])
-    if r.returncode:
-        print(f"canary_min_reduce: stock iree-compile failed\n{r.stderr}")
-        return 1
-    a = np.array(MIN_REDUCE_INPUT, np.int32)
-    np.save(os.path.join(kit, "canary_min_reduce.in0.npy"), a)
-    np.save(os.path.join(kit, "canary_min_reduce.expected.npy"), a.min(axis=1, keepdims=True))
+    for name, (source, inputs, expected) in _stock_cuda_canaries().items():
+        src = os.path.join(kit, f"{name}.mlir")
+        with open(src, "w") as f:
+            f.write(source)
+        r = _run(["iree-compile", src, "--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80",
+                  "-o", os.path.join(kit, f"{name}.vmfb")])
+        if r.returncode:
+            print(f"{name}: stock iree-compile failed\n{r.stderr}")
+            return 1
+        for k, x in enumerate(inputs):
+            np.save(os.path.join(kit, f"{name}.in{k}.npy"), x)
+        np.save(os.path.join(kit, f"{name}.expected.npy"), expected)
     return 0
+
+
+def _stock_cuda_canary(kit: str, name: str, timeout: float) -> tuple[bool | None, str]:
+    """Runs one canary module -> (wrong: True/False, or None when it did
+    not run, what it gave)."""
+    out = os.path.join(kit, f"{name}.out.npy")
+    tool = shutil.which("iree-run-module")
+    if tool is None:
+        return None, "iree-run-module not found: put the runtime's bin/ on PATH"
+    inputs = sorted(f for f in os.listdir(kit) if f.startswith(f"{name}.in") and f.endswith(".npy"))
+    try:
+        r = _run([tool, f"--module={name}.vmfb", "--function=f", "--device=cuda",
+                  *[f"--input=@{f}" for f in inputs], f"--output=@{out}"], cwd=kit, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "TIMEOUT"
+    if r.returncode:
+        return None, f"rc={r.returncode}: {(r.stderr.strip().splitlines() or [''])[-1][:200]}"
+    got, want = np.load(out), np.load(os.path.join(kit, f"{name}.expected.npy"))
+    wrong = int((got != want).sum()) if got.shape == want.shape else got.size
+    return wrong > 0, f"{wrong} of {want.size} wrong: {got.ravel().tolist()} against numpy's {want.ravel().tolist()}"
 
 
 def canary_stock_cuda_min_reduce(kit: str, timeout: float) -> tuple[bool, str]:
     """-> (stock IREE still gives wrong numbers, what it gave)."""
-    out = os.path.join(kit, "canary_min_reduce.out.npy")
-    tool = shutil.which("iree-run-module")
-    if tool is None:
-        return False, "iree-run-module not found: put the runtime's bin/ on PATH"
-    try:
-        r = _run([tool, "--module=canary_min_reduce.vmfb",
-                  "--function=f", "--device=cuda", "--input=@canary_min_reduce.in0.npy", f"--output=@{out}"],
-                 cwd=kit, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return False, "TIMEOUT"
-    if r.returncode:
-        return False, f"rc={r.returncode}: {(r.stderr.strip().splitlines() or [''])[-1][:200]}"
-    got, want = np.load(out), np.load(os.path.join(kit, "canary_min_reduce.expected.npy"))
-    wrong = int((got != want).sum()) if got.shape == want.shape else got.size
-    return wrong > 0, f"{wrong} of {want.size} rows wrong: {got.ravel().tolist()} against numpy's {want.ravel().tolist()}"
+    wrong, what = _stock_cuda_canary(kit, "canary_min_reduce", timeout)
+    return bool(wrong), what
+
+
+def canary_stock_cuda_maxsi(kit: str, timeout: float) -> tuple[bool, list[str]]:
+    """-> (stock IREE still gives wrong numbers in some variant, one line
+    per variant: wrong, right or did not run, and what it gave)."""
+    lines, still = [], False
+    for variant in MAXSI_VARIANTS:
+        wrong, what = _stock_cuda_canary(kit, f"canary_maxsi_{variant}", timeout)
+        still |= bool(wrong)
+        lines.append(f"{variant}: {'WRONG' if wrong else 'right' if wrong is False else 'did not run'}: {what}")
+    return still, lines
 
 
 def compare(got: np.ndarray, want: np.ndarray, rel_tol: float | None = None) -> tuple[bool, float]:
@@ -391,6 +480,13 @@ def run(kit: str, timeout: float, only: str | None, repeat: int = 1, cpu_driver:
             still, what = canary_stock_cuda_min_reduce(kit, timeout)
             print(f"canary, stock cuda i32 min-reduce of a dynamic shape: {'still wrong' if still else 'CHANGED'}: "
                   f"{what}")
+            failures += not still
+        if os.path.exists(os.path.join(kit, "canary_maxsi_dynamic_middle.vmfb")):
+            still, lines = canary_stock_cuda_maxsi(kit, timeout)
+            print(f"canary, stock cuda i32 maxsi-reduce from INT_MIN: {'still fails' if still else 'CHANGED'} "
+                  "(a variant wrong: mdc-compile's warning stays; none: drop or widen it)")
+            for line in lines:
+                print(f"  {line}")
             failures += not still
     return 1 if failures else 0
 
