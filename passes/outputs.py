@@ -43,6 +43,9 @@ class Report:
     program_state: list[str] = dataclasses.field(default_factory=list)
     # Which of them each public function refers to (module_facts.state_by_function).
     state_by_function: dict = dataclasses.field(default_factory=dict)
+    # The argument dimensions each public function requires equal
+    # (tied_dims.tied_dims), read after IREE's input conversion.
+    tied_dims: dict = dataclasses.field(default_factory=dict)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""
