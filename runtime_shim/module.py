@@ -871,7 +871,8 @@ class Function(native.FunctionAPI):
         if len(args) != len(sig.args):
             raise ShimTypeError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
         inputs = [self._checked(i, arg) for i, arg in enumerate(args)]
-        values.check_tied_dims(sig, self._tied, [_input_shape(arg) for arg, _ in inputs])
+        if self._tied:
+            values.check_tied_dims(sig, self._tied, [_input_shape(arg) for arg, _ in inputs])
         return inputs
 
     def _checked(self, i: int, arg) -> tuple[object, object]:

@@ -389,7 +389,8 @@ class NativeFunction(FunctionAPI):
                 raise ShimError(f"{where}: given a Placed input, which a module run by "
                                 "iree-run-module cannot take; pass the array")
             out.append(values.checked_tensor(arg, value, where))
-        values.check_tied_dims(sig, self._tied, [np.shape(arg) for arg, _ in out])
+        if self._tied:
+            values.check_tied_dims(sig, self._tied, [np.shape(arg) for arg, _ in out])
         return out
 
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:
