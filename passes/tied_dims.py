@@ -20,7 +20,8 @@ values (union-find) over
   shape operands of ``hal.tensor.import``/``export`` and
   ``flow.tensor.transfer`` are the dimensions they describe (the import
   checks the buffer view's shape); a ``hal.tensor.barrier`` result is its
-  operand, a linalg result its init; a static dimension is its constant;
+  operand, a ``linalg.generic`` result its init; a static dimension is
+  its constant;
 * requirements, taken only from ops in the function's entry block (which
   every call that returns runs): each loop dimension of a
   ``linalg.generic`` (named linalg ops are generalized first, on a copy)
@@ -29,9 +30,11 @@ values (union-find) over
   have one shape; a call of a function in the module requires what the
   callee's ties require of the values passed.
 
-Anything else (slices, reshapes, ops in nested regions, dimensions tied
-only to a scalar argument) ties nothing, so some ties go unlisted, never a
-false one.
+Two argument dimensions in one class are tied. Anything else (slices,
+reshapes, ops in nested regions, dimensions tied only to a scalar
+argument) ties nothing, so some ties go unlisted, never a false one; nor is
+a class holding a constant listed (a dimension the program fixes is not a
+tie between arguments).
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
     elif name == "hal.tensor.barrier":
         for operand, result in zip(op.operands, op.results):
             sizes.same_shape(operand, result)
-    elif name.startswith("linalg.") and len(op.results):
+    elif name == "linalg.generic" and len(op.results):
         inits = list(op.operands)[-len(op.results):]
         for init, result in zip(inits, op.results):
             sizes.same_shape(init, result)
@@ -205,7 +208,10 @@ def tied_dims(module) -> dict[str, list[Group]]:
     functions with any; read on a copy of ``module`` (in its context) with
     named linalg ops generalized."""
     copy = module.operation.clone()
-    passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(copy)
+    try:
+        passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(copy)
+    except ir.MLIRError:
+        return {}  # no ties known: nothing is refused
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in top_level_ops(copy)
                  if op.name in FUNCTIONS and "sym_name" in op.attributes}
     reader = _Reader(functions)
