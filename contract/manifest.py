@@ -51,6 +51,16 @@ these constants from here.
   (``"state_by_function": {"step": ["counter"], "encode": []}``): ``map``
   runs a function that refers to none in more than one lane. Absent: every
   function is taken to keep the state.
+* ``TIED_DIMS``: the optional entry listing, per public function, the
+  groups of argument dimensions the program requires to be equal
+  (passes/tied_dims.py says how they are found)::
+
+    "tied_dims": {"main": [[[0, 0], [1, 0]]]}
+
+  Each group is a list of ``[argument index, dimension]`` pairs (two or
+  more); here dimension 0 of arguments 0 and 1, one dynamic batch. The shim
+  refuses a call given different sizes for a group. Absent (an older
+  mdc-compile, or no ties): nothing is checked.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -68,6 +78,7 @@ MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 RESULT_STORAGE = "result_storage"
 MUTABLE_GLOBALS = "mutable_globals"
 STATE_BY_FUNCTION = "state_by_function"
+TIED_DIMS = "tied_dims"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

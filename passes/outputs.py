@@ -46,6 +46,9 @@ class Report:
     # (``file:line:col`` or None, message): what the program does that
     # stock IREE is known to get wrong (the tools print them as warnings).
     warnings: list[tuple[str | None, str]] = dataclasses.field(default_factory=list)
+    # The argument dimensions each public function requires equal
+    # (tied_dims.tied_dims), read after IREE's input conversion.
+    tied_dims: dict = dataclasses.field(default_factory=dict)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""

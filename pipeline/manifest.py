@@ -35,6 +35,10 @@ split between VM contexts. With any, ``"state_by_function": {"f": ["counter"],
 "g": []}`` says which of them each public function refers to
 (module_facts.state_by_function): ``map`` pipelines ``g``.
 
+``"tied_dims": {"f": [[[0, 0], [1, 0]]]}`` lists, for each public
+function with any, the groups of (argument, dimension) the program requires
+equal (passes/tied_dims.py; contract/manifest.py gives the format).
+
 ``"functions"`` (contract/manifest.py gives the format) describes each
 public function that has no ``iree.abi.declaration``: a program already in
 the buffer-view ABI, such as IREE's torch input conversion of an
@@ -50,7 +54,7 @@ import json
 from iree.compiler import ir
 
 from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_STORAGE, SEAL_LENGTH,
-                                   SEAL_PREFIX, STATE_BY_FUNCTION)
+                                   SEAL_PREFIX, STATE_BY_FUNCTION, TIED_DIMS)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
@@ -58,7 +62,7 @@ from mdc.passes.memory_model import MemoryModel
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
                   functions: dict | None = None, storage_twins=(), mutable_globals=(),
-                  state_by_function: dict | None = None) -> str:
+                  state_by_function: dict | None = None, tied_dims: dict | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
@@ -68,7 +72,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     result-storage twin. ``mutable_globals``: the program's own mutable
     globals (module_facts.mutable_globals); ``state_by_function``: which of
     them each public function refers to (module_facts.state_by_function),
-    written only where there are any."""
+    written only where there are any. ``tied_dims``: {function: groups of
+    (argument, dimension)} (tied_dims.tied_dims), written where there are any."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -89,6 +94,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                                  for f, twin, results in storage_twins}} if storage_twins else {}),
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
                if functions else {}),
+            **({TIED_DIMS: {f: [[list(member) for member in group] for group in groups]
+                            for f, groups in tied_dims.items()}} if tied_dims else {}),
             MUTABLE_GLOBALS: list(mutable_globals),
             **({STATE_BY_FUNCTION: {f: list(g) for f, g in state_by_function.items()}}
                if mutable_globals and state_by_function else {}),

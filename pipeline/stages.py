@@ -32,6 +32,7 @@ from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
 from mdc.passes.module_facts import mutable_globals, state_by_function
 from mdc.passes.sizes import source_types
+from mdc.passes.tied_dims import tied_dims
 
 from . import manifest, options
 from .ireec import Compiler
@@ -67,6 +68,8 @@ def _python_passes(level: str):
             if level == "input":  # the program's own state, before mdc adds any
                 ctx.report.program_state = mutable_globals(module)
                 ctx.report.state_by_function = state_by_function(module)
+                if ctx.manifest_devices is not None:
+                    ctx.report.tied_dims = tied_dims(module)
             for pass_cls in registry.passes_at(level):
                 registry.run_pass(pass_cls, module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
@@ -100,7 +103,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments, host twins and result-storage
     twins the passes made, the signatures of functions IREE wrote no
-    declaration for, and the program's own mutable globals)."""
+    declaration for, the program's own mutable globals, and the argument
+    dimensions each public function requires equal)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
     from mdc.passes.memory_model import MemoryModel
@@ -112,7 +116,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
-        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function), functions)
+        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
+        ctx.report.tied_dims), functions)
 
 
 STAGES: list[Stage] = [

@@ -26,6 +26,9 @@ Two sources, both read with no devices and no compiler:
   the buffer-view ABI, such as an iree-turbine export): its model (sync or
   coarse-fences), and each argument's and result's type and device. The
   shim makes a Signature of it, as of a declaration.
+  "tied_dims": {"f": [[[0, 0], [1, 0]]]} lists groups of (argument,
+  dimension) of @f that the program requires equal (contract/manifest.py);
+  a call given different sizes in a group is refused before it runs.
 
 * `iree.abi.declaration`, written by IREE for every public function::
 
@@ -53,7 +56,7 @@ from typing import Optional
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
 from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, RESULT_STORAGE,
-                                   STATE_BY_FUNCTION,
+                                   STATE_BY_FUNCTION, TIED_DIMS,
                                    SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
@@ -138,6 +141,21 @@ class Manifest:
     # (function, the mutable globals it refers to) per public function;
     # None: not said (then every function is taken to keep the state).
     state_by_function: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+    # (function, its groups of tied (argument, dimension)) per function with any.
+    tied_dims: tuple[tuple[str, tuple[tuple[tuple[int, int], ...], ...]], ...] = ()
+
+    def tied(self, signature: "Signature") -> tuple[tuple[tuple[int, int], ...], ...]:
+        """The groups of (argument, dimension) of ``signature``'s function
+        that must be equal; ShimError if one names no dimension of a
+        tensor argument."""
+        groups = next((g for f, g in self.tied_dims if f == signature.name), ())
+        for group in groups:
+            for k, i in group:
+                arg = signature.args[k] if k < len(signature.args) else None
+                if arg is None or not arg.is_tensor or i >= len(arg.type.shape):
+                    raise ShimError(f"{MANIFEST_KEY} ties dimension {i} of input {k} of @{signature.name}, "
+                                    f"which has no such dimension: {signature.text}")
+        return groups
 
     def state_of(self, function: str) -> Optional[tuple[str, ...]]:
         """The mutable globals @function refers to: () for none, all of
@@ -220,6 +238,7 @@ def parse_manifest(text: str) -> Manifest:
             if not isinstance(by_function, dict) or not all(isinstance(g, list) for g in by_function.values()):
                 raise ValueError(f"{STATE_BY_FUNCTION} is not a map of lists")
             by_function = tuple((str(f), tuple(str(x) for x in g)) for f, g in by_function.items())
+        tied = tuple((str(f), _tied_groups(groups)) for f, groups in data.get(TIED_DIMS, {}).items())
     except ShimError as e:
         raise ShimError(f"malformed {MANIFEST_KEY}: {e}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -244,7 +263,16 @@ def parse_manifest(text: str) -> Manifest:
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
                     host_entry_points=twins, functions=functions, storage_twins=storage,
-                    mutable_globals=state, state_by_function=by_function)
+                    mutable_globals=state, state_by_function=by_function, tied_dims=tied)
+
+
+def _tied_groups(groups) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """A function's "tied_dims" entry: groups of two or more
+    [argument, dimension] pairs of non-negative integers."""
+    out = tuple(tuple((int(k), int(i)) for k, i in group) for group in groups)
+    if any(len(group) < 2 or min(min(pair) for pair in group) < 0 for group in out):
+        raise ValueError(f"a {TIED_DIMS} group has fewer than two members, or a negative index")
+    return out
 
 
 def signature_of_entry(name: str, entry: dict) -> "Signature":

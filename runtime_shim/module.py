@@ -792,6 +792,7 @@ class Function(native.FunctionAPI):
                 raise ShimError(f"@{self.name}: the manifest pins argument {index}, which is not a tensor "
                                 f"argument of {signature.text}")
         self._pinned = {i: module.binding[d] for i, d in pinned.items()}
+        self._tied = module.manifest.tied(signature) if module.manifest is not None else ()
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")
@@ -869,7 +870,10 @@ class Function(native.FunctionAPI):
         sig = self.signature
         if len(args) != len(sig.args):
             raise ShimTypeError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
-        return [self._checked(i, arg) for i, arg in enumerate(args)]
+        inputs = [self._checked(i, arg) for i, arg in enumerate(args)]
+        if self._tied:
+            values.check_tied_dims(sig, self._tied, [_input_shape(arg) for arg, _ in inputs])
+        return inputs
 
     def _checked(self, i: int, arg) -> tuple[object, object]:
         sig = self.signature
@@ -1171,15 +1175,16 @@ class _GivenStorage:
 def _shape_key(inputs: list) -> tuple:
     """What a call's result shapes may depend on, short of the values of
     its tensors: each input's shape, each scalar's value."""
-    key = []
-    for arg, kind in inputs:
-        if isinstance(arg, (Placed, DeviceValue)):
-            key.append(tuple(arg._hal_view.shape))
-        elif isinstance(kind, str):
-            key.append((kind, repr(arg)))  # a NaN is equal to itself so
-        else:
-            key.append(np.shape(arg))
-    return tuple(key)
+    # A scalar by its repr: a NaN is equal to itself so.
+    return tuple((kind, repr(arg)) if isinstance(kind, str) else _input_shape(arg) for arg, kind in inputs)
+
+
+def _input_shape(arg) -> tuple[int, ...]:
+    """The shape of an input as ``prepare`` gives it: an array, a Placed
+    input or a DeviceValue (a scalar's is ())."""
+    if isinstance(arg, (Placed, DeviceValue)):
+        return tuple(arg._hal_view.shape)
+    return np.shape(arg)
 
 
 def _is_one_of(buffers: Callable[[], list]) -> Callable[[rt.HalBuffer], bool]:

@@ -358,6 +358,7 @@ class NativeFunction(FunctionAPI):
         if any(not v.is_tensor for v in self.signature.results):
             raise ShimError(f"@{name} returns a scalar, which a module run by iree-run-module "
                             "cannot return here")
+        self._tied = module.manifest.tied(self.signature) if module.manifest is not None else ()
         self._init_api(lambda v, sig: module._where(v, sig) + ", through iree-run-module")
 
     @property
@@ -388,6 +389,8 @@ class NativeFunction(FunctionAPI):
                 raise ShimError(f"{where}: given a Placed input, which a module run by "
                                 "iree-run-module cannot take; pass the array")
             out.append(values.checked_tensor(arg, value, where))
+        if self._tied:
+            values.check_tied_dims(sig, self._tied, [np.shape(arg) for arg, _ in out])
         return out
 
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:

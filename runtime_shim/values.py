@@ -206,6 +206,20 @@ def checked_tensor(arg, value, where: str) -> tuple[np.ndarray, int]:
     return array, hal_type
 
 
+def check_tied_dims(signature, groups, shapes: list) -> None:
+    """ShimError unless each group of tied (argument, dimension) of
+    ``signature`` (Manifest.tied) has one size in ``shapes``, each
+    argument's shape (anything for a scalar)."""
+    for group in groups:
+        (k0, i0), *rest = group
+        for k, i in rest:
+            if shapes[k][i] != shapes[k0][i0]:
+                first, other = signature.args[k0], signature.args[k]
+                raise ShimError(f"@{signature.name}: dimension {i0} of input {k0} (%{first.name}) is "
+                                f"{shapes[k0][i0]} but dimension {i} of input {k} (%{other.name}) is "
+                                f"{shapes[k][i]}; the program requires them equal (one dynamic size)")
+
+
 # ---------------------------------------------------------------------------
 # Scalars (VM i32/i64/f32/f64 values; `index` is i64, i1/i8/i16 travel as i32)
 

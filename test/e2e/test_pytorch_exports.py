@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -160,6 +161,64 @@ def test_user_mistakes_are_one_line_errors(cpu_vmfb, mdc_run):
     assert proc.stderr.startswith("mdc-run: error: ") and "Traceback" not in proc.stderr
 
 
+# -- the tied batch (issue 32) ---------------------------------------------------
+#
+# dynamic_batch's arguments share torch's symbolic batch; the manifest ties
+# them (passes/tied_dims.py), and the shim refuses two batches before any
+# run: a batch of 3 for x and 7 for y, both committed inputs.
+MISMATCHED = ("dynamic_batch.input0.npy", "dynamic_batch.size7.input1.npy")
+
+
+def tied_error(function: str, x_rows: int, y_rows: int) -> str:
+    return (f"@{function}: dimension 0 of input 0 (%input0) is {x_rows} but dimension 0 of input 1 (%input1) "
+            f"is {y_rows}; the program requires them equal")
+
+
+def _assert_refused_by_mdc_run(mdc_run, vmfb, devices, tmp_path):
+    out = tmp_path / "refused.npy"
+    proc = mdc_run(f"--module={vmfb}", "--function=main", *(f"--device={d}" for d in devices),
+                   *(f"--input=@{EXPORTED / f}" for f in MISMATCHED), f"--output=@{out}")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith(f"mdc-run: error: {tied_error('main', 3, 7)}"), proc.stderr
+    assert not out.exists()
+
+
+def test_tied_batches_mdc_run(cpu_vmfb, mdc_run, tmp_path):
+    _assert_refused_by_mdc_run(mdc_run, cpu_vmfb("dynamic_batch"), ["local-task", "local-task"], tmp_path)
+
+
+def test_tied_batches_python_api(cpu_vmfb):
+    """Every way a call takes inputs: arrays (by position and keyword), the
+    fenced form, a placed input, a result left on its device, pipelined
+    map. Matching batches still run (the cases above compare them with
+    torch's outputs)."""
+    x, y = _load_arrays(MISMATCHED)
+    with load(cpu_vmfb("dynamic_batch"), ["local-task", "local-task"]) as m:
+        on_device = m.main.call_on_devices(y, y)[0]
+        assert on_device.shape == (7, 8)
+        calls = [(lambda: m.main(x, y), "main", 3, 7), (lambda: m.main(input1=y, input0=x), "main", 3, 7),
+                 (lambda: m["main$async"].call(x, y), "main$async", 3, 7),
+                 (lambda: m.main(m.main.place(0, x), y), "main", 3, 7),
+                 (lambda: m.main(on_device, x), "main", 7, 3),
+                 (lambda: list(m.main.map([y], [x])), "main", 7, 3)]
+        for call, function, x_rows, y_rows in calls:
+            with pytest.raises(ShimError, match=re.escape(tied_error(function, x_rows, y_rows))):
+                call()
+
+
+def test_stock_iree_runs_tied_batches_unchecked(cpu_vmfb, tmp_path):
+    """Canary: stock iree-run-module on the host twin takes the two batches
+    and returns a result as long as x (the bug the shim's check steps
+    around); if IREE starts refusing, the shim's check may go."""
+    out = tmp_path / "out.npy"
+    r = subprocess.run([iree_run_module(), f"--module={cpu_vmfb('dynamic_batch')}", "--function=main$host",
+                        "--device=local-task", "--device=local-task",
+                        *(f"--input=@{EXPORTED / f}" for f in MISMATCHED), f"--output=@{out}"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert np.load(out).shape == (3, 8)
+
+
 # -- local + Vulkan (lavapipe) --------------------------------------------------
 
 
@@ -183,6 +242,15 @@ def test_vulkan_python_api(case, vulkan_vmfb):
         assert m.function_names == ["main$async", "main"]
         assert_matches_torch([m.main(*args)], outputs, "load(local-task, vulkan).main")
         assert_matches_torch(m["main$async"].call(*args), outputs, "main$async")
+
+
+@pytest.mark.vulkan
+def test_vulkan_tied_batches(vulkan_vmfb, mdc_run, tmp_path):
+    """Through iree-run-module (NativeModule) as well: refused before it runs."""
+    _assert_refused_by_mdc_run(mdc_run, vulkan_vmfb("dynamic_batch"), ["local-task", "vulkan"], tmp_path)
+    with load(vulkan_vmfb("dynamic_batch"), ["local-task", "vulkan"]) as m:
+        with pytest.raises(ShimError, match=re.escape(tied_error('main', 3, 7))):
+            m.main(*_load_arrays(MISMATCHED))
 
 
 # -- the GPU kit, built for two CPUs -------------------------------------------

@@ -515,7 +515,20 @@ def test_manifest_parsing():
     pinned = parse_manifest(json.dumps(dict(relayed, pinned_arguments={"f": {"0": "a", "2": "b"}, "g": {"1": "a"}})))
     assert pinned.pinned("f") == {0: "a", 2: "b"} and pinned.pinned("g") == {1: "a"} and pinned.pinned("h") == {}
     assert m.pinned("f") == {}
-    for bad, needle in [("{", "not valid JSON"), ('{"format": "mdc.manifest/2"}', "unsupported"),
+    # Tied dimensions: read per function; none for a manifest without the
+    # entry (an older mdc-compile) or a function it does not list.
+    from mdc.runtime_shim.manifest import parse_declaration
+    f = parse_declaration("sync func @f(%input0: tensor<?x8xf32>, %input1: tensor<?xf32>, %input2: i32) -> ()")
+    tied = parse_manifest(json.dumps(dict(relayed, tied_dims={"f": [[[0, 0], [1, 0]]]})))
+    assert tied.tied(f) == (((0, 0), (1, 0)),) and m.tied(f) == ()
+    for group, needle in [([[0, 0], [2, 0]], "dimension 0 of input 2"),  # a scalar
+                          ([[0, 2], [1, 0]], "dimension 2 of input 0"), ([[0, 0], [3, 0]], "dimension 0 of input 3")]:
+        with pytest.raises(ShimError, match=f"ties {needle} of @f, which has no such dimension"):
+            parse_manifest(json.dumps(dict(relayed, tied_dims={"f": [group]}))).tied(f)
+    for bad, needle in [(json.dumps(dict(relayed, tied_dims={"f": [[[0, 0]]]})), "fewer than two"),
+                        (json.dumps(dict(relayed, tied_dims={"f": [[[0, -1], [1, 0]]]})), "negative"),
+                        (json.dumps(dict(relayed, tied_dims={"f": [[0, 1]]})), "malformed"),
+                        ("{", "not valid JSON"), ('{"format": "mdc.manifest/2"}', "unsupported"),
                         ('{"format": "mdc.manifest/1", "devices": []}', "no devices"),
                         (json.dumps(dict(relayed, staging=[{"from": "a", "to": "b", "owner": None}])),
                          "neither owner nor via"),
