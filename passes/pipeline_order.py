@@ -9,6 +9,7 @@ mdc-opt runs them by name, alone.
 from __future__ import annotations
 
 from .device_isolation_verifier import DeviceIsolationVerifier
+from .cross_driver_waits import CrossDriverWaits
 from .dealloca_affinity import DeallocaAffinity
 from .executable_per_target import ExecutablePerTarget
 from .host_entry_points import HostEntryPoints
@@ -37,7 +38,8 @@ from .transfer_insertion import TransferInsertion
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
-# scheduled stream IR, before the HAL conversion.
+# scheduled stream IR, before the HAL conversion, and cross-driver-waits
+# after it, on the deallocas where they now run.
 PIPELINE = [
     HostEntryPoints,
     ResultStorageTwins,
@@ -51,6 +53,7 @@ PIPELINE = [
     PartitionFence,
     StripMarks,
     DeallocaAffinity,
+    CrossDriverWaits,
     DeviceIsolationVerifier,
 ]
 
