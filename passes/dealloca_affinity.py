@@ -30,21 +30,10 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from .ir_util import walk
+from .ir_util import branch_targets, incoming_values, walk
 from .pass_base import ModulePass, NoOptions
 
 _ALLOCATIONS = ("stream.resource.alloca", "stream.resource.alloc")
-
-
-def _incoming(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
-    """(block, argument number) -> the values branches of ``function``
-    pass to that block argument."""
-    incoming: dict[tuple, list[ir.Value]] = {}
-    for op in walk(function):
-        for block, values in _branch_targets(op):
-            for i, value in enumerate(values):
-                incoming.setdefault((block, i), []).append(value)
-    return incoming
 
 
 def origin_affinity(resource: ir.Value, incoming: dict) -> ir.Attribute | None:
@@ -76,20 +65,6 @@ def origin_affinity(resource: ir.Value, incoming: dict) -> ir.Attribute | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def _branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
-    """(successor, the values passed to its arguments) of a cf branch."""
-    if op.name == "cf.br":
-        return [(op.successors[0], list(op.operands))]
-    if op.name == "cf.cond_br":
-        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-        operands = list(op.operands)
-        true_start = sizes[0]
-        false_start = true_start + sizes[1]
-        return [(op.successors[0], operands[true_start:false_start]),
-                (op.successors[1], operands[false_start:false_start + sizes[2]])]
-    return []
-
-
 def awaited_elsewhere(timepoint: ir.Value, default: str | None) -> bool:
     """Whether an op on a device other than ``default`` waits on
     ``timepoint``, followed through branches and joins."""
@@ -103,7 +78,7 @@ def awaited_elsewhere(timepoint: ir.Value, default: str | None) -> bool:
         for use in value.uses:
             user = use.owner
             if user.name in ("cf.br", "cf.cond_br"):
-                for block, values in _branch_targets(user):
+                for block, values in branch_targets(user):
                     work.extend(block.arguments[i] for i, v in enumerate(values) if v == value)
             elif user.name == "stream.timepoint.join":
                 work.append(user.results[0])
@@ -128,7 +103,7 @@ def place_deallocas(module) -> int:
                      and awaited_elsewhere(op.results[0], default)]
         if not deallocas:
             continue
-        incoming = _incoming(function)
+        incoming = incoming_values(function)
         for op in deallocas:
             affinity = origin_affinity(op.opview.operand, incoming)
             if affinity is not None and str(affinity) != default:

@@ -24,7 +24,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import hal, stream, util
 
 from . import staging_template
-from .ir_util import get_attr, unique_symbol, walk
+from .ir_util import append_functions, get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
 from .pass_base import MemoryModelOptions, ModulePass
 
@@ -55,12 +55,8 @@ util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attribute
 def _add_helpers(module) -> tuple[str, str]:
     await_name = unique_symbol(module, "__mdc_host_await")
     relay_name = unique_symbol(module, "__mdc_host_relay")
-    parsed = ir.Module.parse(
-        staging_template.await_function_text(await_name, "mdc: waiting on a fence on the host failed")
-        + _RELAY.format(relay_name=relay_name))
-    body = module.regions[0].blocks[0]
-    for op in list(parsed.body.operations):
-        body.append(op.operation)
+    append_functions(module, staging_template.await_function_text(
+        await_name, "mdc: waiting on a fence on the host failed") + _RELAY.format(relay_name=relay_name))
     return await_name, relay_name
 
 

@@ -23,6 +23,31 @@ def walk(op) -> Iterator[ir.Operation]:
                 yield from walk(child)
 
 
+def branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
+    """(successor, the values passed to its arguments) of a cf branch."""
+    if op.name == "cf.br":
+        return [(op.successors[0], list(op.operands))]
+    if op.name == "cf.cond_br":
+        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        operands = list(op.operands)
+        true_start = sizes[0]
+        false_start = true_start + sizes[1]
+        return [(op.successors[0], operands[true_start:false_start]),
+                (op.successors[1], operands[false_start:false_start + sizes[2]])]
+    return []
+
+
+def incoming_values(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
+    """(block, argument number) -> the values branches of ``function``
+    pass to that block argument."""
+    incoming: dict[tuple, list[ir.Value]] = {}
+    for op in walk(function):
+        for block, values in branch_targets(op):
+            for i, value in enumerate(values):
+                incoming.setdefault((block, i), []).append(value)
+    return incoming
+
+
 def top_level_ops(module) -> list[ir.Operation]:
     return [op.operation for op in module.regions[0].blocks[0].operations]
 
@@ -51,6 +76,14 @@ def unique_symbol(module, base: str) -> str:
         n += 1
         name = f"{base}_{n}"
     return name
+
+
+def append_functions(module, text: str) -> None:
+    """Appends the top-level ops of ``text`` (helper functions) to ``module``."""
+    parsed = ir.Module.parse(text)  # alive until its ops are moved out
+    body = module.regions[0].blocks[0]
+    for op in list(parsed.body.operations):
+        body.append(op.operation)
 
 
 def inside_executable(op: ir.Operation) -> bool:

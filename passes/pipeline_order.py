@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .cuda_maxsi_warning import WarnCudaMaxsiReduction
 from .device_isolation_verifier import DeviceIsolationVerifier
+from .cross_driver_waits import CrossDriverWaits
 from .dealloca_affinity import DeallocaAffinity
 from .executable_per_target import ExecutablePerTarget
 from .host_entry_points import HostEntryPoints
@@ -38,7 +39,8 @@ from .transfer_insertion import TransferInsertion
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
-# scheduled stream IR, before the HAL conversion. warn-cuda-maxsi-reduction
+# scheduled stream IR, before the HAL conversion, and cross-driver-waits
+# after it, on the deallocas where they now run. warn-cuda-maxsi-reduction
 # only reads the IR (every dispatch placed by then).
 PIPELINE = [
     HostEntryPoints,
@@ -54,6 +56,7 @@ PIPELINE = [
     WarnCudaMaxsiReduction,
     StripMarks,
     DeallocaAffinity,
+    CrossDriverWaits,
     DeviceIsolationVerifier,
 ]
 

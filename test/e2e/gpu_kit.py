@@ -39,13 +39,21 @@ NO_GPU_STATUS = 2  # run's exit status with no cuda device (a run that checked n
 
 def _case(name, program, function, inputs, *, devices=AB, runtime=RT_AB,
           model="async-internal", runner="iree-run-module", program_dir=PROGRAMS, compiler="mdc",
-          flags=()):
+          flags=(), results=1):
     """compiler="iree": stock iree-compile instead of mdc-compile (for
     programs stock IREE compiles, to see what the GPU makes of its output).
-    flags: more mdc-compile flags."""
+    flags: more mdc-compile flags. results: how many results the function
+    has, each compared."""
     return dict(name=name, program=os.path.join(program_dir, program), function=function,
                 inputs=inputs, devices=devices, runtime=runtime, model=model, runner=runner,
-                compiler=compiler, flags=list(flags))
+                compiler=compiler, flags=list(flags), results=results)
+
+
+def _result_files(name: str, kind: str, results: int) -> list[str]:
+    """The .npy file names of a case's results: one, or one per result."""
+    if results == 1:
+        return [f"{name}.{kind}.npy"]
+    return [f"{name}.{kind}{k}.npy" for k in range(results)]
 
 
 def _cases(rng):
@@ -175,6 +183,14 @@ def _cases(rng):
         # stored one must still read right once the memory is reused.
         _case("argument_given_back", "argument_stored_on_gpu.mlir", "keep_then_read", [f32(1 << 16)],
               runner="given_back"),
+        # IREE frees a constant's copy on the CPU at a loop's exit with a
+        # dealloca the GPU's next alloca awaited (a GPU queue waiting on a
+        # CPU's semaphore never runs): the host waits for it
+        # (test/lit/regress/constant_read_on_gpu_waits_on_cpu.mlir).
+        _case("constant_read_on_gpu_after_loop", "constant_read_on_gpu_waits_on_cpu.mlir", "p104", [f32(4, 3, 7)],
+              devices=["a=local[0]", "b=cuda[0]", "c=local[1]"], runtime=["local-task", "cuda", "local-sync"],
+              program_dir=os.path.join(ROOT, "test", "lit", "regress"), runner="shim",
+              flags=["--iree-opt-const-eval=false"], results=3),
     ]
 
 
@@ -223,14 +239,15 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
             name_ = name_ if name_.startswith("device_") else f"device_{name_}"
             local_devices.append(f"--iree-hal-target-device={name_}=local[{i}]")
         r = _run(["iree-compile", case["program"], *local_devices,
-                  "--iree-hal-local-target-device-backends=llvm-cpu", model_flag, "-o", ref])
+                  "--iree-hal-local-target-device-backends=llvm-cpu", model_flag,
+                  *[f for f in case["flags"] if f.startswith("--iree-")], "-o", ref])
         if r.returncode:
             print(f"{name}: stock iree-compile failed\n{r.stderr}")
             return 1
         inputs = [_scalar_or_file(kit, name, i, v) for i, v in enumerate(case["inputs"])]
-        expected = os.path.join(kit, f"{name}.expected.npy")
+        expected = _result_files(name, "expected", case["results"])
         r = _run(["iree-run-module", f"--module={ref}", f"--function={case['function']}",
-                  *["--device=local-task"] * len(case["devices"]), *inputs, f"--output=@{expected}"],
+                  *["--device=local-task"] * len(case["devices"]), *inputs, *[f"--output=@{e}" for e in expected]],
                  cwd=kit)
         if r.returncode:
             print(f"{name}: stock reference run failed\n{r.stderr}")
@@ -238,7 +255,7 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
         os.unlink(ref)
         manifest.append(dict(name=name, module=os.path.basename(vmfb), function=case["function"],
                              devices=case["runtime"], inputs=inputs, runner=case["runner"],
-                             expected=os.path.basename(expected)))
+                             expected=expected))
     with open(os.path.join(kit, "cases.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     if _build_stock_cuda_canaries(kit):
@@ -493,9 +510,10 @@ def run(kit: str, timeout: float, only: str | None, repeat: int = 1, cpu_driver:
 
 def _run_case(kit: str, case: dict, timeout: float):
     """One run of ``case``: (verdict, relative error or None, seconds, detail lines)."""
-    out = os.path.join(kit, f"{case['name']}.out.npy")
-    if os.path.exists(out):
-        os.unlink(out)
+    outs = [os.path.join(kit, f) for f in _result_files(case["name"], "out", len(case["expected"]))]
+    for out in outs:
+        if os.path.exists(out):
+            os.unlink(out)
     if case["runner"] == "shim" or case["runner"] in _RUNNERS:
         cmd = [sys.executable, "-m", "mdc.runtime_shim"]
         if case["runner"] in _RUNNERS:
@@ -505,7 +523,7 @@ def _run_case(kit: str, case: dict, timeout: float):
         cmd = [shutil.which("iree-run-module") or "iree-run-module"]
         env = None
     cmd += [f"--module={case['module']}", f"--function={case['function']}",
-            *[f"--device={d}" for d in case["devices"]], *case["inputs"], f"--output=@{out}"]
+            *[f"--device={d}" for d in case["devices"]], *case["inputs"], *[f"--output=@{o}" for o in outs]]
     start = time.perf_counter()
     try:
         r = _run(cmd, cwd=kit, timeout=timeout, env=env)
@@ -517,17 +535,20 @@ def _run_case(kit: str, case: dict, timeout: float):
         return "NO-TOOL", None, 0.0, [f"{cmd[0]} not found: put the runtime's bin/ on PATH"]
     elapsed = time.perf_counter() - start
     verdict, err = status, None
-    if status == "ok" and not os.path.exists(out):
+    missing = [o for o in outs if not os.path.exists(o)]
+    if status == "ok" and missing:
         # The runners check the result count; a run that still wrote no
         # result is a failure, not a crash of this script.
-        return "NO-OUTPUT", None, elapsed, [f"exit 0 but no {os.path.basename(out)}"]
+        return "NO-OUTPUT", None, elapsed, [f"exit 0 but no {os.path.basename(missing[0])}"]
     if status == "ok":
-        got = np.load(out)
-        want = np.load(os.path.join(kit, case["expected"]))
-        same, err = compare(got, want)
-        verdict = "match" if same else "MISMATCH"
-        if want.dtype.kind != "f":
-            err = None
+        verdict, errs = "match", []
+        for out, expected in zip(outs, case["expected"]):
+            want = np.load(os.path.join(kit, expected))
+            same, err = compare(np.load(out), want)
+            verdict = verdict if same else "MISMATCH"
+            if want.dtype.kind == "f":
+                errs.append(err)
+        err = max(errs) if errs else None
     return verdict, err, elapsed, detail
 
 

@@ -1816,16 +1816,10 @@ def check_all(programs: list[Program], work: str, jobs: int = 2, batch_size: int
 # Entries: (pending test, failure category, regex on the failure detail,
 # program feature that must be present). Remove an entry when its test moves
 # to test/lit/regress/.
-KNOWN: list = [
-    # A constant with no device of its own, moved to device_c and read on
-    # device_b: a queue alloca on the GPU waits on the fence of the default
-    # CPU device where IREE made the constant (seed 796349654 index 104).
-    # Only the verifier's words for exactly that, and only in a program
-    # that moves a constant.
-    ("test/lit/pending/constant_read_on_gpu_waits_on_cpu.mlir", "mdc-compile-failed",
-     r"error: 'hal\.device\.queue\.alloca' on device_b \((vulkan|cuda|hip)\) waits on a fence created on "
-     r"(device_)?a \(local\)", "constant_transfer"),
-]
+# Empty: the last one (a GPU queue alloca awaiting the default CPU device's
+# dealloca, seed 796349654 index 104) is fixed by the cross-driver-waits
+# pass (test/lit/regress/constant_read_on_gpu_waits_on_cpu.mlir).
+KNOWN: list = []
 
 
 def known_issue(o: Outcome) -> Optional[str]:

@@ -20,6 +20,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "multi_device_mul.mlir")
+REGRESS = os.path.join(os.path.dirname(HERE), "lit", "regress")
 
 # (id, program, inputs as iree-run-module flags or arrays for .npy, devices, extra flags)
 AB = ("a=local[0]", "b=local[1]")
@@ -62,6 +63,11 @@ CASES = [
      [(np.arange(16385) % 16).astype(np.float32), "--input=50"], AB, []),
     ("three_devices", f"{PROGRAMS}/three_devices.mlir", ["--input=4x4xi32=[1 2 3 4][5 6 7 8][9 10 11 12][-1 -2 -3 -4]"],
      ("a=local[0]", "b=local[1]", "c=local[2]"), []),
+    # IREE's dealloca on the default device at a loop's exit, awaited by
+    # device_b's next alloca: the host waits for it (cross-driver-waits).
+    ("constant_read_on_b_after_loop", f"{REGRESS}/constant_read_on_gpu_waits_on_cpu.mlir",
+     [np.linspace(-2, 2, 84, dtype=np.float32).reshape(4, 3, 7)], ("a=local[0]", "b=local[1]", "c=local[2]"),
+     ["--iree-opt-const-eval=false"]),
 ]
 for dtype in ("f32", "f16", "bf16", "i8", "i16", "i32", "i64", "i1"):
     CASES.append((f"dtype_{dtype}", f"{PROGRAMS}/dtypes/roundtrip_{dtype}.mlir", None, AB, []))

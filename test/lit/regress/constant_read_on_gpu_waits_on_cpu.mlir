@@ -1,15 +1,26 @@
 // Found by the fresh-clone test run (progen seed 796349654 index 104, on
-// local + vulkan; local + cuda fails the same way), as minimized by
+// local + vulkan; local + cuda failed the same way), as minimized by
 // `progen.py minimize`: a constant with no device of its own, moved to
 // device_c and read there, reduced into a result on device_b (the GPU) and
-// collapsed into a loop that sends it to device_b. mdc-compile's verifier
-// refuses the module: a queue alloca on device_b waits on a fence of
-// device_a (local), the default device, where IREE made the constant; a GPU
-// queue told to wait on another driver's semaphore never runs. It fails at
-// 512f145 (the eighteenth session's code) too. Written for the correct
-// behaviour: the module compiles.
-// XFAIL: *
+// collapsed into a loop that sends it to device_b. At the loop's exit IREE
+// frees the constant's copy on the default CPU device with a dealloca that
+// awaits the loop's GPU timepoint, and the GPU's next queue alloca awaited
+// that dealloca: a GPU queue waiting on a CPU's semaphore, which never runs,
+// and the verifier refused the module. The cross-driver-waits pass has the
+// host wait for the dealloca instead. The module compiles for cuda and for
+// vulkan; test/e2e/test_transfer_cpu.py runs it on a staged CPU pair and on
+// lavapipe (test_vulkan.py), and gpu_kit.py on the H200.
 // RUN: mdc-compile %s --device=a=local[0] --device=b=cuda[0] --device=c=local[1] --iree-opt-const-eval=false -o %t.vmfb
+// RUN: mdc-compile %s --device=a=local[0] --device=b=vulkan[0] --device=c=local[1] --iree-opt-const-eval=false -o %t.vulkan.vmfb
+// The host waits before the GPU's alloca after the loop:
+// RUN: mdc-compile %s --device=a=local[0] --device=b=cuda[0] --device=c=local[1] --iree-opt-const-eval=false --compile-to=stream -o - | FileCheck %s
+// CHECK-LABEL: util.func public @p104(
+// CHECK:         stream.resource.dealloca on(#hal.device.affinity<@a>) await(
+// CHECK-NEXT:    util.optimization_barrier
+// CHECK-NEXT:    %[[FENCE:.+]] = stream.timepoint.export %{{.+}} => (!hal.fence)
+// CHECK-NEXT:    util.call @__mdc_host_await_other_driver(%[[FENCE]])
+// CHECK-NEXT:    %[[NOW:.+]] = stream.timepoint.immediate
+// CHECK-NEXT:    stream.resource.alloca uninitialized on(#hal.device.affinity<@device_b>) await(%[[NOW]])
 func.func public @p104(
     %arg0: tensor<4x3x7xf32> {iree.abi.affinity = #hal.device.promise<@device_c>}
   ) -> (tensor<4x7xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}, tensor<28x3xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}, tensor<4x7x3xf32> {iree.abi.affinity = #hal.device.promise<@device_c>}) {
