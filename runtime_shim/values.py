@@ -202,8 +202,18 @@ def checked_tensor(arg, value, where: str) -> tuple[np.ndarray, int]:
     if array.dtype != dtype:
         raise ShimError(f"{where}: dtype mismatch, expected {dtype} ({value.type.element}), got {array.dtype}")
     if not value.type.accepts_shape(array.shape):
-        raise ShimError(f"{where}: shape mismatch, got {'x'.join(map(str, array.shape)) or 'a scalar'}")
+        raise shape_mismatch(where, value, array.shape)
     return array, hal_type
+
+
+def shape_mismatch(where: str, value, shape: tuple[int, ...], given: str = "") -> ShimError:
+    """The error for a tensor of ``shape`` (``given``: what it is) where
+    `value` (a manifest.Value) is declared: both shapes, ? for a dynamic
+    dimension."""
+    def text(dims) -> str:
+        return "x".join("?" if d is None else str(d) for d in dims) or "a scalar"
+
+    return ShimError(f"{where}: shape mismatch, expected {text(value.type.shape)}, got {given}{text(shape)}")
 
 
 # ---------------------------------------------------------------------------
