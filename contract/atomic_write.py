@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import tempfile
 
 
@@ -127,6 +128,7 @@ def _names_a_descriptor(path: str) -> bool:
 
 
 def _write_directly(path: str, data: bytes) -> None:
+    sys.stdout.flush()  # what the tool printed comes first, should ``path`` be stdout
     try:
         with open(path, "ab") as f:  # a descriptor's file: what the caller's redirection left
             f.write(data)
