@@ -12,7 +12,8 @@ import os
 import sys
 import time
 
-from mdc.contract.atomic_write import CannotWrite, write_atomically
+from mdc.contract.version import IREE_COMPILER, add_version_argument
+from mdc.contract.atomic_write import CannotWrite, remove_output, why_unwritable, write_atomically
 from mdc.passes.diagnostics import MdcError, format_location, render_warning
 
 from . import dropin, options
@@ -134,6 +135,7 @@ def _compile_parser() -> argparse.ArgumentParser:
                         help="print each stage's name and wall-clock seconds on stderr (IREE's own "
                         "--mlir-timing passes through: one report per IREE step)")
     parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
+    add_version_argument(parser, (IREE_COMPILER,))
     return parser
 
 
@@ -160,7 +162,22 @@ def compile_main(argv: list[str] | None = None) -> int:
             for note in translated.notes:  # last: an error's first line names the problem
                 print(note, file=sys.stderr)
 
-    return survive_compiler_crashes(tool, args.input, args.verbose, body)
+    code = survive_compiler_crashes(tool, args.input, args.verbose, body)
+    _remove_stale_outputs(code, args.output, args.report, args.graph)
+    return code
+
+
+def _remove_stale_outputs(code: int, *paths) -> None:
+    """A failed compile leaves no output at all: an earlier run's file at
+    one of ``paths`` is removed (regular files only; atomic_write.remove_output),
+    so that a script does not run old code, as stock iree-compile removes its
+    -o. A command line that was not understood (status 2) removes nothing:
+    the tool never got to compile, as stock leaves -o after a bad flag."""
+    if code in (0, USAGE_STATUS):
+        return
+    for path in paths:
+        if path not in (None, "-"):
+            remove_output(path)
 
 
 class _Timings:
@@ -280,14 +297,10 @@ def _check_usage(args) -> None:
 
 
 def _check_writable(flag: str, path) -> None:
-    """A file can be written at ``path`` (its directory exists)."""
-    if path in (None, "-"):
-        return
-    if os.path.isdir(path):
-        raise UsageError(f"{flag} {path}: cannot write there: it is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UsageError(f"{flag} {path}: cannot write there: no directory {directory}")
+    """An output can be written at ``path`` (atomic_write.why_unwritable)."""
+    why = None if path in (None, "-") else why_unwritable(path)
+    if why:
+        raise UsageError(f"{flag} {path}: cannot write there: {why}")
 
 
 def _resolve_devices(path: str, devices, flags: list[str]):
@@ -308,10 +321,12 @@ def _resolve_devices(path: str, devices, flags: list[str]):
     given = {d.name for d in devices}
     for name, loc in referenced.items():
         if name not in given:
-            raise MdcError(
+            # A --device the program never names is likely this one misspelled.
+            raise UsageError(
                 f"the program uses device '@{name}', but no --device gives it",
                 location=format_location(loc),
-                notes=[f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
+                notes=[f"{w} (misspelled?)" for w in warnings]
+                + [f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
     hops = options.staging_hops(devices, referenced)
     for w in warnings:
@@ -432,6 +447,7 @@ def opt_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("-o", "--output", default="-")
     parser.add_argument("--verbose", action="store_true", help="show IREE's full diagnostics")
+    add_version_argument(parser, (IREE_COMPILER,))
     args = parser.parse_args(argv)
     tool = "mdc-opt"
     if args.list_passes:
@@ -441,7 +457,9 @@ def opt_main(argv: list[str] | None = None) -> int:
             print(f"{p.name:24} [{p.level}] {p.summary}")
         return 0
     what = "<stdin>" if args.input in (None, "-") else args.input
-    return survive_pass_crashes(tool, what, lambda: reporting_errors(tool, args.verbose, lambda: _opt(args)))
+    code = survive_pass_crashes(tool, what, lambda: reporting_errors(tool, args.verbose, lambda: _opt(args)))
+    _remove_stale_outputs(code, args.output)
+    return code
 
 
 def _opt(args) -> int:
@@ -490,7 +508,7 @@ def _opt(args) -> int:
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)
-    elif not failed:  # a failed run leaves no file that looks finished
+    elif not failed:  # a failed run leaves no file that looks finished (opt_main removes an old one)
         _write_atomically(args.output, text.encode())
     return 1 if failed else 0
 

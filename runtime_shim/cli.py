@@ -22,6 +22,8 @@ import sys
 import time
 from typing import Optional, Sequence
 
+from mdc.contract.version import IREE_RUNTIME, add_version_argument
+
 from . import cli_flags, cli_io
 from .errors import ShimError, short
 
@@ -75,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="print the functions and their signatures, then exit")
     p.add_argument("--verbose", action="store_true",
                    help="show a traceback for internal errors (bugs in mdc)")
+    add_version_argument(p, (IREE_RUNTIME,))
     return p
 
 

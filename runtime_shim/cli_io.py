@@ -30,7 +30,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from mdc.contract.atomic_write import CannotWrite, write_atomically
+from mdc.contract.atomic_write import CannotWrite, is_written_directly, why_unwritable, write_atomically
 
 from . import values
 from .errors import ShimError, short
@@ -159,12 +159,9 @@ def check_outputs(specs: Optional[Sequence[str]], function: str, n_results: int)
         if spec[:1] not in ("@", "+") or len(spec) < 2:
             raise ShimError(f"--output={spec}: expected @file.npy or @file.bin (written afresh), "
                             "+file (appended), - (printed) or nothing (skipped)")
-        path = spec[1:]
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise ShimError(f"--output={spec}: cannot write there: no directory {directory}")
-        if os.path.isdir(path):
-            raise ShimError(f"--output={spec}: cannot write there: {path} is a directory")
+        why = why_unwritable(spec[1:])
+        if why:
+            raise ShimError(f"--output={spec}: cannot write there: {why}")
 
 
 def encoded(result, kind, path: str) -> bytes:
@@ -200,6 +197,8 @@ def write_outputs(writes: Sequence[tuple[str, bytes]]) -> None:
 
 
 def _existing(spec: str, path: str) -> bytes:
+    if is_written_directly(path):  # a device or pipe: appending is writing
+        return b""
     try:
         with open(path, "rb") as f:
             return f.read()

@@ -916,7 +916,7 @@ class Function(native.FunctionAPI):
             raise ShimError(f"{where}: dtype mismatch, expected {value.type.element}, got a result of "
                             f"{values.type_name(arg.element_type)}")
         if not value.type.accepts_shape(arg.shape):
-            raise ShimError(f"{where}: shape mismatch, got a result of shape {'x'.join(map(str, arg.shape))}")
+            raise values.shape_mismatch(where, value, arg.shape, given="a result of shape ")
         return arg
 
     def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):

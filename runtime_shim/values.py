@@ -202,7 +202,7 @@ def checked_tensor(arg, value, where: str) -> tuple[np.ndarray, int]:
     if array.dtype != dtype:
         raise ShimError(f"{where}: dtype mismatch, expected {dtype} ({value.type.element}), got {array.dtype}")
     if not value.type.accepts_shape(array.shape):
-        raise ShimError(f"{where}: shape mismatch, got {'x'.join(map(str, array.shape)) or 'a scalar'}")
+        raise shape_mismatch(where, value, array.shape)
     return array, hal_type
 
 
@@ -218,6 +218,16 @@ def check_tied_dims(signature, groups, shapes: list) -> None:
                 raise ShimError(f"@{signature.name}: dimension {i0} of input {k0} (%{first.name}) is "
                                 f"{shapes[k0][i0]} but dimension {i} of input {k} (%{other.name}) is "
                                 f"{shapes[k][i]}; the program requires them equal (one dynamic size)")
+
+
+def shape_mismatch(where: str, value, shape: tuple[int, ...], given: str = "") -> ShimError:
+    """The error for a tensor of ``shape`` (``given``: what it is) where
+    `value` (a manifest.Value) is declared: both shapes, ? for a dynamic
+    dimension."""
+    def text(dims) -> str:
+        return "x".join("?" if d is None else str(d) for d in dims) or "a scalar"
+
+    return ShimError(f"{where}: shape mismatch, expected {text(value.type.shape)}, got {given}{text(shape)}")
 
 
 # ---------------------------------------------------------------------------

@@ -263,6 +263,8 @@ def test_call_on_devices_results_feed_later_calls(seed, mul, types):
         (as_f32,) = m.f32.call_on_devices(np.ones((2, 3), np.float32))
         with pytest.raises(ShimError, match="dtype mismatch"):
             m.f64(as_f32)
+        with pytest.raises(ShimError, match="input 0 .*: shape mismatch, expected 4, got a result of shape 2x3"):
+            m.nan(as_f32)
         assert m.scalars.call_on_devices(3, 2.5, 7, -9, 0.1) == (3, 2.5, 7, -9, 0.1)
         assert all(isinstance(v, np.generic) for v in m.scalars.call_on_devices(1, 2, 3, 4, 5))
 

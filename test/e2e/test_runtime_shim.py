@@ -404,8 +404,8 @@ def test_cli_user_errors(seed, build_vmfb, mdc_run, tmp_path):
         ([mod, *two, "--input=4xf32=1,2,x,4"], "bad input literal"),
         ([mod, *two, "--input=4xq32=1"], "unknown element type 'q32'"),
         ([mod, *two, "--input=3xf32=1,2"], "2 values for shape 3"),
-        ([mod, *two, "--input=5xf32=1"], "shape mismatch"),
-        ([mod, *two, "--input=2x2xf32=1"], "shape mismatch"),
+        ([mod, *two, "--input=5xf32=1"], "input 0 (%input0: tensor<4xf32>): shape mismatch, expected 4, got 5"),
+        ([mod, *two, "--input=2x2xf32=1"], "shape mismatch, expected 4, got 2x2"),
         ([mod, *two, "--input=4xi32=1"], "dtype mismatch"),
         ([mod, *two], "takes 1 input(s), 0 --input given"),
         ([mod, *two, f"--input={SEED_INPUT}", f"--input={SEED_INPUT}"], "takes 1 input(s)"),
@@ -544,7 +544,7 @@ def test_api_errors(seed):
     with load(seed(), ["local-task", "local-sync"]) as m:
         with pytest.raises(ShimError, match="dtype mismatch, expected float32"):
             m.multi_device_mul(np.zeros(4, np.float64))
-        with pytest.raises(ShimError, match="shape mismatch, got 2x2"):
+        with pytest.raises(ShimError, match="shape mismatch, expected 4, got 2x2"):
             m.multi_device_mul(np.zeros((2, 2), np.float32))
         with pytest.raises(ShimError, match="takes 1 input"):
             m.multi_device_mul()
