@@ -23,7 +23,12 @@ memory model (memory_model.py, with the ``--link`` overrides) it checks:
    that device can use, as rule 2 says: the caller reads it as that
    device's. An argument returned as it is belongs to the device it is
    declared on (IREE folds an import on device_b exported on device_a to
-   the argument itself, with no move).
+   the argument itself, with no move);
+6. no list a call reads is filled after the call: a ``util.list.set`` into
+   a list that an earlier ``util.call`` took (mdc's staging passes the
+   fences of a value's pieces to the call that waits for them in a list;
+   filled later, the wait is on nothing, and the GPU reads pinned memory
+   before the CPU has written it: wrong numbers, no error).
 
 How: device globals are recognised by their initializer (IREE's device
 query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
@@ -664,6 +669,41 @@ def verify_executable_targets(module) -> list[Violation]:
     return out
 
 
+def _list_reads(fn) -> dict:
+    """{list value: the first util.call in ``fn`` that takes it}"""
+    first = {}
+    for op in walk(fn):
+        if op.name == "util.call":
+            for value in op.operands:
+                if str(value.type).startswith("!util.list<"):
+                    first.setdefault(value, op)
+    return first
+
+
+def verify_list_order(module) -> list[Violation]:
+    """6. every ``util.list.set`` into a list precedes each call that takes
+    the list (in program order within its function)."""
+    out = []
+    index = {op: i for i, op in enumerate(walk(module))}
+    for fn in top_level_ops(module):
+        if fn.name != "util.func":
+            continue
+        reads = _list_reads(fn)
+        for op in walk(fn):
+            call = reads.get(op.operands[0]) if op.name == "util.list.set" else None
+            if call is None or index[op] < index[call]:
+                continue
+            callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+            out.append(Violation(
+                index[op], "list-order", format_location(op.location),
+                f"'util.list.set' fills a list that '@{callee}' has already read",
+                [f"the call is at {format_location(call.location)}",
+                 "the call waits on the list's fences before they are in it, and reads what they guard "
+                 "unwritten (wrong values, no error)"],
+            ))
+    return out
+
+
 def verify(module, links: dict | None = None, given: dict | None = None) -> list[Violation]:
     """Every isolation violation in ``module``, in program order.
     ``given``: the devices the command line declares (memory_model.Device
@@ -678,6 +718,9 @@ def verify(module, links: dict | None = None, given: dict | None = None) -> list
     wrong_code = verify_executable_targets(module)
     if wrong_code:
         return wrong_code
+    late_fills = verify_list_order(module)
+    if late_fills:
+        return late_fills
     # Overrides naming devices this level cannot see are left out.
     links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
     model = MemoryModel(devices, links)

@@ -21,6 +21,20 @@ index constant, which IREE drops with its other compiler hints before the
 VM. Ops before the region op can then only join partitions of ops before
 it, and the cycle cannot form. What it costs: work before a loop and work
 after it that does not depend on it no longer share one submission.
+
+The partitioner also puts a ``stream.async.transfer`` into the partition of
+the op that produced its source whenever the two can run together,
+whatever side effects lie between them. Where the host stages that source
+to another device between the two (a value sent both to a GPU, staged, and
+to a device sharing its memory, not staged), the execution region lands at
+the transfer, and the staging's reads of the source are moved after it,
+past the host calls that copy it: the GPU read pinned memory before it was
+written (wrong numbers, no error; test/lit/regress/
+constant_to_staged_and_shared_device.mlir). So a transfer whose source the
+host has already waited for by a ``stream.timepoint.barrier`` earlier in its
+block takes the barrier's result as its source: the same bytes, from an op
+that is not streamable, which no partition joins.
+
 Modules whose devices all share memory are left to IREE, byte for byte.
 """
 
@@ -60,12 +74,35 @@ def fence_region_ops(module) -> int:
     return len(ops)
 
 
+def read_through_barriers(block: ir.Block) -> int:
+    """Gives each transfer in ``block`` whose source an earlier
+    ``stream.timepoint.barrier`` of the block waits for that barrier's
+    result as its source; returns how many."""
+    waited: dict[ir.Value, ir.Value] = {}
+    moved = 0
+    for op in block.operations:
+        op = op.operation
+        if op.name == "stream.async.transfer" and op.operands[0] in waited:
+            op.operands[0] = waited[op.operands[0]]
+            moved += 1
+        elif op.name == "stream.timepoint.barrier" and op.results[0].type == op.operands[0].type:
+            waited[op.operands[0]] = op.results[0]
+    return moved
+
+
+def transfers_through_barriers(module) -> int:
+    """read_through_barriers over every block of ``module``."""
+    return sum(read_through_barriers(block) for op in walk(module)
+               for region in op.regions for block in region.blocks)
+
+
 class PartitionFence(ModulePass):
     """Keeps IREE's partitions from spanning loops and conditionals."""
 
     name = "partition-fence"
     level = "stream"
-    summary = "fence IREE's partitioning after loops and conditionals so no execution region spans one"
+    summary = ("fence IREE's partitioning after loops and conditionals, and transfers of a value the host "
+               "waited for, so no execution region spans one")
 
     Options = MemoryModelOptions
 
@@ -73,3 +110,4 @@ class PartitionFence(ModulePass):
         if not MemoryModel.of(module, options.links).staged_pairs():
             return
         fence_region_ops(module)
+        transfers_through_barriers(module)

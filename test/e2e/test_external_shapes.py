@@ -72,9 +72,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("scf_if_moves", "dev_accel"): (
         "class 1: IREE's default device is dev_accel (alphabetically first, here Vulkan), mdc's is dev_host; "
         "a dealloca on dev_accel waits on dev_host's fence and the verifier refuses (named dev_zaccel it builds)"),
-    ("constant_on_two_devices", "dev_b"): (
-        "class 4: WRONG NUMBERS, no error: a constant transferred to dev_b (Vulkan) and dev_c; stock IREE "
-        "all-Vulkan gives numpy's numbers"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
     ("declared_devices", "dev_cpu"): _DECLARED_NO_DEFAULT,

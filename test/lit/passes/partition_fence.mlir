@@ -117,3 +117,35 @@ module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
     util.return %r : !stream.resource<*>
   }
 }
+
+// -----
+
+// A transfer whose source the host waited for by a stream.timepoint.barrier
+// earlier in its block reads the barrier's result (IREE otherwise puts the
+// transfer in its source producer's execution region, which then runs after
+// the host code between them: test/lit/regress/constant_to_staged_and_shared_device.mlir).
+// A transfer before the barrier keeps its source.
+// CHECK-LABEL: util.func public @staged_and_shared(
+// CHECK:      %[[K:.+]] = stream.async.clone on(#hal.device.affinity<@device_a>)
+// CHECK-NEXT: %[[EARLY:.+]] = stream.async.transfer %[[K]] :
+// CHECK-NEXT: %[[READY:.+]], %{{.+}} = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %[[K]]
+// CHECK:      util.call @host_copy(
+// CHECK-NEXT: %[[LATE:.+]] = stream.async.transfer %[[READY]] :
+// CHECK-NEXT: util.return %[[EARLY]], %[[LATE]]
+module attributes {stream.affinity.default = #hal.device.affinity<@device_a>} {
+  util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.global private @device_c = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.func private @host_copy(%f: !hal.fence)
+  util.func public @staged_and_shared(%v: f32) -> (!stream.resource<*>, !stream.resource<*>) {
+    %size = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<4xf32> : index
+    %s = stream.tensor.splat on(#hal.device.affinity<@device_a>) %v : f32 -> tensor<4xf32> in !stream.resource<*>{%size}
+    %k = stream.async.clone on(#hal.device.affinity<@device_a>) %s : !stream.resource<*>{%size} -> !stream.resource<*>{%size}
+    %early = stream.async.transfer %k : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_c>) !stream.resource<*>{%size}
+    %ready, %t = stream.timepoint.barrier on(#hal.device.affinity<@device_a>) %k : !stream.resource<*>{%size} => !stream.timepoint
+    %f = stream.timepoint.export on(#hal.device.affinity<@device_a>) %t => (!hal.fence)
+    util.call @host_copy(%f) : (!hal.fence) -> ()
+    %late = stream.async.transfer %k : !stream.resource<*>{%size} from(#hal.device.affinity<@device_a>) -> to(#hal.device.affinity<@device_c>) !stream.resource<*>{%size}
+    util.return %early, %late : !stream.resource<*>, !stream.resource<*>
+  }
+}
