@@ -51,6 +51,10 @@ these constants from here.
   (``"state_by_function": {"step": ["counter"], "encode": []}``): ``map``
   runs a function that refers to none in more than one lane. Absent: every
   function is taken to keep the state.
+* ``NO_HOST_ENTRY_POINTS``: ``true`` when mdc-compile was given
+  ``--no-host-entry-points`` (absent otherwise), so that the shim says so
+  only then when a function it must run through a host entry point has
+  none.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -68,6 +72,7 @@ MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 RESULT_STORAGE = "result_storage"
 MUTABLE_GLOBALS = "mutable_globals"
 STATE_BY_FUNCTION = "state_by_function"
+NO_HOST_ENTRY_POINTS = "no_host_entry_points"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

@@ -43,6 +43,9 @@ class Report:
     program_state: list[str] = dataclasses.field(default_factory=list)
     # Which of them each public function refers to (module_facts.state_by_function).
     state_by_function: dict = dataclasses.field(default_factory=dict)
+    # IREE's default device (module_facts.module_default_device), recorded
+    # before mdc's stream-level passes.
+    default_device: str | None = None
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""
