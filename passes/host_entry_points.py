@@ -11,6 +11,9 @@ arguments on a GPU and results on the CPU (or the other way) fails there
 3.13 Python runtime cannot open a Vulkan device beside another one at all
 (README, "Host entry points, and Vulkan beside another device").
 
+A value declared on no device is on the module's default device (IREE's,
+module_facts.iree_default_device), and counts as declared there.
+
 This pass gives each such function ``@F`` a twin ``@F$host`` (IREE names
 its own variants ``@F$async`` the same way) that takes and returns every
 tensor on the host device, a CPU device of the program, and calls ``@F``
