@@ -531,8 +531,11 @@ class _Verifier:
         if not isinstance(view.owner, ir.Block) or view.owner != fn.op.regions[0].blocks[0]:
             return
         argument = ir.BlockArgument(view).arg_number
-        declared = declared_argument_devices(fn.op) or []
-        if (argument < len(declared) and declared[argument]) or argument in self.pinned.get(fn.name, {}):
+        declared = declared_argument_devices(fn.op)
+        # No declaration: a buffer-view ABI function, whose manifest entry
+        # names each argument's device (stub_signatures), default or not.
+        if declared is None or (argument < len(declared) and declared[argument]) \
+                or argument in self.pinned.get(fn.name, {}):
             return
         for importer in sorted({f[1] for f in state.get(op.opview.allocator, _EMPTY) if f[0] == "alloc"}):
             if self._can_use(importer, default, False):

@@ -195,8 +195,12 @@ def add_device_keeper(compiler: Compiler, module, names: list[str]) -> None:
         for i, n in enumerate(names)
     )
     values = ", ".join(f"%v{i}" for i in range(len(names)))
+    # Every value declared on the devices kept (local ones), not left to
+    # the default device, which may be a GPU: no host twin is made for it.
+    declared = ", ".join(f"tensor<1xi8> {{iree.abi.affinity = #hal.device.promise<@{n}>}}" for n in names)
     types = ", ".join("tensor<1xi8>" for _ in names)
-    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8>) -> ({types}) {{\n"
+    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8> {{iree.abi.affinity = "
+            f"#hal.device.promise<@{names[0]}>}}) -> ({declared}) {{\n"
             f"{moves}  return {values} : {types}\n}}")
     with compiler.context, module.location:
         keeper = ir.Operation.parse(text)
