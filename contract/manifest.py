@@ -61,6 +61,10 @@ these constants from here.
   more); here dimension 0 of arguments 0 and 1, one dynamic batch. The shim
   refuses a call given different sizes for a group. Absent (an older
   mdc-compile, or no ties): nothing is checked.
+* ``NO_HOST_ENTRY_POINTS``: ``true`` when mdc-compile was given
+  ``--no-host-entry-points`` (absent otherwise), so that the shim says so
+  only then when a function it must run through a host entry point has
+  none.
 * Device facts both sides need: a device of IREE kind ``local`` uses host
   memory; at run time the drivers ``local-task`` and ``local-sync`` are such
   devices.
@@ -79,6 +83,7 @@ RESULT_STORAGE = "result_storage"
 MUTABLE_GLOBALS = "mutable_globals"
 STATE_BY_FUNCTION = "state_by_function"
 TIED_DIMS = "tied_dims"
+NO_HOST_ENTRY_POINTS = "no_host_entry_points"
 
 SEAL_PREFIX = b"mdc-sha256:"
 SEAL_LENGTH = len(SEAL_PREFIX) + 64

@@ -28,7 +28,11 @@ memory model (memory_model.py, with the ``--link`` overrides) it checks:
    a list that an earlier ``util.call`` took (mdc's staging passes the
    fences of a value's pieces to the call that waits for them in a list;
    filled later, the wait is on nothing, and the GPU reads pinned memory
-   before the CPU has written it: wrong numbers, no error).
+   before the CPU has written it: wrong numbers, no error);
+7. where the module carries an mdc manifest, an argument of a public
+   function declared on no device is imported (``hal.buffer.assert``) on a
+   device that can use the memory of the manifest's default device, where
+   the caller places it: mdc's default device and IREE's agree.
 
 How: device globals are recognised by their initializer (IREE's device
 query ``hal.device.id`` and the ``#hal.device.target<...>`` in its error
@@ -50,12 +54,14 @@ unknown is never an error.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from iree.compiler import ir
 from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
 from iree.compiler.dialects import hal as _hal  # noqa: F401
 
 from .diagnostics import MdcError, format_location
+from mdc.contract.manifest import KEY as MANIFEST_KEY
 from mdc.contract.manifest import LOCAL
 
 from .ir_util import top_level_ops, walk
@@ -123,6 +129,8 @@ class _Verifier:
         self.locs: dict[int, str | None] = {}
         self.violations: dict = {}
         self.op_names: dict[int, str] = {}
+        self.pinned = pinned_arguments_of(module)
+        self.manifest_default = manifest_default_device(module)
         self._collect()
 
     # -- structure -----------------------------------------------------------
@@ -161,7 +169,7 @@ class _Verifier:
                 if op.name == "util.call":
                     called.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
         entries = [(fn, ()) for fn in self.initializers]
-        pinned = pinned_arguments_of(self.module)
+        pinned = self.pinned
         for fn in self.functions.values():
             if not fn.ops:
                 continue  # an external declaration
@@ -382,6 +390,8 @@ class _Verifier:
                     self._check_context(callee, self._call_context(op, state), checked)
             elif name == "util.return" and fn.public and op.parent is not None and op.parent.name == "util.func":
                 self._check_results(index, op, state, fn)
+            elif name == "hal.buffer.assert" and fn.public:
+                self._check_default_device(index, op, state, fn)
 
     def _driver(self, name: str) -> str | None:
         d = self.devices.get(name)
@@ -513,6 +523,35 @@ class _Verifier:
                     f"memory {user} cannot access",
                     notes,
                 )
+
+    def _check_default_device(self, index, op, state, fn: _Function) -> None:
+        """7. an argument declared on no device is imported on a device that
+        can use the memory of the manifest's default device, where the
+        caller (mdc-run, load) places it."""
+        default = self.manifest_default
+        source = op.operands[0].owner
+        if default is None or isinstance(source, ir.Block) or source.name != "hal.buffer_view.buffer":
+            return
+        view = source.operands[0]
+        if not isinstance(view.owner, ir.Block) or view.owner != fn.op.regions[0].blocks[0]:
+            return
+        argument = ir.BlockArgument(view).arg_number
+        declared = declared_argument_devices(fn.op)
+        # No declaration: a buffer-view ABI function, whose manifest entry
+        # names each argument's device (stub_signatures), default or not.
+        if declared is None or (argument < len(declared) and declared[argument]) \
+                or argument in self.pinned.get(fn.name, {}):
+            return
+        for importer in sorted({f[1] for f in state.get(op.opview.allocator, _EMPTY) if f[0] == "alloc"}):
+            if self._can_use(importer, default, False):
+                continue
+            self._report(
+                index, op, "default", (argument, importer),
+                f"argument {argument} of @{fn.name} has no device of its own: mdc's default device "
+                f"(the manifest's, where the caller places it) is {self._describe(default)}, "
+                f"IREE's (where the module imports it) is {self._describe(importer)}",
+                [f"{importer} and {default} are a staged pair: {self._reason(importer, default)}"],
+            )
 
     def _check_queue(self, index, op, state) -> None:
         view = op.opview
@@ -702,6 +741,22 @@ def verify_list_order(module) -> list[Violation]:
                  "unwritten (wrong values, no error)"],
             ))
     return out
+def manifest_default_device(module) -> str | None:
+    """The default device the module's mdc manifest gives the caller (its
+    "default", else its first device, as the shim reads it), or None
+    where no public function carries a manifest."""
+    for op in top_level_ops(module):
+        if op.name != "util.func" or "iree.reflection" not in op.attributes:
+            continue
+        reflection = ir.DictAttr(op.attributes["iree.reflection"])
+        if MANIFEST_KEY not in reflection:
+            continue
+        try:
+            data = json.loads(ir.StringAttr(reflection[MANIFEST_KEY]).value)
+            return data.get("default") or data["devices"][0]["name"]
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            return None
+    return None
 
 
 def verify(module, links: dict | None = None, given: dict | None = None) -> list[Violation]:

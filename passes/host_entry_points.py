@@ -11,6 +11,9 @@ arguments on a GPU and results on the CPU (or the other way) fails there
 3.13 Python runtime cannot open a Vulkan device beside another one at all
 (README, "Host entry points, and Vulkan beside another device").
 
+A value declared on no device is on the module's default device (IREE's,
+module_facts.iree_default_device), and counts as declared there.
+
 This pass gives each such function ``@F`` a twin ``@F$host`` (IREE names
 its own variants ``@F$async`` the same way) that takes and returns every
 tensor on the host device, a CPU device of the program, and calls ``@F``
@@ -47,21 +50,25 @@ TWIN_SUFFIX = "$host"
 class HostEntryPointOptions:
     """``host``: the CPU device twins take and return values on (None: add
     no twins). ``staged_from_host``: devices whose memory the host cannot
-    use; a function gets a twin when it declares a value on one of them."""
+    use; a function gets a twin when it declares a value on one of them,
+    or a value on none while ``default`` (the module's default device,
+    where such a value lives) is one of them."""
 
     host: str | None = None
     staged_from_host: frozenset[str] = frozenset()
+    default: str | None = None
 
     @classmethod
     def of(cls, settings: CompileSettings) -> "HostEntryPointOptions":
-        """For the devices and --link overrides of ``settings``; none when
-        it asks for no twins."""
+        """For the devices, --link overrides and default device of
+        ``settings``; none when it asks for no twins."""
         if not settings.host_entry_points:
             return cls()
-        return options_for(list(settings.devices.values()), settings.links) or cls()
+        return options_for(list(settings.devices.values()), settings.links, settings.default) or cls()
 
 
-def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPointOptions | None:
+def options_for(devices: list[Device], links: dict | None = None,
+                default: str | None = None) -> HostEntryPointOptions | None:
     """Twins for these devices (in --device order): the host is the first
     local device; None when there is none, or no device it must stage to."""
     host = next((d.name for d in devices if d.is_local), None)
@@ -69,7 +76,7 @@ def options_for(devices: list[Device], links: dict | None = None) -> HostEntryPo
         return None
     model = MemoryModel({d.name: d for d in devices}, links)
     staged = frozenset(d.name for d in devices if d.name != host and model.policy(host, d.name).is_staged)
-    return HostEntryPointOptions(host, staged) if staged else None
+    return HostEntryPointOptions(host, staged, default) if staged else None
 
 
 def twin_name(function: str) -> str:
@@ -97,12 +104,13 @@ def _move(value: str, t: ir.Type, device: str, tag: str) -> tuple[list[str], str
     return lines, f"%{tag}"
 
 
-def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
+def twin_text(sig: Signature, host: str, op_name: str = "util.func", default: str | None = None) -> str:
     """The twin of ``sig`` as MLIR text: values on ``host`` in its
-    signature, moved to and from their declared devices around a call."""
+    signature, moved to and from their declared devices (``default`` for
+    a value declared on none) around a call."""
     body: list[str] = []
     params, call_args = [], []
-    for i, (t, entries, device) in enumerate(zip(sig.arg_types, sig.arg_attrs, sig.arg_devices())):
+    for i, (t, entries, device) in enumerate(zip(sig.arg_types, sig.arg_attrs, sig.arg_devices(default))):
         params.append(f"%arg{i}: {t} {_with_host_affinity(entries, t, host)}".rstrip())
         value = f"%arg{i}"
         if device is not None and device != host and isinstance(t, ir.RankedTensorType):
@@ -120,7 +128,7 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
     lhs = "" if n == 0 else ("%r = " if n == 1 else f"%r:{n} = ")
     body.append(f"{lhs}{call} {callee}({', '.join(call_args)}) : ({arg_types}) -> ({result_types})")
     returned = []
-    for i, (t, device) in enumerate(zip(sig.result_types, sig.result_devices())):
+    for i, (t, device) in enumerate(zip(sig.result_types, sig.result_devices(default))):
         value = "%r" if n == 1 else f"%r#{i}"
         if device is not None and device != host and isinstance(t, ir.RankedTensorType):
             lines, value = _move(value, t, host, f"out{i}")
@@ -137,10 +145,10 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func") -> str:
 def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:
     """Adds the twins; returns (function, twin) pairs in program order."""
     def twin_of(sig: Signature, op: ir.Operation):
-        if sig.name.endswith(TWIN_SUFFIX) or not needs_twin(sig, options.staged_from_host):
+        if sig.name.endswith(TWIN_SUFFIX) or not needs_twin(sig, options.staged_from_host, options.default):
             return None
         name = twin_name(sig.name)
-        return name, twin_text(sig, options.host, op.name), (sig.name, name)
+        return name, twin_text(sig, options.host, op.name, options.default), (sig.name, name)
 
     return add_twins(module, twin_of, "host entry point", "--no-host-entry-points")
 

@@ -49,6 +49,9 @@ class Report:
     # The argument dimensions each public function requires equal
     # (tied_dims.tied_dims), read after IREE's input conversion.
     tied_dims: dict = dataclasses.field(default_factory=dict)
+    # IREE's default device (module_facts.module_default_device), recorded
+    # before mdc's stream-level passes.
+    default_device: str | None = None
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""

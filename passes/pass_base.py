@@ -15,6 +15,7 @@ import dataclasses
 from typing import ClassVar, Mapping
 
 from .outputs import Report
+from .module_facts import iree_default_device
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,9 +38,12 @@ class CompileSettings:
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
     no host copy (lowering/pinned_arguments.py).
     ``devices``: the devices the command line declares
-    (module_facts.Device by symbol, in order; the first is the default),
-    for input-level passes: before IREE's phases a program names its
-    devices only in affinities. Empty: read the module's device globals.
+    (module_facts.Device by symbol, in order), for input-level passes:
+    before IREE's phases a program names its devices only in affinities.
+    Empty: read the module's device globals.
+    ``default_device``: ``--iree-hal-default-device`` where given; the
+    ``default`` property is the device IREE gives values without an
+    affinity (module_facts.iree_default_device).
     ``host_entry_points``: whether host-entry-points adds twins.
     ``result_storage_twins``: whether result-storage-twins adds twins.
     """
@@ -49,8 +53,13 @@ class CompileSettings:
     staging_pieces: int | None = None
     pinned_arguments: bool = False
     devices: Mapping = dataclasses.field(default_factory=dict)
+    default_device: str | None = None
     host_entry_points: bool = True
     result_storage_twins: bool = True
+
+    @property
+    def default(self) -> str | None:
+        return iree_default_device(self.devices, self.default_device)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,15 +85,17 @@ class MemoryModelOptions:
 
 @dataclasses.dataclass(frozen=True)
 class DeviceOptions:
-    """The ``--link`` overrides and the devices the command line declares
-    (CompileSettings.links, .devices)."""
+    """The ``--link`` overrides, the devices the command line declares and
+    IREE's default device among them (CompileSettings.links, .devices,
+    .default)."""
 
     links: Mapping = dataclasses.field(default_factory=dict)
     devices: Mapping = dataclasses.field(default_factory=dict)
+    default: str | None = None
 
     @classmethod
     def of(cls, settings: CompileSettings) -> "DeviceOptions":
-        return cls(settings.links, settings.devices)
+        return cls(settings.links, settings.devices, settings.default)
 
 
 class ModulePass:

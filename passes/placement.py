@@ -13,9 +13,9 @@ tested in test/lit/passes/placement.mlir):
 
 1. the device that holds the most operand bytes (operand sizes taken from
    static tensor encodings; a dynamic operand counts as one byte);
-2. on a tie, the module's default device (``stream.affinity.default``, the
-   first ``--device``) if it holds any operand, else the first operand's
-   device in operand order;
+2. on a tie, the module's default device (``stream.affinity.default``:
+   IREE's, module_facts.iree_default_device) if it holds any operand, else
+   the first operand's device in operand order;
 3. with no placed operand: the device of its first placed consumer, else the
    module's default device.
 

@@ -24,8 +24,8 @@ with its operands), so a result that IREE does not fold keeps its lowering.
 Only crossings of a staged pair of the memory model are rewritten: where S
 and R share memory, returning the caller's buffer is right, and IREE's
 output stands unchanged. An argument declared without an affinity is on
-the default device (the first ``--device``; the caller places it there); a
-result declared without one has no device to be moved to.
+IREE's default device (module_facts.iree_default_device; the caller places
+it there); a result declared without one has no device to be moved to.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from iree.compiler.dialects import arith, flow, tensor
 from .diagnostics import MdcError
 from .ir_util import get_attr, top_level_ops, walk
 from .memory_model import MemoryModel
-from .module_facts import declared_affinities, module_default_device, single_device
+from .module_facts import declared_affinities, iree_default_device, module_default_device, single_device
 from .pass_base import DeviceOptions, ModulePass
 
 _FUNCTIONS = ("func.func", "util.func")
@@ -218,5 +218,5 @@ class ReturnedArgumentMoves(ModulePass):
         # module that defines them as globals, reads those).
         model = MemoryModel(options.devices, options.links) if options.devices \
             else MemoryModel.of(module, options.links)
-        default = module_default_device(module) or next(iter(model.devices), None)
+        default = module_default_device(module) or options.default or iree_default_device(model.devices)
         move_returned_arguments(module, model, default)

@@ -30,11 +30,13 @@ class Signature:
     result_attrs: list[list[tuple[str, str]]]
     func_attrs: list[tuple[str, str]]
 
-    def arg_devices(self) -> list[str | None]:
-        return [declared_device(entries) for entries in self.arg_attrs]
+    def arg_devices(self, default: str | None = None) -> list[str | None]:
+        """Each argument's declared device; ``default`` for one declared
+        without (the module's default device, where the caller places it)."""
+        return [declared_device(entries) or default for entries in self.arg_attrs]
 
-    def result_devices(self) -> list[str | None]:
-        return [declared_device(entries) for entries in self.result_attrs]
+    def result_devices(self, default: str | None = None) -> list[str | None]:
+        return [declared_device(entries) or default for entries in self.result_attrs]
 
 
 _SIGNATURE_ATTRS = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_visibility", "tied_operands")
@@ -69,13 +71,14 @@ def is_scalar(t: ir.Type) -> bool:
     return isinstance(t, (ir.IntegerType, ir.IndexType, ir.FloatType))
 
 
-def needs_twin(sig: Signature, staged_from_host: frozenset[str]) -> bool:
+def needs_twin(sig: Signature, staged_from_host: frozenset[str], default: str | None = None) -> bool:
     """A twin helps when a value is declared on a device the host cannot
-    reach, and can be built when every value is a ranked tensor or a scalar."""
+    reach (one declared on none is on ``default``, where given), and can be
+    built when every value is a ranked tensor or a scalar."""
     types = sig.arg_types + sig.result_types
     if not all(isinstance(t, ir.RankedTensorType) or is_scalar(t) for t in types):
         return False
-    declared = sig.arg_devices() + sig.result_devices()
+    declared = sig.arg_devices(default) + sig.result_devices(default)
     return any(d in staged_from_host for d in declared)
 
 

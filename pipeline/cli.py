@@ -221,6 +221,7 @@ def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) 
     _check_input(args.input)
     devices, hops = _resolve_devices(args.input, devices, args.device)
     link_overrides = options.resolve_link_names(links, devices)
+    args.default_device = options.chosen_default_device(devices, iree_passthrough)
     compiler = ireec.Compiler(options.iree_flags(devices, iree_passthrough))
     ctx = _pipeline_context(args, devices, link_overrides, hops)
     if timings:
@@ -347,7 +348,7 @@ def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]):
     settings = registry.CompileSettings(
         links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
-        host_entry_points=not args.no_host_entry_points,
+        default_device=args.default_device, host_entry_points=not args.no_host_entry_points,
         result_storage_twins=not args.no_result_storage_twins)
     ctx = stages.PipelineContext(settings, keep_devices=hops,
                                  manifest_devices=None if args.no_manifest else devices)

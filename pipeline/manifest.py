@@ -7,7 +7,13 @@ wrapping and is readable with the runtime alone
 
     {"format": "mdc.manifest/1",
      "devices": [{"name": "device_a", "spec": "local[0]", "kind": "local", "ordinal": 0}, ...],
+     "default": "device_a",
      "staging": [{"from": "device_a", "to": "device_b", "owner": "device_b"}, ...]}
+
+``default`` is the device IREE gives values without an affinity (the
+module's ``stream.affinity.default``: ``--iree-hal-default-device``, else
+the device whose name sorts first): the caller places an argument declared
+without a device there and reads such a result from there.
 
 ``staging`` lists every ordered pair the memory model stages, with the
 device whose allocator provides the pinned staging memory (for a pair staged
@@ -22,6 +28,9 @@ that has one, its host twin (passes/host_entry_points.py): the same
 function with every tensor taken and returned on the local device
 ``"host"``. A coarse-fences function that a sync wrapper calls may share
 the wrapper's twin.
+
+``"no_host_entry_points": true`` says mdc-compile was given
+``--no-host-entry-points``.
 
 ``"result_storage": {"f": {"function": "f$into", "results": [0]}}`` names
 each result-storage twin (passes/result_storage_twins.py) and the results
@@ -53,8 +62,8 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_STORAGE, SEAL_LENGTH,
-                                   SEAL_PREFIX, STATE_BY_FUNCTION, TIED_DIMS)
+from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS, RESULT_STORAGE,
+                                   SEAL_LENGTH, SEAL_PREFIX, STATE_BY_FUNCTION, TIED_DIMS)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
@@ -62,7 +71,8 @@ from mdc.passes.memory_model import MemoryModel
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
                   functions: dict | None = None, storage_twins=(), mutable_globals=(),
-                  state_by_function: dict | None = None, tied_dims: dict | None = None) -> str:
+                  state_by_function: dict | None = None, tied_dims: dict | None = None,
+                  default: str | None = None, no_host_entry_points: bool = False) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
@@ -73,7 +83,9 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     globals (module_facts.mutable_globals); ``state_by_function``: which of
     them each public function refers to (module_facts.state_by_function),
     written only where there are any. ``tied_dims``: {function: groups of
-    (argument, dimension)} (tied_dims.tied_dims), written where there are any."""
+    (argument, dimension)} (tied_dims.tied_dims), written where there are any.
+    ``default``: the module's default device (module_facts.module_default_device).
+    ``no_host_entry_points``: mdc-compile was given --no-host-entry-points."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -87,9 +99,11 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                 {"name": d.name, "spec": d.spec, "kind": d.kind, "ordinal": d.ordinal}
                 for d in devices
             ],
+            **({"default": default} if default is not None else {}),
             "staging": staging,
             **({"pinned_arguments": pinned_arguments} if pinned_arguments else {}),
             **({"host": host, "host_entry_points": host_entry_points} if host_entry_points else {}),
+            **({NO_HOST_ENTRY_POINTS: True} if no_host_entry_points else {}),
             **({RESULT_STORAGE: {f: {"function": twin, "results": list(results)}
                                  for f, twin, results in storage_twins}} if storage_twins else {}),
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}

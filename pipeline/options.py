@@ -5,7 +5,10 @@ for ``device_a`` when the program uses ``@device_a`` and not ``@a``; a name
 of digits ``N`` is short for ``__device_N``, the devices of an iree-turbine
 export) as the IREE target device ``SPEC``  (``local[0]``, ``cuda[0]``, ``hip[0]``,
 ``vulkan[0]``...). Each becomes ``--iree-hal-target-device=NAME=SPEC``, in
-the order given; the first is the default device.
+the order given. The default device, where IREE puts values and work
+without an affinity, is IREE's: ``--iree-hal-default-device=NAME`` where
+given, else the device whose name sorts first (not the first given:
+passes/module_facts.iree_default_device says why).
 
 Per-backend defaults, each overridden by passing the same ``--iree-*`` flag:
 
@@ -115,6 +118,26 @@ def resolve_names(
             warnings.append(f"--device={d.name}={d.spec}: the program never names device '{name}'")
         resolved.append(dataclasses.replace(d, name=name))
     return resolved, warnings
+
+
+DEFAULT_DEVICE_FLAG = "--iree-hal-default-device"
+
+
+def chosen_default_device(devices: list[DeviceOption], passthrough: list[str]) -> str | None:
+    """The device a ``--iree-hal-default-device`` among the IREE flags
+    names (the last one; digits ``N`` name ``__device_N``, as in IREE), or
+    None where none is given. IREE takes any name and compiles a module
+    whose default device does not exist, so a name that is not a declared
+    device is refused."""
+    given = [f.split("=", 1)[1] for f in passthrough if f.startswith(DEFAULT_DEVICE_FLAG + "=")]
+    if not given:
+        return None
+    name = long_name(given[-1])
+    names = [d.name for d in devices]
+    if name not in names:
+        raise UsageError(f"{DEFAULT_DEVICE_FLAG}={given[-1]} names no declared device "
+                         f"(declared: {', '.join(names)}; give the full name)")
+    return name
 
 
 def long_name(name: str) -> str:

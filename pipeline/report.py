@@ -1,9 +1,10 @@
 """What mdc did to a program, for people: the transfer report and the
 placement picture.
 
-``--report=FILE.json`` (or ``.md``) lists every crossing between devices:
-source location, from and to devices, element type and shape, bytes
-(symbolic for dynamic dimensions), the strategy and why, and which device's
+``--report=FILE.json`` (or ``.md``) names the devices and the default one
+(IREE's, where values without a device of their own live), then lists
+every crossing between devices: source location, from and to devices,
+element type and shape, bytes (symbolic for dynamic dimensions), the strategy and why, and which device's
 memory it is staged through; then a summary per device pair, and what each
 dynamic dimension is. A dynamic dimension has one name (d0, d1, ...) in the
 whole report and picture, and a tensor is shown with the program's own
@@ -113,6 +114,7 @@ def report_data(done: Report, devices) -> dict:
         summary[key]["bytes"].append(e["bytes"])
     return {
         "devices": [{"name": d.name, "spec": d.spec} for d in devices],
+        "default_device": done.default_device,
         "crossings": entries,
         "summary": [{"pair": k, "count": v["count"], "bytes": " + ".join(v["bytes"])}
                     for k, v in summary.items()],
@@ -131,6 +133,9 @@ def _tensor_cell(c: dict) -> str:
 def report_markdown(data: dict, source: str) -> str:
     lines = [f"# mdc transfer report: `{source}`", "",
              "Devices: " + ", ".join(f"`{d['name']}` = `{d['spec']}`" for d in data["devices"]), ""]
+    if data.get("default_device"):
+        lines += [f"Default device: `{data['default_device']}` (values and work without a device of "
+                  "their own, arguments and results declared without one included)", ""]
     if not data["crossings"]:
         lines += ["No value crosses between devices.", ""]
     else:

@@ -30,7 +30,7 @@ from iree.compiler import ir
 
 from mdc.passes import registry
 from mdc.passes.diagnostics import MdcError
-from mdc.passes.module_facts import mutable_globals, state_by_function
+from mdc.passes.module_facts import module_default_device, mutable_globals, state_by_function
 from mdc.passes.sizes import source_types
 from mdc.passes.tied_dims import tied_dims
 
@@ -65,6 +65,8 @@ def _python_passes(level: str):
         with compiler.context, module.location:
             if level == "stream" and ctx.keep_devices:
                 remove_device_keeper(module)
+            if level == "stream":
+                ctx.report.default_device = module_default_device(module)
             if level == "input":  # the program's own state, before mdc adds any
                 ctx.report.program_state = mutable_globals(module)
                 ctx.report.state_by_function = state_by_function(module)
@@ -100,8 +102,8 @@ def _python_passes_checked(level: str):
 
 def write_manifest(module, ctx: "PipelineContext") -> None:
     """The manifest step of the mdc stage: after mdc's stream-level passes,
-    every public function gets the device manifest (the devices, what the
-    memory model stages, the pinned arguments, host twins and result-storage
+    every public function gets the device manifest (the devices and IREE's
+    default among them, what the memory model stages, the pinned arguments, host twins and result-storage
     twins the passes made, the signatures of functions IREE wrote no
     declaration for, the program's own mutable globals, and the argument
     dimensions each public function requires equal)."""
@@ -117,12 +119,26 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
         ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
-        ctx.report.tied_dims), functions)
+        ctx.report.tied_dims, default=ctx.report.default_device, no_host_entry_points=not settings.host_entry_points), functions)
+
+
+def _check_default_device(module, ctx: "PipelineContext"):
+    """IREE's flow phase sets the module's default device; mdc's
+    input-level passes and the host twins assumed
+    module_facts.iree_default_device's, so a difference (an IREE whose rule
+    changed) stops the compile rather than yield a module whose caller
+    places values elsewhere than it reads them."""
+    iree, ours = module_default_device(module), ctx.settings.default
+    if iree is not None and ours is not None and iree != ours:
+        raise MdcError(f"IREE made '{iree}' the default device where mdc expected '{ours}' "
+                       f"(its rule: --iree-hal-default-device, else the name that sorts first); "
+                       f"give --iree-hal-default-device={iree} or ={ours}")
+    return module
 
 
 STAGES: list[Stage] = [
     Stage("input", lambda c, m, ctx: _python_passes_checked("input")(c, c.run_phases(m, "start", "input"), ctx)),
-    Stage("flow", lambda c, m, ctx: c.run_phases(m, "input", "flow")),
+    Stage("flow", lambda c, m, ctx: _check_default_device(c.run_phases(m, "input", "flow"), ctx)),
     Stage("stream-tensor", lambda c, m, ctx: c.run_passes(m, STREAM_TENSOR_PIPELINE)),
     Stage("mdc", _python_passes_checked("stream")),
     Stage("stream", lambda c, m, ctx: _python_passes_checked("scheduled")(c, c.run_passes(m, STREAM_REST_PIPELINE),
@@ -183,8 +199,12 @@ def add_device_keeper(compiler: Compiler, module, names: list[str]) -> None:
         for i, n in enumerate(names)
     )
     values = ", ".join(f"%v{i}" for i in range(len(names)))
+    # Every value declared on the devices kept (local ones), not left to
+    # the default device, which may be a GPU: no host twin is made for it.
+    declared = ", ".join(f"tensor<1xi8> {{iree.abi.affinity = #hal.device.promise<@{n}>}}" for n in names)
     types = ", ".join("tensor<1xi8>" for _ in names)
-    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8>) -> ({types}) {{\n"
+    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8> {{iree.abi.affinity = "
+            f"#hal.device.promise<@{names[0]}>}}) -> ({declared}) {{\n"
             f"{moves}  return {values} : {types}\n}}")
     with compiler.context, module.location:
         keeper = ir.Operation.parse(text)

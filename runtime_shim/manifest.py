@@ -19,8 +19,11 @@ Two sources, both read with no devices and no compiler:
   "result_storage": {"f": {"function": "f$into", "results": [0]}} names
   the twin of @f that writes the listed results into storage the caller
   gives, as output arguments after @f's own (contract/manifest.py).
-  An optional "default" key names the device of values without an affinity;
-  otherwise it is the first device, as in IREE.
+  "default" names the device of values without an affinity (IREE's
+  default device; a manifest written before mdc-compile recorded it has
+  none, and the first device stands for it).
+  "no_host_entry_points": true says mdc-compile was given
+  --no-host-entry-points.
   "functions" (contract/manifest.py gives its format) describes each public
   function IREE wrote no `iree.abi.declaration` for (a program already in
   the buffer-view ABI, such as an iree-turbine export): its model (sync or
@@ -55,8 +58,8 @@ from typing import Optional
 
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
-from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, RESULT_STORAGE,
-                                   STATE_BY_FUNCTION, TIED_DIMS,
+from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS,
+                                   RESULT_STORAGE, STATE_BY_FUNCTION, TIED_DIMS,
                                    SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
@@ -131,6 +134,7 @@ class Manifest:
     pinned_arguments: tuple[tuple[str, int, str], ...] = ()
     host: Optional[str] = None  # the local device host entry points use
     host_entry_points: tuple[tuple[str, str], ...] = ()  # (function, its twin)
+    no_host_entry_points: bool = False  # mdc-compile was given --no-host-entry-points
     # Signatures of the functions IREE wrote no declaration for, from "functions".
     functions: tuple[tuple[str, "Signature"], ...] = ()
     # (function, its result-storage twin, the result indices it stores)
@@ -221,6 +225,7 @@ def parse_manifest(text: str) -> Manifest:
         pinned = tuple((str(f), int(i), str(d)) for f, arguments in data.get("pinned_arguments", {}).items()
                        for i, d in arguments.items())
         twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
+        no_twins = data.get(NO_HOST_ENTRY_POINTS, False) is True
         host = _name(data.get("host"))
         storage = tuple((str(f), str(e["function"]), tuple(int(i) for i in e["results"]))
                         for f, e in data.get(RESULT_STORAGE, {}).items())
@@ -262,7 +267,7 @@ def parse_manifest(text: str) -> Manifest:
             raise ShimError(f"{MANIFEST_KEY} places a value of @{f} on device {unknown[0]!r}, "
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
-                    host_entry_points=twins, functions=functions, storage_twins=storage,
+                    host_entry_points=twins, no_host_entry_points=no_twins, functions=functions, storage_twins=storage,
                     mutable_globals=state, state_by_function=by_function, tied_dims=tied)
 
 

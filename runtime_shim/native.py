@@ -26,6 +26,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from mdc.contract.manifest import kind_uses_host_memory
+
 from . import devices as dev
 from . import pipelined, values
 from .errors import ShimError, ShimTypeError
@@ -59,13 +61,27 @@ def entry_point(manifest: Optional[Manifest], signatures: dict[str, Signature], 
                          and not dev.is_local(uris[binding[p]]))
         if foreign:
             raise ShimError(
-                f"@{function} declares values on {', '.join(foreign)} "
+                f"@{function} has values on {', '.join(foreign)} "
                 f"({', '.join(uris[binding[p]] for p in foreign)}), which stock iree-run-module cannot "
-                "place beside another device, and the module has no host entry point for it: "
-                "compile it again without --no-host-entry-points")
+                f"place beside another device, and the module has no host entry point for it: "
+                f"{_why_no_host_entry_point(manifest)}")
         first = next((i for i, u in enumerate(uris) if dev.is_local(u)), 0)
     order = [uris[first]] + [u for i, u in enumerate(uris) if i != first]
     return name, order
+
+
+def _why_no_host_entry_point(manifest: Optional[Manifest]) -> str:
+    """Why a function has no host twin, as the module says it."""
+    if manifest is None:
+        return "the module has no mdc manifest (compile it with mdc-compile)"
+    if manifest.no_host_entry_points:
+        return "compile it again without --no-host-entry-points"
+    if manifest.host is None and not any(kind_uses_host_memory(d.kind) for d in manifest.devices):
+        return "the module declares no local device for one to take its values on"
+    if manifest.host is None or manifest.default is None:
+        return "an older mdc-compile made none for such a function: compile it again"
+    return ("mdc-compile makes one only for a function whose arguments and results are all "
+            "tensors or scalars")
 
 
 def run(path: str, function: str, devices: Sequence[str], inputs: Sequence[str],
