@@ -73,7 +73,21 @@ def single_device(attr) -> str | None:
 
 
 def module_default_device(module) -> str | None:
+    """The device IREE gives values and ops without an affinity
+    (``stream.affinity.default``, set from its flow phase on)."""
     return single_device(get_attr(module, "stream.affinity.default"))
+
+
+def iree_default_device(names, chosen: str | None = None) -> str | None:
+    """The device IREE 3.13 makes the default of a module whose devices are
+    ``names`` (before its phases set ``stream.affinity.default``):
+    ``chosen`` (``--iree-hal-default-device``), else the name that sorts
+    first, not the first given: IREE keeps the named target devices in a
+    dictionary attribute, which orders them by name (docs/DESIGN.md
+    section 3)."""
+    if chosen is not None:
+        return chosen
+    return min(names, default=None)
 
 
 def referenced_devices(module) -> dict[str, object]:

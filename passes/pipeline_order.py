@@ -8,6 +8,7 @@ mdc-opt runs them by name, alone.
 
 from __future__ import annotations
 
+from .declared_devices_default import DeclaredDevicesDefault
 from .device_isolation_verifier import DeviceIsolationVerifier
 from .dealloca_affinity import DeallocaAffinity
 from .executable_per_target import ExecutablePerTarget
@@ -37,8 +38,10 @@ from .transfer_insertion import TransferInsertion
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
-# scheduled stream IR, before the HAL conversion.
+# scheduled stream IR, before the HAL conversion. declared-devices-default
+# is first: the input-level passes after it read the default it sets.
 PIPELINE = [
+    DeclaredDevicesDefault,
     HostEntryPoints,
     ResultStorageTwins,
     RefuseRecursiveCalls,
