@@ -9,6 +9,7 @@ mdc-opt runs them by name, alone.
 from __future__ import annotations
 
 from .cuda_maxsi_warning import WarnCudaMaxsiReduction
+from .declared_devices_default import DeclaredDevicesDefault
 from .device_isolation_verifier import DeviceIsolationVerifier
 from .cross_driver_waits import CrossDriverWaits
 from .dealloca_affinity import DeallocaAffinity
@@ -41,8 +42,10 @@ from .transfer_insertion import TransferInsertion
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
 # scheduled stream IR, before the HAL conversion, and cross-driver-waits
 # after it, on the deallocas where they now run. warn-cuda-maxsi-reduction
-# only reads the IR (every dispatch placed by then).
+# only reads the IR (every dispatch placed by then). declared-devices-default
+# is first: the input-level passes after it read the default it sets.
 PIPELINE = [
+    DeclaredDevicesDefault,
     HostEntryPoints,
     ResultStorageTwins,
     RefuseRecursiveCalls,

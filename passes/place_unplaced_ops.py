@@ -6,7 +6,8 @@ different devices has no affinity yet; IREE would place it later with an
 analysis Python cannot reach, so mdc decides first and writes the decision
 into the IR. The decisions and their reasons (outputs.PlacedOp) and the
 placement graph go to the report. It first makes every import of a public
-function's argument run on the device the argument is declared on.
+function's argument that crosses a staged pair run on the device the
+argument is declared on (the default device where none is).
 
 Modules whose device pairs all share memory are left untouched (only the
 graph is taken). The first step of transfer-insertion; mdc-opt runs it
@@ -76,47 +77,82 @@ def _check_devices_declared(module, model: MemoryModel) -> None:
 
 
 def _import_arguments_where_declared(module, model: MemoryModel) -> None:
-    """Every import of a public function's argument runs on the device the
-    argument is declared on (its ``iree.abi.affinity``, else the module's
-    default device, where the caller places it), followed by a move to the
-    device IREE imported it on, which is then staged like any other.
+    """Every import of a public function's argument that would cross a
+    staged pair runs on the device the argument is declared on (its
+    ``iree.abi.affinity``, else the module's default device, where the
+    caller places it), followed by a move to the device IREE imported it
+    on, which is then staged like any other.
 
     IREE gives an argument declared without an affinity the affinity of its
     consumers, and clones its import once per consumer device: a
     ``flow.tensor.transfer`` of it to device_b becomes an import on
     device_b and a clone there, and the move is gone (the caller's buffer,
     in device_a's memory, is then read by device_b;
-    test/lit/regress/argument_moved_from_default_device.mlir)."""
+    test/lit/regress/argument_moved_from_default_device.mlir). Two such
+    imports on devices that are a staged pair share the caller's one
+    buffer too, though each may use the default device's memory
+    (test/lit/regress/argument_imported_on_two_staged_devices.mlir)."""
     default = module_default_device(module)
+    for function in _public_functions(module):
+        declared = declared_argument_devices(function)
+        if declared is None:
+            continue
+        for index, imports in _argument_imports(function).items():
+            home = (declared[index] if index < len(declared) else None) or default
+            if home is None or home not in model.devices:
+                continue
+            for op, device in _imports_crossing(model, home, imports):
+                _import_at_home(op, home, device)
+
+
+def _public_functions(module):
     for function in top_level_ops(module):
         if function.name != "util.func" or not function.regions[0].blocks:
             continue
         visibility = get_attr(function, "sym_visibility")
-        if visibility is not None and str(visibility) != '"public"':
+        if visibility is None or str(visibility) == '"public"':
+            yield function
+
+
+def _argument_imports(function) -> dict[int, list[tuple[ir.Operation, str]]]:
+    """The imports of each argument of ``function`` on one device:
+    {argument index: [(stream.tensor.import, device)]}, in program order."""
+    entry = function.regions[0].blocks[0]
+    imports: dict[int, list] = {}
+    for op in walk(function):
+        if op.name != "stream.tensor.import" or not isinstance(op.operands[0].owner, ir.Block) \
+                or op.operands[0].owner != entry:
             continue
-        declared = declared_argument_devices(function)
-        if declared is None:
-            continue
-        entry = function.regions[0].blocks[0]
-        for op in walk(function):
-            if op.name != "stream.tensor.import" or not isinstance(op.operands[0].owner, ir.Block) \
-                    or op.operands[0].owner != entry:
-                continue
-            index = ir.BlockArgument(op.operands[0]).arg_number
-            home = (declared[index] if index < len(declared) else None) or default
-            imported_on = single_device(get_attr(op, "affinity"))
-            if home is None or imported_on is None or imported_on == home or home not in model.devices:
-                continue
-            if not policy_at(model, home, imported_on, op).is_staged:
-                continue
-            op.attributes["affinity"] = affinity_attr(home)
-            result = op.results[0]
-            size = op.opview.result_size
-            with ir.InsertionPoint.after(op), op.location:
-                moved = stream.AsyncTransferOp(result.type, result, size, size,
-                                               source_affinity=affinity_attr(home),
-                                               target_affinity=affinity_attr(imported_on)).result
-            result.replace_all_uses_except(moved, moved.owner.operation)
+        device = single_device(get_attr(op, "affinity"))
+        if device is not None:
+            imports.setdefault(ir.BlockArgument(op.operands[0]).arg_number, []).append((op, device))
+    return imports
+
+
+def _imports_crossing(model: MemoryModel, home: str, imports) -> list[tuple[ir.Operation, str]]:
+    """The imports (of one argument, whose caller places it on ``home``)
+    to move to ``home``: those on a device staged with ``home``, or staged
+    with another device that imports the same argument (the two would
+    share one buffer)."""
+    def staged(a: str, b: str, op) -> bool:
+        return policy_at(model, a, b, op).is_staged or policy_at(model, b, a, op).is_staged
+
+    devices = {device for _, device in imports}
+    return [(op, device) for op, device in imports
+            if device != home and any(staged(device, other, op) for other in devices | {home} if other != device)]
+
+
+def _import_at_home(op: ir.Operation, home: str, imported_on: str) -> None:
+    """Makes ``op`` import on ``home`` instead of ``imported_on``, and
+    moves its result there."""
+    op.attributes["affinity"] = affinity_attr(home)
+    result = op.results[0]
+    size = op.opview.result_size
+    with ir.InsertionPoint.after(op), op.location:
+        moved = stream.AsyncTransferOp(result.type, result, size, size,
+                                       source_affinity=affinity_attr(home),
+                                       target_affinity=affinity_attr(imported_on)).result
+    result.replace_all_uses_except(moved, moved.owner.operation)
 
 
 class PlaceUnplacedOps(ModulePass):

@@ -56,13 +56,11 @@ _RESULT_LEFT_ON_GPU = ("class 2: a public result no annotation places stays in t
                        "reading it gives PERMISSION_DENIED")
 _CONSTANT_ON_TWO = ("class 4: one constant transferred to two devices that do not share memory "
                     "(dev_b, dev_c) gets one allocation serving both")
-_DECLARED_NO_DEFAULT = ("class 4: with program-declared devices IREE sets no default device and imports the "
-                        "unannotated argument on every device that reads it (dev_gpu too); the verifier refuses")
 KNOWN: dict[tuple[str, str], str] = {
     **{(name, gpu): _GPU_DEFAULT_UNANNOTATED for name, gpu in [
         ("alpha_order_unannotated", "dev_z"), ("coarse_fences_unannotated", "dev_a"), ("cond_br_moves", "dev_a"),
-        ("constant_on_two_devices", "dev_a"), ("op_affinity_three", "dev_x"), ("result_from_transfer", "dev_a"),
-        ("scf_for_carried", "dev_a"), ("unannotated_round_trip", "dev_a"),
+        ("constant_on_two_devices", "dev_a"), ("declared_devices", "dev_cpu"), ("op_affinity_three", "dev_x"),
+        ("result_from_transfer", "dev_a"), ("scf_for_carried", "dev_a"), ("unannotated_round_trip", "dev_a"),
         ("util_func_result_from_transfer", "dev_a"), ("util_func_unannotated", "dev_a")]},
     **{(name, gpu): _RESULT_LEFT_ON_GPU for name, gpu in [
         ("op_affinity_three", "dev_z"), ("result_from_transfer", "dev_b"), ("util_func_result_from_transfer", "dev_b")]},
@@ -74,14 +72,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "a dealloca on dev_accel waits on dev_host's fence and the verifier refuses (named dev_zaccel it builds)"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
-    ("declared_devices", "dev_cpu"): _DECLARED_NO_DEFAULT,
-    ("declared_devices", "dev_gpu"): _DECLARED_NO_DEFAULT,
-    ("declared_devices", "dev_cpu:dev_gpu=staged"): _DECLARED_NO_DEFAULT,
-    ("declared_devices", "dev_gpu:dev_cpu=staged"): _DECLARED_NO_DEFAULT,
-    **{("op_affinity_three", pair): (
-        "class 4: IREE imports the unannotated argument on each device whose op reads it (dev_y's util.func, "
-        "dev_z's flow.tensor.clone), one buffer for both; the verifier refuses") for pair in
-       ("dev_y:dev_z=staged", "dev_z:dev_y=staged")},
     ("op_affinity_annotated", "dev_x"): (
         "class 4: after mdc's passes IREE's stream pipeline fails: the util.call to never-inlined @double_on_z "
         "passes a transient resource, the callee takes an external one (staged CPU pairs build; stock IREE "

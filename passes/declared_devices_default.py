@@ -1,0 +1,49 @@
+"""declared-devices-default: a program that declares its own devices gets
+the default device IREE's rule picks, written into the module.
+
+IREE sets the module's default device (``stream.affinity.default``) only
+where it declares the devices itself, from ``--iree-hal-target-device``:
+``--iree-hal-default-device``, else the name that sorts first
+(module_facts.iree_default_device). A program that declares its devices
+itself (``util.global private @dev = #hal.device.alias<"local"[0]>``) gets
+no default unless ``--iree-hal-default-device`` is given, and IREE then
+imports an argument declared on no device on every device that reads it.
+mdc places such an argument, and reads such a result, on the default
+device, so it makes that device the same one by the same rule: the device
+whose name sorts first. ``--iree-hal-default-device`` still overrides it
+(IREE's flow phase replaces the attribute).
+
+Runs right after IREE's input phase, before IREE assigns devices; a module
+that has a default, or no device globals (its devices come from the
+command line), is left as it is.
+"""
+
+from __future__ import annotations
+
+from .ir_util import affinity_attr, get_attr
+from .module_facts import device_globals, iree_default_device
+from .pass_base import ModulePass, NoOptions
+
+DEFAULT_ATTR = "stream.affinity.default"
+
+
+def add_default_device(module) -> None:
+    """Sets the default device of a module that declares devices and has
+    none."""
+    if get_attr(module, DEFAULT_ATTR) is not None:
+        return
+    default = iree_default_device([name for name, _, _ in device_globals(module)])
+    if default is not None:
+        module.attributes[DEFAULT_ATTR] = affinity_attr(default)
+
+
+class DeclaredDevicesDefault(ModulePass):
+    """Gives a program that declares its own devices IREE's default device."""
+
+    name = "declared-devices-default"
+    level = "input"
+    summary = ("give a program that declares its own devices a default device (the name that sorts first, "
+               "IREE's rule), where arguments declared on no device live")
+
+    def apply(self, module, options: NoOptions) -> None:
+        add_default_device(module)
