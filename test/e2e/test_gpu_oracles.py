@@ -144,8 +144,8 @@ def test_gpu_kit_stock_cuda_canaries_are_right_on_a_cpu(tmp_path):
     """Each canary's source, built by stock iree-compile for a CPU, gives
     numpy's answer (so a wrong GPU answer is the GPU's code), each maxsi
     input has negative maxima, and mdc-compile's warning names exactly the
-    variants of the measured pattern (dynamic, a dimension other than the
-    innermost)."""
+    variants of the measured pattern (a dynamic shape; the H200 gave wrong
+    answers for the dynamic middle and last dimension, right for static)."""
     for name, (source, inputs, expected) in gpu_kit._stock_cuda_canaries().items():
         src, vmfb = tmp_path / f"{name}.mlir", str(tmp_path / f"{name}.vmfb")
         src.write_text(source)
@@ -161,7 +161,7 @@ def test_gpu_kit_stock_cuda_canaries_are_right_on_a_cpu(tmp_path):
                                      "-o", str(tmp_path / "stream.mlir")], capture_output=True, text=True)
             assert warned.returncode == 0, warned.stderr
             shape, reduced, _ = gpu_kit.MAXSI_VARIANTS[name[len("canary_maxsi_"):]]
-            assert ("warning: linalg.generic on cuda device" in warned.stderr) == ("?" in shape and reduced != 2), name
+            assert ("warning: linalg.generic on cuda device" in warned.stderr) == ("?" in shape), name
 
 
 no_cuda = pytest.mark.skipif(gpu_kit._cuda_available(), reason="this machine has a cuda device")
