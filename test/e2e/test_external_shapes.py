@@ -50,26 +50,18 @@ SAMPLE_SEED = None if _SEED_TEXT == "all" else int(_SEED_TEXT or random.SystemRa
 # result). Class 3: a GPU default device with unannotated publics is refused
 # with a wrong "--no-host-entry-points" message. Class 4: other causes, each
 # described in its reason.
-_GPU_DEFAULT_UNANNOTATED = ("class 3: the Vulkan device is mdc's default (the first --device) and the public "
-                            "is unannotated; load() refuses it with a wrong '--no-host-entry-points' message")
 _RESULT_LEFT_ON_GPU = ("class 2: a public result no annotation places stays in the Vulkan device's memory; "
                        "reading it gives PERMISSION_DENIED")
 _CONSTANT_ON_TWO = ("class 4: one constant transferred to two devices that do not share memory "
                     "(dev_b, dev_c) gets one allocation serving both")
 KNOWN: dict[tuple[str, str], str] = {
-    **{(name, gpu): _GPU_DEFAULT_UNANNOTATED for name, gpu in [
-        ("alpha_order_unannotated", "dev_z"), ("coarse_fences_unannotated", "dev_a"), ("cond_br_moves", "dev_a"),
-        ("constant_on_two_devices", "dev_a"), ("declared_devices", "dev_cpu"), ("op_affinity_three", "dev_x"),
-        ("result_from_transfer", "dev_a"), ("scf_for_carried", "dev_a"), ("unannotated_round_trip", "dev_a"),
-        ("util_func_result_from_transfer", "dev_a"), ("util_func_unannotated", "dev_a")]},
     **{(name, gpu): _RESULT_LEFT_ON_GPU for name, gpu in [
-        ("op_affinity_three", "dev_z"), ("result_from_transfer", "dev_b"), ("util_func_result_from_transfer", "dev_b")]},
-    ("alpha_order_unannotated", "dev_a"): (
-        "class 1: IREE's default device is dev_a (alphabetically first, here Vulkan), mdc's is dev_z; the "
-        "argument given on dev_z is imported on dev_a: 'buffer is not backed by the Vulkan HAL'"),
-    ("scf_if_moves", "dev_accel"): (
-        "class 1: IREE's default device is dev_accel (alphabetically first, here Vulkan), mdc's is dev_host; "
-        "a dealloca on dev_accel waits on dev_host's fence and the verifier refuses (named dev_zaccel it builds)"),
+        ("alpha_order_unannotated", "dev_z"), ("op_affinity_three", "dev_z"), ("result_from_transfer", "dev_b"),
+        ("util_func_result_from_transfer", "dev_b")]},
+    ("op_affinity_three", "dev_x"): (
+        "class 4: the argument, on the default device dev_x (Vulkan), is passed to the never-inlined "
+        "@square_on_y whose ops run on dev_y; IREE gives it one allocation for dev_x and dev_y and the verifier "
+        "refuses ('hal.allocator.resolve_memory_properties' makes one allocation serve dev_x and dev_y)"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
     ("op_affinity_annotated", "dev_x"): (
