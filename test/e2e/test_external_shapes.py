@@ -61,7 +61,7 @@ _DECLARED_NO_DEFAULT = ("class 4: with program-declared devices IREE sets no def
 KNOWN: dict[tuple[str, str], str] = {
     **{(name, gpu): _GPU_DEFAULT_UNANNOTATED for name, gpu in [
         ("alpha_order_unannotated", "dev_z"), ("coarse_fences_unannotated", "dev_a"), ("cond_br_moves", "dev_a"),
-        ("constant_on_two_devices", "dev_a"), ("op_affinity_three", "dev_x"), ("result_from_transfer", "dev_a"),
+        ("constant_on_two_devices", "dev_a"), ("result_from_transfer", "dev_a"),
         ("scf_for_carried", "dev_a"), ("unannotated_round_trip", "dev_a"),
         ("util_func_result_from_transfer", "dev_a"), ("util_func_unannotated", "dev_a")]},
     **{(name, gpu): _RESULT_LEFT_ON_GPU for name, gpu in [
@@ -82,10 +82,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "class 4: IREE imports the unannotated argument on each device whose op reads it (dev_y's util.func, "
         "dev_z's flow.tensor.clone), one buffer for both; the verifier refuses") for pair in
        ("dev_y:dev_z=staged", "dev_z:dev_y=staged")},
-    ("op_affinity_annotated", "dev_x"): (
-        "class 4: after mdc's passes IREE's stream pipeline fails: the util.call to never-inlined @double_on_z "
-        "passes a transient resource, the callee takes an external one (staged CPU pairs build; stock IREE "
-        "fails earlier, hal.allocator.resolve_memory_properties over dev_x|dev_z)"),
 }
 
 
