@@ -41,6 +41,7 @@ from .memory_model import MemoryModel
 from .module_facts import AFFINITY, Device
 from .outputs import Report
 from .pass_base import CompileSettings, ModulePass
+from .twin_call_trees import give_twins_own_call_trees
 from .twins import Signature, add_twins, needs_twin
 
 TWIN_SUFFIX = "$host"
@@ -150,7 +151,9 @@ def add_host_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
         name = twin_name(sig.name)
         return name, twin_text(sig, options.host, op.name, options.default), (sig.name, name)
 
-    return add_twins(module, twin_of, "host entry point", "--no-host-entry-points")
+    twins = add_twins(module, twin_of, "host entry point", "--no-host-entry-points")
+    give_twins_own_call_trees(module, twins)
+    return twins
 
 
 class HostEntryPoints(ModulePass):

@@ -58,16 +58,8 @@ KNOWN: dict[tuple[str, str], str] = {
     **{(name, gpu): _RESULT_LEFT_ON_GPU for name, gpu in [
         ("alpha_order_unannotated", "dev_z"), ("op_affinity_three", "dev_z"), ("result_from_transfer", "dev_b"),
         ("util_func_result_from_transfer", "dev_b")]},
-    ("op_affinity_three", "dev_x"): (
-        "class 4: the argument, on the default device dev_x (Vulkan), is passed to the never-inlined "
-        "@square_on_y whose ops run on dev_y; IREE gives it one allocation for dev_x and dev_y and the verifier "
-        "refuses ('hal.allocator.resolve_memory_properties' makes one allocation serve dev_x and dev_y)"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
-    ("op_affinity_annotated", "dev_x"): (
-        "class 4: after mdc's passes IREE's stream pipeline fails: the util.call to never-inlined @double_on_z "
-        "passes a transient resource, the callee takes an external one (staged CPU pairs build; stock IREE "
-        "fails earlier, hal.allocator.resolve_memory_properties over dev_x|dev_z)"),
 }
 
 
