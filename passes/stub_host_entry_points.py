@@ -16,6 +16,12 @@ this pass builds their twins at the stream level, before transfer-insertion:
       each result that ends on D: imported on D, moved to the host, exported there
 
 Those moves are crossings like any other: transfer-insertion stages them.
+
+A function IREE declared gets such a twin too where host-entry-points gave
+it none (no value declared on a far device) but a result declared on no
+device ends on one: a move to the GPU, or an op there, decides that only
+in IREE's affinity analysis. Its arguments are taken where the declaration
+places them.
 Only sync functions get twins; a coarse-fences function that a sync wrapper
 calls with its own arguments shares the wrapper's twin (a runner that calls
 the twin waits for it, which is all the fences are for).
@@ -32,7 +38,9 @@ from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
 from .ir_util import top_level_ops
 from .outputs import Report
 from .pass_base import ModulePass
-from .stub_signatures import BUFFER_VIEW, StubSignature, StubValue, stub_signatures, undeclared_functions
+from .result_storage_twins import TWIN_SUFFIX as STORAGE_TWIN_SUFFIX
+from .stub_signatures import (BUFFER_VIEW, StubSignature, StubValue, abi_functions, declared_stub_signatures,
+                              stub_signatures)
 
 _TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][A-Za-z0-9]*)>$")
 
@@ -145,16 +153,20 @@ def needs_twin(sig: StubSignature, options: HostEntryPointOptions) -> bool:
 
 def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:
     """Adds the twins; returns (function, twin) pairs, a coarse-fences
-    function paired with its wrapper's twin."""
-    functions = undeclared_functions(module)
-    signatures = stub_signatures(module)
+    function paired with its wrapper's twin. A declared function whose
+    twin host-entry-points added already, or that is a twin, gets none."""
+    functions = abi_functions(module)
+    declared = declared_stub_signatures(module)
+    signatures = {**stub_signatures(module), **declared}
     taken = {ir.StringAttr(op.attributes["sym_name"]).value
              for op in top_level_ops(module) if "sym_name" in op.attributes}
     added: list[tuple[str, str]] = []
     for name, sig in signatures.items():
-        if name.endswith(TWIN_SUFFIX) or sig.model != "sync" or not needs_twin(sig, options):
+        if name.endswith((TWIN_SUFFIX, STORAGE_TWIN_SUFFIX)) or sig.model != "sync" or not needs_twin(sig, options):
             continue
         twin = twin_name(name)
+        if twin in taken and name in declared:
+            continue
         if twin in taken:
             raise MdcError(
                 f"the program defines '@{twin}', the name of the host entry point mdc adds for '@{name}'",
@@ -173,7 +185,8 @@ def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
 class StubHostEntryPoints(ModulePass):
     name = "stub-host-entry-points"
     level = "stream"
-    summary = "adds @F$host to public buffer-view functions without a declaration (iree-turbine's @main)"
+    summary = ("adds @F$host to public buffer-view functions without a declaration (iree-turbine's @main), "
+               "or whose undeclared results end on a far device")
 
     Options = HostEntryPointOptions
 

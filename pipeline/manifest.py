@@ -28,6 +28,12 @@ each result-storage twin (passes/result_storage_twins.py) and the results
 it writes into the caller's storage (contract/manifest.py gives the
 format).
 
+``"result_devices": {"f": {"0": "device_b"}}`` says where each tensor
+result of a declared function lives when its declaration names no device
+(contract/manifest.py gives the format): read off the stream IR
+(stub_signatures.undeclared_result_devices), so the shim fetches it from
+that device.
+
 ``"mutable_globals": ["counter"]`` lists the program's own mutable
 globals (module_facts.mutable_globals), ``[]`` when it has none: state a
 call leaves for the next, which the shim's pipelined ``map`` must not
@@ -49,8 +55,8 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_STORAGE, SEAL_LENGTH,
-                                   SEAL_PREFIX, STATE_BY_FUNCTION)
+from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, RESULT_DEVICES, RESULT_STORAGE,
+                                   SEAL_LENGTH, SEAL_PREFIX, STATE_BY_FUNCTION)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
@@ -58,7 +64,7 @@ from mdc.passes.memory_model import MemoryModel
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,
                   host_entry_points: dict | None = None, host: str | None = None,
                   functions: dict | None = None, storage_twins=(), mutable_globals=(),
-                  state_by_function: dict | None = None) -> str:
+                  state_by_function: dict | None = None, result_devices: dict | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
@@ -68,7 +74,9 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     result-storage twin. ``mutable_globals``: the program's own mutable
     globals (module_facts.mutable_globals); ``state_by_function``: which of
     them each public function refers to (module_facts.state_by_function),
-    written only where there are any."""
+    written only where there are any. ``result_devices``: {function:
+    {result index: device}} of results their declaration places nowhere
+    (stub_signatures.undeclared_result_devices)."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -89,6 +97,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                                  for f, twin, results in storage_twins}} if storage_twins else {}),
             **({FUNCTIONS: {name: _function_entry(sig) for name, sig in functions.items()}}
                if functions else {}),
+            **({RESULT_DEVICES: {f: {str(i): d for i, d in found.items()} for f, found in result_devices.items()}}
+               if result_devices else {}),
             MUTABLE_GLOBALS: list(mutable_globals),
             **({STATE_BY_FUNCTION: {f: list(g) for f, g in state_by_function.items()}}
                if mutable_globals and state_by_function else {}),

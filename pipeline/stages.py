@@ -100,11 +100,12 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     every public function gets the device manifest (the devices, what the
     memory model stages, the pinned arguments, host twins and result-storage
     twins the passes made, the signatures of functions IREE wrote no
-    declaration for, and the program's own mutable globals)."""
+    declaration for, where results declared on no device live, and the
+    program's own mutable globals)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
     from mdc.passes.memory_model import MemoryModel
-    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures
+    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
 
     settings = ctx.settings
     functions = stub_signatures(module)
@@ -112,7 +113,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
-        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function), functions)
+        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
+        undeclared_result_devices(module)), functions)
 
 
 STAGES: list[Stage] = [
