@@ -38,6 +38,11 @@ CALLS = {
 }
 ASYNC_CALLS = {"async_square_on_b": ((X,), (X * X,))}
 
+# (program, its calls, --iree-execution-model=async-external: every
+# public function coarse-fences)
+PROGRAMS_RUN = [(SYNC, CALLS, False), (ASYNC, ASYNC_CALLS, False), (SYNC, CALLS, True)]
+
+
 STAGED_PAIR = (("a=local[0]", "b=local[1]"), ("a:b=staged",), ["local-task", "local-sync"])
 VULKAN_B = (("a=local[0]", "b=vulkan[0]"), (), ["local-task", "vulkan"])
 VULKAN_A = (("a=vulkan[0]", "b=local[0]"), (), ["vulkan", "local-task"])
@@ -87,8 +92,8 @@ def _via_mdc_run(mdc_run, tmp_path, vmfb, uris, calls) -> None:
 @pytest.mark.parametrize("runner", ["load", "mdc-run"])
 def test_staged_cpu_pair(build_vmfb, mdc_run, tmp_path, runner):
     devices, links, uris = STAGED_PAIR
-    for mlir, calls in ((SYNC, CALLS), (ASYNC, ASYNC_CALLS)):
-        vmfb = build_vmfb("undeclared_results", mlir, devices, links=links)
+    for mlir, calls, async_external in PROGRAMS_RUN:
+        vmfb = build_vmfb("undeclared_results", mlir, devices, links=links, async_external=async_external)
         if runner == "load":
             _via_load(vmfb, uris, calls, resident=True)
         else:
@@ -100,8 +105,9 @@ def test_staged_cpu_pair(build_vmfb, mdc_run, tmp_path, runner):
 @pytest.mark.parametrize("runner", ["load", "mdc-run"])
 def test_local_and_vulkan(build_vmfb, mdc_run, tmp_path, layout, runner):
     devices, links, uris = layout
-    vmfb = build_vmfb("undeclared_results", SYNC, devices, links=links, flags=())
-    if runner == "load":
-        _via_load(vmfb, uris, CALLS)
-    else:
-        _via_mdc_run(mdc_run, tmp_path, vmfb, uris, CALLS)
+    for mlir, calls, async_external in PROGRAMS_RUN:
+        vmfb = build_vmfb("undeclared_results", mlir, devices, links=links, async_external=async_external)
+        if runner == "load":
+            _via_load(vmfb, uris, calls)
+        else:
+            _via_mdc_run(mdc_run, tmp_path, vmfb, uris, calls)
