@@ -1,4 +1,4 @@
-"""The signatures of public ABI functions that carry no declaration.
+"""The signatures of public ABI functions, read off the stream IR.
 
 IREE's ABI conversion writes an ``iree.abi.declaration`` into the reflection
 of every public function it wraps: the tensor types and the device of each
@@ -21,6 +21,11 @@ another such function from that function's signature. Imports and exports
 of other values (mdc's staging moves bytes as ``tensor<?xi8>``) play no
 part. The manifest carries the result (pipeline/manifest.py), and the
 stub-host-entry-points pass uses it to build host twins.
+
+A function IREE did declare is read the same way where its declaration
+says nothing: a result declared on no device lives wherever the program
+left it (declared_stub_signatures, undeclared_result_devices), which the
+manifest's ``result_devices`` records.
 """
 
 from __future__ import annotations

@@ -515,6 +515,14 @@ def test_manifest_parsing():
     pinned = parse_manifest(json.dumps(dict(relayed, pinned_arguments={"f": {"0": "a", "2": "b"}, "g": {"1": "a"}})))
     assert pinned.pinned("f") == {0: "a", 2: "b"} and pinned.pinned("g") == {1: "a"} and pinned.pinned("h") == {}
     assert m.pinned("f") == {}
+    # "result_devices": a result declared on no device goes where it says;
+    # one the declaration places, or it does not list, stays.
+    from mdc.runtime_shim.manifest import parse_declaration
+    placed = parse_manifest(json.dumps(dict(relayed, result_devices={"f": {"0": "b", "1": "b"}})))
+    sig = placed.placed_results(parse_declaration(
+        "sync func @f() -> (%output0: tensor<4xf32>, %output1: tensor<4xf32> "
+        "{iree.abi.affinity = #hal.device.promise<@c>}, %output2: tensor<4xf32>)"))
+    assert [v.affinity for v in sig.results] == ["b", "c", None]
     for bad, needle in [("{", "not valid JSON"), ('{"format": "mdc.manifest/2"}', "unsupported"),
                         ('{"format": "mdc.manifest/1", "devices": []}', "no devices"),
                         (json.dumps(dict(relayed, staging=[{"from": "a", "to": "b", "owner": None}])),
@@ -522,6 +530,9 @@ def test_manifest_parsing():
                         (json.dumps(dict(relayed, pinned_arguments={"f": {"0": "z"}})),
                          "pins arguments in device 'z', which it does not declare"),
                         (json.dumps(dict(relayed, pinned_arguments={"f": {"first": "a"}})), "malformed"),
+                        (json.dumps(dict(relayed, result_devices={"f": {"0": "z"}})),
+                         "places results on device 'z', which it does not declare"),
+                        (json.dumps(dict(relayed, result_devices={"f": {"out": "a"}})), "malformed"),
                         (json.dumps(dict(relayed, pinned_arguments=["f"])), "malformed")]:
         with pytest.raises(ShimError, match=needle):
             parse_manifest(bad)
