@@ -237,7 +237,7 @@ def declared_stub_signatures(module) -> dict[str, StubSignature]:
 
 def _declared(values: tuple[StubValue, ...], declared: list | None, fallback: str | None) -> tuple[StubValue, ...]:
     """``values`` with each tensor's device the declared one where there is
-    one, else its own or ``fallback``."""
+    one, else ``fallback``, else the one the IR gave it."""
     declared = list(declared or []) + [None] * len(values)
     return tuple(dataclasses.replace(v, device=declared[i] or fallback or v.device) if v.is_tensor else v
                  for i, v in enumerate(values))
