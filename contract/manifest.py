@@ -39,6 +39,12 @@ these constants from here.
   storage. ``"pinned_arguments"`` says in which device's pinned memory the
   caller gives a storage argument; one it does not list is given in the
   memory of the result's own (CPU) device.
+* ``RESULT_DEVICES``: the optional entry giving, for each public function
+  IREE declared, the device each tensor result lives on where its
+  declaration names none (``"result_devices": {"f": {"0": "device_b"}}``):
+  such a result ends wherever the program put it (a move, its producer's
+  device, mdc's placement), read off the stream IR. A result it does not
+  list lives on its declared device, else on the default device.
 * ``MUTABLE_GLOBALS``: the entry listing the program's own mutable
   globals, state one call leaves for the next
   (``"mutable_globals": ["counter"]``, ``[]`` for none). The shim's
@@ -80,6 +86,7 @@ MODEL_SYNC = "sync"
 MODEL_COARSE_FENCES = "coarse-fences"  # IREE's name for it (iree.abi.model)
 
 RESULT_STORAGE = "result_storage"
+RESULT_DEVICES = "result_devices"
 MUTABLE_GLOBALS = "mutable_globals"
 STATE_BY_FUNCTION = "state_by_function"
 TIED_DIMS = "tied_dims"

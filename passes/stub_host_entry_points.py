@@ -16,9 +16,18 @@ this pass builds their twins at the stream level, before transfer-insertion:
       each result that ends on D: imported on D, moved to the host, exported there
 
 Those moves are crossings like any other: transfer-insertion stages them.
-Only sync functions get twins; a coarse-fences function that a sync wrapper
-calls with its own arguments shares the wrapper's twin (a runner that calls
-the twin waits for it, which is all the fences are for).
+
+A function IREE declared gets such a twin too where host-entry-points gave
+it none (no value declared on a far device) but a result declared on no
+device ends on one: a move to the GPU, or an op there, decides that only
+in IREE's affinity analysis. Its arguments are taken where the declaration
+places them; the twin of a coarse-fences one is sync and waits for it, as
+IREE's own sync wrappers do.
+
+Of an undeclared program, only sync functions get twins; a coarse-fences
+function that a sync wrapper calls with its own arguments shares the
+wrapper's twin (a runner that calls the twin waits for it, which is all the
+fences are for).
 """
 
 from __future__ import annotations
@@ -27,12 +36,16 @@ import re
 
 from iree.compiler import ir
 
+from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
+
 from .diagnostics import MdcError
 from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
 from .ir_util import top_level_ops
 from .outputs import Report
 from .pass_base import ModulePass
-from .stub_signatures import BUFFER_VIEW, StubSignature, StubValue, stub_signatures, undeclared_functions
+from .result_storage_twins import TWIN_SUFFIX as STORAGE_TWIN_SUFFIX
+from .stub_signatures import (BUFFER_VIEW, FENCE, StubSignature, StubValue, abi_functions, declared_stub_signatures,
+                              stub_signatures)
 
 _TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][A-Za-z0-9]*)>$")
 
@@ -88,10 +101,26 @@ def _moves(value: StubValue, host: str) -> bool:
     return value.device not in (None, host) and _TENSOR.match(value.type) is not None
 
 
+def _fenced_call(lhs: str, name: str, call_args: list[str], arg_types: list[str], result_types: list[str]) -> list[str]:
+    """A call of coarse-fences ``@name`` that waits for it, as IREE's own
+    sync wrappers do: no wait fence, a new signal fence awaited."""
+    return [
+        "%no_wait = util.null : !hal.fence",
+        "%forever = arith.constant -1 : i32",
+        "%first = arith.constant 0 : index",
+        "%device = hal.devices.get %first : !hal.device",
+        '%done = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence',
+        f'{lhs}util.call @"{name}"({", ".join([*call_args, "%no_wait", "%done"])}) : '
+        f'({", ".join([*arg_types, FENCE, FENCE])}) -> ({", ".join(result_types)})',
+        '%waited = hal.fence.await until([%done]) timeout_millis(%forever) flags("None") : i32',
+    ]
+
+
 def twin_text(op: ir.Operation, sig: StubSignature, host: str) -> str:
-    """``@F$host`` of sync stub ``op`` as stream-level MLIR text."""
+    """``@F$host`` of stub ``op`` as stream-level MLIR text: sync, also for
+    a coarse-fences ``op`` (the twin waits for it)."""
     ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-    arg_types = [str(t) for t in ftype.inputs]
+    arg_types = [str(t) for t in ftype.inputs][:len(sig.arguments)]
     result_types = [str(t) for t in ftype.results]
     body, call_args = [], []
     for i, value in enumerate(sig.arguments):
@@ -103,8 +132,11 @@ def twin_text(op: ir.Operation, sig: StubSignature, host: str) -> str:
             call_args.append(f"%arg{i}")
     n = len(result_types)
     lhs = "" if n == 0 else ("%r = " if n == 1 else f"%r:{n} = ")
-    body.append(f'{lhs}util.call @"{sig.name}"({", ".join(call_args)}) : '
-                f'({", ".join(arg_types)}) -> ({", ".join(result_types)})')
+    if sig.model == MODEL_COARSE_FENCES:
+        body += _fenced_call(lhs, sig.name, call_args, arg_types, result_types)
+    else:
+        body.append(f'{lhs}util.call @"{sig.name}"({", ".join(call_args)}) : '
+                    f'({", ".join(arg_types)}) -> ({", ".join(result_types)})')
     returned = []
     for j, value in enumerate(sig.results):
         view = "%r" if n == 1 else f"%r#{j}"
@@ -145,16 +177,22 @@ def needs_twin(sig: StubSignature, options: HostEntryPointOptions) -> bool:
 
 def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:
     """Adds the twins; returns (function, twin) pairs, a coarse-fences
-    function paired with its wrapper's twin."""
-    functions = undeclared_functions(module)
-    signatures = stub_signatures(module)
+    function paired with its wrapper's twin. A declared function whose
+    twin host-entry-points added already, or that is a twin, gets none."""
+    functions = abi_functions(module)
+    declared = declared_stub_signatures(module)
+    signatures = {**stub_signatures(module), **declared}
     taken = {ir.StringAttr(op.attributes["sym_name"]).value
              for op in top_level_ops(module) if "sym_name" in op.attributes}
     added: list[tuple[str, str]] = []
     for name, sig in signatures.items():
-        if name.endswith(TWIN_SUFFIX) or sig.model != "sync" or not needs_twin(sig, options):
+        if name.endswith((TWIN_SUFFIX, STORAGE_TWIN_SUFFIX)) or not needs_twin(sig, options):
             continue
+        if sig.model != MODEL_SYNC and name not in declared:
+            continue  # a turbine export's coarse-fences function shares its wrapper's twin
         twin = twin_name(name)
+        if twin in taken and name in declared:
+            continue
         if twin in taken:
             raise MdcError(
                 f"the program defines '@{twin}', the name of the host entry point mdc adds for '@{name}'",
@@ -173,7 +211,8 @@ def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
 class StubHostEntryPoints(ModulePass):
     name = "stub-host-entry-points"
     level = "stream"
-    summary = "adds @F$host to public buffer-view functions without a declaration (iree-turbine's @main)"
+    summary = ("adds @F$host to public buffer-view functions without a declaration (iree-turbine's @main), "
+               "or whose undeclared results end on a far device")
 
     Options = HostEntryPointOptions
 

@@ -1,4 +1,4 @@
-"""The signatures of public ABI functions that carry no declaration.
+"""The signatures of public ABI functions, read off the stream IR.
 
 IREE's ABI conversion writes an ``iree.abi.declaration`` into the reflection
 of every public function it wraps: the tensor types and the device of each
@@ -21,6 +21,11 @@ another such function from that function's signature. Imports and exports
 of other values (mdc's staging moves bytes as ``tensor<?xi8>``) play no
 part. The manifest carries the result (pipeline/manifest.py), and the
 stub-host-entry-points pass uses it to build host twins.
+
+A function IREE did declare is read the same way where its declaration
+says nothing: a result declared on no device lives wherever the program
+left it (declared_stub_signatures, undeclared_result_devices), which the
+manifest's ``result_devices`` records.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from iree.compiler import ir
 from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
 
 from .ir_util import get_attr, top_level_ops
-from .module_facts import single_device
+from .module_facts import declared_argument_devices, declared_result_devices, module_default_device, single_device
 
 BUFFER_VIEW = "!hal.buffer_view"
 FENCE = "!hal.fence"
@@ -75,10 +80,10 @@ def _has_declaration(op: ir.Operation) -> bool:
     return reflection is not None and "iree.abi.declaration" in ir.DictAttr(reflection)
 
 
-def undeclared_functions(module) -> dict[str, ir.Operation]:
+def abi_functions(module) -> dict[str, ir.Operation]:
     """Public ``util.func`` definitions in the buffer-view ABI (every
     argument and result a buffer view, a fence or a scalar, at least one a
-    buffer view) without an ``iree.abi.declaration``, by name."""
+    buffer view), declared or not, by name."""
     out = {}
     for op in top_level_ops(module):
         if op.name != "util.func" or "function_type" not in op.attributes:
@@ -86,7 +91,7 @@ def undeclared_functions(module) -> dict[str, ir.Operation]:
         visibility = get_attr(op, "sym_visibility")
         if visibility is not None and ir.StringAttr(visibility).value != "public":
             continue
-        if not len(op.regions) or not len(op.regions[0].blocks) or _has_declaration(op):
+        if not len(op.regions) or not len(op.regions[0].blocks):
             continue
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
         types = [str(t) for t in [*ftype.inputs, *ftype.results]]
@@ -95,8 +100,18 @@ def undeclared_functions(module) -> dict[str, ir.Operation]:
     return out
 
 
+def undeclared_functions(module) -> dict[str, ir.Operation]:
+    """The abi_functions without an ``iree.abi.declaration``, by name."""
+    return {name: op for name, op in abi_functions(module).items() if not _has_declaration(op)}
+
+
 def _model(op: ir.Operation) -> str:
+    """The function's ``iree.abi.model``: its own attribute (IREE's torch
+    input conversion), else its reflection's (IREE's ABI)."""
     attr = get_attr(op, "iree.abi.model")
+    reflection = get_attr(op, "iree.reflection")
+    if attr is None and reflection is not None and "iree.abi.model" in ir.DictAttr(reflection):
+        attr = ir.DictAttr(reflection)["iree.abi.model"]
     model = ir.StringAttr(attr).value if attr is not None else MODEL_SYNC
     ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
     fences = [str(t) for t in list(ftype.inputs)[-2:]]
@@ -196,6 +211,51 @@ def stub_signatures(module) -> dict[str, StubSignature]:
     functions = undeclared_functions(module)
     reader = _Reader(functions)
     return {name: reader.signature(name) for name in functions}
+
+
+def declared_stub_signatures(module) -> dict[str, StubSignature]:
+    """The signature read off the stream IR of every public buffer-view
+    function IREE wrote a declaration for, each argument on the device its
+    declaration names (else the module's default device, where a caller
+    places it; IREE may import it elsewhere) and each result on the device
+    its declaration names, else where the IR leaves it (a result declared
+    without an affinity ends wherever the program put it: a transfer, a
+    consumer's device, mdc's placement)."""
+    everything = abi_functions(module)
+    reader = _Reader(everything)
+    default = module_default_device(module)
+    out = {}
+    for name, op in everything.items():
+        if not _has_declaration(op):
+            continue
+        sig = reader.signature(name)
+        arguments = _declared(sig.arguments, declared_argument_devices(op), default)
+        results = _declared(sig.results, declared_result_devices(op), None)
+        out[name] = dataclasses.replace(sig, arguments=arguments, results=results)
+    return out
+
+
+def _declared(values: tuple[StubValue, ...], declared: list | None, fallback: str | None) -> tuple[StubValue, ...]:
+    """``values`` with each tensor's device the declared one where there is
+    one, else ``fallback``, else the one the IR gave it."""
+    declared = list(declared or []) + [None] * len(values)
+    return tuple(dataclasses.replace(v, device=declared[i] or fallback or v.device) if v.is_tensor else v
+                 for i, v in enumerate(values))
+
+
+def undeclared_result_devices(module) -> dict[str, dict[int, str]]:
+    """{function: {result index: device}} for each tensor result of a
+    declared public function whose declaration names no device, where the
+    stream IR says where it lives."""
+    functions = abi_functions(module)
+    out = {}
+    for name, sig in declared_stub_signatures(module).items():
+        declared = declared_result_devices(functions[name]) or []
+        found = {i: v.device for i, v in enumerate(sig.results)
+                 if v.is_tensor and v.device is not None and (i >= len(declared) or declared[i] is None)}
+        if found:
+            out[name] = found
+    return out
 
 
 def pin_wrapper_arguments(module) -> None:

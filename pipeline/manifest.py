@@ -37,6 +37,12 @@ each result-storage twin (passes/result_storage_twins.py) and the results
 it writes into the caller's storage (contract/manifest.py gives the
 format).
 
+``"result_devices": {"f": {"0": "device_b"}}`` says where each tensor
+result of a declared function lives when its declaration names no device
+(contract/manifest.py gives the format): read off the stream IR
+(stub_signatures.undeclared_result_devices), so the shim fetches it from
+that device.
+
 ``"mutable_globals": ["counter"]`` lists the program's own mutable
 globals (module_facts.mutable_globals), ``[]`` when it has none: state a
 call leaves for the next, which the shim's pipelined ``map`` must not
@@ -62,8 +68,8 @@ import json
 
 from iree.compiler import ir
 
-from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS, RESULT_STORAGE,
-                                   SEAL_LENGTH, SEAL_PREFIX, STATE_BY_FUNCTION, TIED_DIMS)
+from mdc.contract.manifest import (FORMAT, FUNCTIONS, KEY, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS, RESULT_DEVICES,
+                                   RESULT_STORAGE, SEAL_LENGTH, SEAL_PREFIX, STATE_BY_FUNCTION, TIED_DIMS)
 from mdc.passes.ir_util import top_level_ops
 from mdc.passes.memory_model import MemoryModel
 
@@ -72,7 +78,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                   host_entry_points: dict | None = None, host: str | None = None,
                   functions: dict | None = None, storage_twins=(), mutable_globals=(),
                   state_by_function: dict | None = None, tied_dims: dict | None = None,
-                  default: str | None = None, no_host_entry_points: bool = False) -> str:
+                  default: str | None = None, no_host_entry_points: bool = False,
+                  result_devices: dict | None = None) -> str:
     """``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module (JSON
     writes the indices as strings). ``host_entry_points``: {function: twin},
@@ -85,7 +92,9 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     written only where there are any. ``tied_dims``: {function: groups of
     (argument, dimension)} (tied_dims.tied_dims), written where there are any.
     ``default``: the module's default device (module_facts.module_default_device).
-    ``no_host_entry_points``: mdc-compile was given --no-host-entry-points."""
+    ``no_host_entry_points``: mdc-compile was given --no-host-entry-points.
+    ``result_devices``: {function: {result index: device}} of results their
+    declaration places nowhere (stub_signatures.undeclared_result_devices)."""
     staging = []
     for src, dst, policy in model.staged_pairs():
         entry = {"from": src, "to": dst, "owner": policy.owner}
@@ -110,6 +119,8 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                if functions else {}),
             **({TIED_DIMS: {f: [[list(member) for member in group] for group in groups]
                             for f, groups in tied_dims.items()}} if tied_dims else {}),
+            **({RESULT_DEVICES: {f: {str(i): d for i, d in found.items()} for f, found in result_devices.items()}}
+               if result_devices else {}),
             MUTABLE_GLOBALS: list(mutable_globals),
             **({STATE_BY_FUNCTION: {f: list(g) for f, g in state_by_function.items()}}
                if mutable_globals and state_by_function else {}),

@@ -105,12 +105,13 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
     every public function gets the device manifest (the devices and IREE's
     default among them, what the memory model stages, the pinned arguments, host twins and result-storage
     twins the passes made, the signatures of functions IREE wrote no
-    declaration for, the program's own mutable globals, and the argument
-    dimensions each public function requires equal)."""
+    declaration for, where results declared on no device live, the
+    program's own mutable globals, and the argument dimensions each public
+    function requires equal)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
     from mdc.passes.memory_model import MemoryModel
-    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures
+    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
 
     settings = ctx.settings
     functions = stub_signatures(module)
@@ -119,7 +120,8 @@ def write_manifest(module, ctx: "PipelineContext") -> None:
         ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
         ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
-        ctx.report.tied_dims, default=ctx.report.default_device, no_host_entry_points=not settings.host_entry_points), functions)
+        ctx.report.tied_dims, default=ctx.report.default_device, no_host_entry_points=not settings.host_entry_points,
+        result_devices=undeclared_result_devices(module)), functions)
 
 
 def _check_default_device(module, ctx: "PipelineContext"):

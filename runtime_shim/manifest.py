@@ -24,6 +24,9 @@ Two sources, both read with no devices and no compiler:
   none, and the first device stands for it).
   "no_host_entry_points": true says mdc-compile was given
   --no-host-entry-points.
+  "result_devices": {"f": {"0": "device_b"}} gives the device a result of
+  @f lives on where its declaration names none (mdc-compile read it off
+  the stream IR); the shim fetches it from there.
   "functions" (contract/manifest.py gives its format) describes each public
   function IREE wrote no `iree.abi.declaration` for (a program already in
   the buffer-view ABI, such as an iree-turbine export): its model (sync or
@@ -50,6 +53,7 @@ program never uses are dropped by IREE and so do not appear there.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import mmap
 import re
@@ -59,7 +63,7 @@ from typing import Optional
 from mdc.contract.declaration_text import split_top_level
 from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
 from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS,
-                                   RESULT_STORAGE, STATE_BY_FUNCTION, TIED_DIMS,
+                                   RESULT_DEVICES, RESULT_STORAGE, STATE_BY_FUNCTION, TIED_DIMS,
                                    SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
@@ -160,6 +164,19 @@ class Manifest:
                     raise ShimError(f"{MANIFEST_KEY} ties dimension {i} of input {k} of @{signature.name}, "
                                     f"which has no such dimension: {signature.text}")
         return groups
+    # (function, result index, the device it lives on) for results whose
+    # declaration names no device.
+    result_devices: tuple[tuple[str, int, str], ...] = ()
+
+    def placed_results(self, signature: "Signature") -> "Signature":
+        """``signature`` with each result its declaration places nowhere on
+        the device the manifest says it lives on."""
+        found = {i: d for f, i, d in self.result_devices if f == signature.name}
+        if not found:
+            return signature
+        results = tuple(dataclasses.replace(v, affinity=found[i]) if v.affinity is None and i in found else v
+                        for i, v in enumerate(signature.results))
+        return dataclasses.replace(signature, results=results)
 
     def state_of(self, function: str) -> Optional[tuple[str, ...]]:
         """The mutable globals @function refers to: () for none, all of
@@ -226,6 +243,8 @@ def parse_manifest(text: str) -> Manifest:
                        for i, d in arguments.items())
         twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
         no_twins = data.get(NO_HOST_ENTRY_POINTS, False) is True
+        result_devices = tuple((str(f), int(i), str(d)) for f, found in data.get(RESULT_DEVICES, {}).items()
+                               for i, d in found.items())
         host = _name(data.get("host"))
         storage = tuple((str(f), str(e["function"]), tuple(int(i) for i in e["results"]))
                         for f, e in data.get(RESULT_STORAGE, {}).items())
@@ -259,6 +278,9 @@ def parse_manifest(text: str) -> Manifest:
     unknown = sorted({d for _, _, d in pinned} - set(names))
     if unknown:
         raise ShimError(f"{MANIFEST_KEY} pins arguments in device {unknown[0]!r}, which it does not declare")
+    unknown = sorted({d for _, _, d in result_devices} - set(names))
+    if unknown:
+        raise ShimError(f"{MANIFEST_KEY} places results on device {unknown[0]!r}, which it does not declare")
     if twins and host not in names:
         raise ShimError(f"{MANIFEST_KEY} host device {host!r} of its host entry points is not declared")
     for f, sig in functions:
@@ -268,7 +290,8 @@ def parse_manifest(text: str) -> Manifest:
                             "which it does not declare")
     return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
                     host_entry_points=twins, no_host_entry_points=no_twins, functions=functions, storage_twins=storage,
-                    mutable_globals=state, state_by_function=by_function, tied_dims=tied)
+                    mutable_globals=state, state_by_function=by_function, tied_dims=tied,
+                    result_devices=result_devices)
 
 
 def _tied_groups(groups) -> tuple[tuple[tuple[int, int], ...], ...]:

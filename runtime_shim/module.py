@@ -335,7 +335,9 @@ def _native_module(path: str, uris: list[str], reason: str, flags, timeout_s, *,
 def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optional[Manifest]]:
     """Public functions with their declarations, and the module's manifest.
     A function IREE wrote no declaration for takes its signature from the
-    manifest's "functions" (an iree-turbine export compiled by mdc-compile)."""
+    manifest's "functions" (an iree-turbine export compiled by mdc-compile);
+    a result declared on no device is on the one the manifest's
+    "result_devices" names."""
     signatures, manifests, undeclared = {}, {}, []
     for name in vm_module.function_names:
         if name.startswith("__"):  # __init and other internal entry points
@@ -361,6 +363,8 @@ def read_signatures(vm_module: rt.VmModule) -> tuple[dict[str, Signature], Optio
         if signatures[name] is None:
             raise ShimError(f"function @{name} has no {DECLARATION_KEY}, and no mdc manifest describes it; "
                             "was the module built by iree-compile or mdc-compile?")
+    if manifest is not None:
+        signatures = {name: manifest.placed_results(s) for name, s in signatures.items()}
     return signatures, manifest
 
 

@@ -120,6 +120,18 @@ def _cases(rng):
         _case("results_left_on_gpu_large", "to_gpu.mlir", "to_gpu",
               [rng.integers(-128, 128, 1 << 20).astype(np.int8)], runner="resident",
               program_dir=os.path.join(ROOT, "bench", "programs")),
+        # Results declared on no device that end on the GPU (a constant
+        # moved there, a value computed there, mdc's placement, a
+        # coarse-fences function): the manifest's result_devices tells the
+        # shim to fetch each from the GPU (else PERMISSION_DENIED).
+        _case("undeclared_constant_on_gpu", "undeclared_results.mlir", "constant_on_b", [], runner="shim"),
+        _case("undeclared_result_on_gpu", "undeclared_results.mlir", "square_on_b", [f32(4)], runner="shim"),
+        _case("undeclared_result_on_gpu_async_external", "undeclared_results.mlir", "square_on_b", [f32(4)],
+              runner="shim", model="async-external"),
+        _case("undeclared_result_placed_on_gpu", "undeclared_results.mlir", "placed_on_b", [f32(4), f32(16)],
+              runner="shim"),
+        _case("undeclared_result_coarse_fences", "undeclared_result_async.mlir", "async_square_on_b", [f32(4)],
+              runner="shim"),
         _case("arg_and_result_on_gpu_async_external", "gpu_both.mlir", "gpu_roundtrip", [f32(64)],
               runner="shim", model="async-external"),
         _case("seed_shim", "multi_device_mul.mlir", "multi_device_mul",

@@ -90,6 +90,9 @@ def assert_manifest_follows_flags(path, devices, links=(), twins=None):
     assert written
     for function, got in written.items():
         got = dict(got, staging=sorted(got["staging"], key=lambda e: (e["from"], e["to"])))
+        # Where results declared on no device live is the program's doing,
+        # not the flags' (test_undeclared_results.py checks it).
+        got.pop("result_devices", None)
         assert got == want, function
 
 
@@ -515,9 +518,16 @@ def test_manifest_parsing():
     pinned = parse_manifest(json.dumps(dict(relayed, pinned_arguments={"f": {"0": "a", "2": "b"}, "g": {"1": "a"}})))
     assert pinned.pinned("f") == {0: "a", 2: "b"} and pinned.pinned("g") == {1: "a"} and pinned.pinned("h") == {}
     assert m.pinned("f") == {}
+    from mdc.runtime_shim.manifest import parse_declaration
+    # "result_devices": a result declared on no device goes where it says;
+    # one the declaration places, or it does not list, stays.
+    placed = parse_manifest(json.dumps(dict(relayed, result_devices={"f": {"0": "b", "1": "b"}})))
+    sig = placed.placed_results(parse_declaration(
+        "sync func @f() -> (%output0: tensor<4xf32>, %output1: tensor<4xf32> "
+        "{iree.abi.affinity = #hal.device.promise<@c>}, %output2: tensor<4xf32>)"))
+    assert [v.affinity for v in sig.results] == ["b", "c", None]
     # Tied dimensions: read per function; none for a manifest without the
     # entry (an older mdc-compile) or a function it does not list.
-    from mdc.runtime_shim.manifest import parse_declaration
     f = parse_declaration("sync func @f(%input0: tensor<?x8xf32>, %input1: tensor<?xf32>, %input2: i32) -> ()")
     tied = parse_manifest(json.dumps(dict(relayed, tied_dims={"f": [[[0, 0], [1, 0]]]})))
     assert tied.tied(f) == (((0, 0), (1, 0)),) and m.tied(f) == ()
@@ -535,6 +545,9 @@ def test_manifest_parsing():
                         (json.dumps(dict(relayed, pinned_arguments={"f": {"0": "z"}})),
                          "pins arguments in device 'z', which it does not declare"),
                         (json.dumps(dict(relayed, pinned_arguments={"f": {"first": "a"}})), "malformed"),
+                        (json.dumps(dict(relayed, result_devices={"f": {"0": "z"}})),
+                         "places results on device 'z', which it does not declare"),
+                        (json.dumps(dict(relayed, result_devices={"f": {"out": "a"}})), "malformed"),
                         (json.dumps(dict(relayed, pinned_arguments=["f"])), "malformed")]:
         with pytest.raises(ShimError, match=needle):
             parse_manifest(bad)
