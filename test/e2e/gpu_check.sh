@@ -9,6 +9,7 @@
 #
 # KITS holds what these built on a machine with the compiler:
 #   python test/e2e/gpu_kit.py build KITS/kit
+#   python test/e2e/gpu_external.py build KITS/ext
 #   python test/e2e/gpu_vulkan_pair.py build KITS/pair
 #   python test/e2e/gpu_random.py build KITS/rSEED --seed SEED --count 160      (any number of seeds)
 #   python test/e2e/gpu_random.py build KITS/rvk --seed SEED --count 60 --gpu vulkan
@@ -40,6 +41,7 @@ if [ "$MODE" = soak ]; then
     python "$HERE/gpu_random.py" run "$first" --soak "${3:-300}"
 else
   [ -d "$KITS/kit" ] && check "gpu_kit" 300 python "$HERE/gpu_kit.py" run "$KITS/kit"
+  [ -d "$KITS/ext" ] && check "gpu_external" 300 python "$HERE/gpu_external.py" run "$KITS/ext" --timeout 120
   [ -d "$KITS/ab" ] && check "gpu_staging_ab" 300 python "$HERE/gpu_staging_ab.py" run "$KITS/ab" --timeout 30
   [ -d "$KITS/torch" ] && check "gpu_torch" 600 python "$HERE/gpu_torch.py" run "$KITS/torch"
   for kit in "$KITS"/r[0-9]*; do
