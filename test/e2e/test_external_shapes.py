@@ -50,8 +50,10 @@ SAMPLE_SEED = None if _SEED_TEXT == "all" else int(_SEED_TEXT or random.SystemRa
 # result). Class 3: a GPU default device with unannotated publics is refused
 # with a wrong "--no-host-entry-points" message. Class 4: other causes, each
 # described in its reason.
-_CONSTANT_ON_TWO = ("class 4: one constant transferred to two devices that do not share memory "
-                    "(dev_b, dev_c) gets one allocation serving both")
+_CONSTANT_ON_TWO = ("a memory model no machine has: --link makes dev_b and dev_c staged while both share "
+                    "dev_a's memory, so IREE gives the constant one allocation for all three and the verifier "
+                    "refuses the module (a loud compile error; on a real GPU, dev_a to the GPU is staged too "
+                    "and the Vulkan and cuda cases of this program pass)")
 KNOWN: dict[tuple[str, str], str] = {
     ("op_affinity_three", "dev_z"): (
         "class 2: the result ends on dev_z (Vulkan) by placement after stub-host-entry-points ran, so the "
