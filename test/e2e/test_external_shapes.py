@@ -53,9 +53,6 @@ SAMPLE_SEED = None if _SEED_TEXT == "all" else int(_SEED_TEXT or random.SystemRa
 _CONSTANT_ON_TWO = ("class 4: one constant transferred to two devices that do not share memory "
                     "(dev_b, dev_c) gets one allocation serving both")
 KNOWN: dict[tuple[str, str], str] = {
-    ("op_affinity_three", "dev_z"): (
-        "class 2: the result ends on dev_z (Vulkan) by placement after stub-host-entry-points ran, so the "
-        "function gets result_devices but no host twin; load() refuses it ('an older mdc-compile made none')"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
 }
