@@ -3,7 +3,9 @@ this order at that level (registry.passes_at).
 
 STEPS are registered passes that the pipeline runs only inside a combined
 pass (transfer-insertion runs place-unplaced-ops, then stage-crossings);
-mdc-opt runs them by name, alone.
+mdc-opt runs them by name, alone. place-unplaced-ops is in PIPELINE too: it
+runs before stub-host-entry-points (below), and transfer-insertion's own
+placement then finds nothing left to place.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ from .transfer_insertion import TransferInsertion
 # returned-argument-moves, and transfer-insertion before
 # executable-per-target. Changing the order changes the vmfbs.
 # stub-host-entry-points adds twins at the stream level, before
-# transfer-insertion stages their moves; it changes nothing in a program
-# IREE's ABI wrapped (every such function has a declaration).
+# transfer-insertion stages their moves, and after place-unplaced-ops: a
+# result IREE left unplaced ends where mdc's placement puts it, and the twin
+# decision must read the same placed IR the manifest's result_devices is
+# read from (op_affinity_three: a result placed on a GPU got
+# result_devices but no twin).
 # result-storage-twins follows host-entry-points, whose twins get none.
 # strip-mdc-marks is last at the stream level: the marks passes read
 # (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
@@ -50,6 +55,7 @@ PIPELINE = [
     ResultStorageTwins,
     RefuseRecursiveCalls,
     ReturnedArgumentMoves,
+    PlaceUnplacedOps,
     StubHostEntryPoints,
     TransferInsertion,
     ExecutablePerTarget,
@@ -63,7 +69,7 @@ PIPELINE = [
     DeviceIsolationVerifier,
 ]
 
-STEPS = [PlaceUnplacedOps, StageCrossings]
+STEPS = [StageCrossings]
 
 _names = [p.name for p in [*PIPELINE, *STEPS]]
 assert len(_names) == len(set(_names)), _names

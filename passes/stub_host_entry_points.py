@@ -20,9 +20,12 @@ Those moves are crossings like any other: transfer-insertion stages them.
 A function IREE declared gets such a twin too where host-entry-points gave
 it none (no value declared on a far device) but a result declared on no
 device ends on one: a move to the GPU, or an op there, decides that only
-in IREE's affinity analysis. Its arguments are taken where the declaration
-places them; the twin of a coarse-fences one is sync and waits for it, as
-IREE's own sync wrappers do.
+in IREE's affinity analysis, and a result IREE left unplaced ends where
+place-unplaced-ops puts it. The pipeline runs that pass first, so this one
+reads the placed IR, as the manifest's result_devices does: a function the
+manifest places a value of on a far device gets a twin (needs_twin). Its
+arguments are taken where the declaration places them; the twin of a
+coarse-fences one is sync and waits for it, as IREE's own sync wrappers do.
 
 Of an undeclared program, only sync functions get twins; a coarse-fences
 function that a sync wrapper calls with its own arguments shares the

@@ -64,24 +64,28 @@ def entry_point(manifest: Optional[Manifest], signatures: dict[str, Signature], 
                 f"@{function} has values on {', '.join(foreign)} "
                 f"({', '.join(uris[binding[p]] for p in foreign)}), which stock iree-run-module cannot "
                 f"place beside another device, and the module has no host entry point for it: "
-                f"{_why_no_host_entry_point(manifest)}")
+                f"{_why_no_host_entry_point(manifest, signature)}")
         first = next((i for i, u in enumerate(uris) if dev.is_local(u)), 0)
     order = [uris[first]] + [u for i, u in enumerate(uris) if i != first]
     return name, order
 
 
-def _why_no_host_entry_point(manifest: Optional[Manifest]) -> str:
-    """Why a function has no host twin, as the module says it."""
+def _why_no_host_entry_point(manifest: Optional[Manifest], signature: Signature) -> str:
+    """Why a function has no host twin, as far as the module says: what is
+    missing, never a guess at which mdc-compile made it (the manifest does
+    not record that)."""
     if manifest is None:
         return "the module has no mdc manifest (compile it with mdc-compile)"
     if manifest.no_host_entry_points:
         return "compile it again without --no-host-entry-points"
     if manifest.host is None and not any(kind_uses_host_memory(d.kind) for d in manifest.devices):
         return "the module declares no local device for one to take its values on"
-    if manifest.host is None or manifest.default is None:
-        return "an older mdc-compile made none for such a function: compile it again"
-    return ("mdc-compile makes one only for a function whose arguments and results are all "
-            "tensors or scalars")
+    odd = [v.name for v in signature.args + signature.results
+           if not (v.is_tensor or v.type in values.SCALAR_TYPES)]
+    if odd:
+        return ("mdc-compile makes one only for a function whose arguments and results are all "
+                f"tensors or scalars ({', '.join('%' + n for n in odd)} not)")
+    return f"its mdc manifest names none for @{signature.name}: compile it again with mdc-compile"
 
 
 def run(path: str, function: str, devices: Sequence[str], inputs: Sequence[str],

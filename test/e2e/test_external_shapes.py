@@ -55,9 +55,6 @@ _CONSTANT_ON_TWO = ("a memory model no machine has: --link makes dev_b and dev_c
                     "refuses the module (a loud compile error; on a real GPU, dev_a to the GPU is staged too "
                     "and the Vulkan and cuda cases of this program pass)")
 KNOWN: dict[tuple[str, str], str] = {
-    ("op_affinity_three", "dev_z"): (
-        "class 2: the result ends on dev_z (Vulkan) by placement after stub-host-entry-points ran, so the "
-        "function gets result_devices but no host twin; load() refuses it ('an older mdc-compile made none')"),
     ("constant_on_two_devices", "dev_b:dev_c=staged"): _CONSTANT_ON_TWO,
     ("constant_on_two_devices", "dev_c:dev_b=staged"): _CONSTANT_ON_TWO,
 }

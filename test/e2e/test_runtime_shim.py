@@ -553,6 +553,29 @@ def test_manifest_parsing():
             parse_manifest(bad)
 
 
+def test_no_host_entry_point_reason():
+    """The refusal of a function with a value on a GPU and no host twin says
+    what the module lacks, never which mdc-compile made it (the manifest
+    does not record that): a manifest naming no twin for it, or a value
+    that is neither a tensor nor a scalar."""
+    from mdc.runtime_shim.manifest import parse_manifest
+    from mdc.runtime_shim.native import entry_point
+
+    m = parse_manifest(json.dumps(dict(manifest([("a", "local[0]"), ("b", "vulkan[0]")],
+                                                 [("a", "b", "b"), ("b", "a", "b")]), default="a")))
+    binding, uris = {"a": 0, "b": 1}, ["local-task", "vulkan"]
+    plain = parse_declaration("sync func @f(%input0: tensor<4xf32>, %input1: f32) -> "
+                              "(%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@b>})")
+    odd = parse_declaration("sync func @g(%input0: tensor<4xf32>, %input1: !hal.buffer) -> "
+                            "(%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@b>})")
+    with pytest.raises(ShimError, match=r"@f has values on b \(vulkan\).*no host entry point for it: "
+                                        r"its mdc manifest names none for @f: compile it again") as e:
+        entry_point(m, {"f": plain}, "f", binding, uris)
+    assert "older" not in str(e.value)
+    with pytest.raises(ShimError, match=r"all tensors or scalars \(%input1 not\)"):
+        entry_point(m, {"g": odd}, "g", binding, uris)
+
+
 def test_api_errors(seed):
     with load(seed(), ["local-task", "local-sync"]) as m:
         with pytest.raises(ShimError, match="dtype mismatch, expected float32"):
