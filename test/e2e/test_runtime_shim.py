@@ -35,7 +35,8 @@ def manifest_from_flags(devices, links=(), twins=None) -> dict:
     memory, two GPUs of different drivers through the (first) local device;
     --link=X:Y=staged stages both ways with Y owning the staging memory.
     ``twins``: {function: its host entry point}, which the program's
-    affinities decide, on the first local device."""
+    affinities decide, on the first local device. The default device is the
+    name that sorts first (IREE 3.13's rule, which mdc follows)."""
     def symbol(name):
         return name if name.startswith("device_") else f"device_{name}"
 
@@ -66,8 +67,10 @@ def manifest_from_flags(devices, links=(), twins=None) -> dict:
             else:
                 staging.append({"from": x, "to": y, "owner": None, "via": hosts[0]})
     twins = {"host": hosts[0], "host_entry_points": twins} if twins else {}
-    # None of the programs checked keeps state of its own.
-    return {"format": "mdc.manifest/1", "devices": listed,
+    # The default device is IREE's: the device name that sorts first (none of
+    # these compiles gives --iree-hal-default-device). None of the programs
+    # checked keeps state of its own.
+    return {"format": "mdc.manifest/1", "devices": listed, "default": min(kinds),
             "staging": sorted(staging, key=lambda e: (e["from"], e["to"])), **twins, "mutable_globals": []}
 
 
