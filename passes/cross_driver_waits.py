@@ -113,16 +113,17 @@ class _Waits:
 
     def split(self, waiters: list[str], timepoint: ir.Value) -> tuple[list, list]:
         """(the parts of ``timepoint`` the waiters' queues may wait on, the
-        parts only the host may), joins taken apart."""
+        parts only the host may), joins taken apart part by part: a part of
+        unknown origin stays on the queue (as the verifier takes it), and
+        does not keep a known cross-driver part of the same join there."""
         owner = timepoint.owner
-        if not isinstance(owner, ir.Block) and owner.operation.name == "stream.timepoint.join" \
-                and not self.waitable(waiters, timepoint):
+        if not isinstance(owner, ir.Block) and owner.operation.name == "stream.timepoint.join":
             kept, host = [], []
             for part in owner.operation.operands:
                 k, h = self.split(waiters, part)
                 kept += k
                 host += h
-            return kept, host
+            return (kept, host) if host else ([timepoint], [])
         return ([timepoint], []) if self.waitable(waiters, timepoint) else ([], [timepoint])
 
 

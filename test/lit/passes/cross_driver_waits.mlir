@@ -87,6 +87,22 @@ util.func public @split_join() -> !stream.timepoint {
   util.return %t2 : !stream.timepoint
 }
 
+// A join of the CPU's timepoint and one of unknown origin (a function
+// argument) awaited by the GPU: the host waits for the CPU's part, and the
+// GPU's queue keeps the unknown part.
+// CHECK-LABEL: util.func public @join_with_unknown(
+// CHECK-SAME:    %[[GIVEN:[^:]+]]: !stream.timepoint
+// CHECK:         %[[FENCE:.+]] = stream.timepoint.export %{{.+}} => (!hal.fence)
+// CHECK-NEXT:    util.call @__mdc_host_await_other_driver(%[[FENCE]])
+// CHECK-NEXT:    stream.resource.alloca uninitialized on(#hal.device.affinity<@device_b>) await(%[[GIVEN]])
+util.func public @join_with_unknown(%given: !stream.timepoint) -> !stream.timepoint {
+  %c16 = arith.constant 16 : index
+  %ra, %cpu = stream.resource.alloca uninitialized on(#hal.device.affinity<@device_a>) : !stream.resource<transient>{%c16} => !stream.timepoint
+  %both = stream.timepoint.join max(%cpu, %given) => !stream.timepoint
+  %rb, %gpu = stream.resource.alloca uninitialized on(#hal.device.affinity<@device_b>) await(%both) => !stream.resource<transient>{%c16} => !stream.timepoint
+  util.return %gpu : !stream.timepoint
+}
+
 // Negative: the CPU awaits the GPU's timepoint (a CPU queue may wait on a
 // GPU's semaphore), and the GPU awaits a timepoint it was given (unknown
 // origin) and its own.
