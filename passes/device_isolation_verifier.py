@@ -741,6 +741,8 @@ def verify_list_order(module) -> list[Violation]:
                  "unwritten (wrong values, no error)"],
             ))
     return out
+
+
 def manifest_default_device(module) -> str | None:
     """The default device the module's mdc manifest gives the caller (its
     "default", else its first device, as the shim reads it), or None

@@ -227,7 +227,8 @@ def shape_mismatch(where: str, value, shape: tuple[int, ...], given: str = "") -
     def text(dims) -> str:
         return "x".join("?" if d is None else str(d) for d in dims) or "a scalar"
 
-    return ShimError(f"{where}: shape mismatch, expected {text(value.type.shape)}, got {given}{text(shape)}")
+    return ShimError(f"{where}: shape mismatch, expected {text(value.type.shape)}, "
+                     f"got {given if shape else ''}{text(shape)}")
 
 
 # ---------------------------------------------------------------------------
