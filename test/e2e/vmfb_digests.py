@@ -1,4 +1,5 @@
-"""sha256 of every .vmfb under DIR, with DIR's own path replaced by ``OUT``.
+"""sha256 of every .vmfb under DIR, with DIR's own path replaced by ``OUT``,
+and the text of every ``.failed`` mark (vmfb_digests_programs.py).
 
     python test/e2e/vmfb_digests.py DIR     # one line per vmfb, sorted by path
 
@@ -20,6 +21,9 @@ def digests(root: str) -> list[str]:
     lines = []
     for folder, _, files in os.walk(root):
         for name in files:
+            if name.endswith(".failed"):
+                with open(os.path.join(folder, name)) as f:
+                    lines.append(f"FAILED {f.read().strip()}  {os.path.relpath(os.path.join(folder, name), root)}")
             if name.endswith(".vmfb"):
                 path = os.path.join(folder, name)
                 with open(path, "rb") as f:

@@ -10,12 +10,16 @@
 #     bash test/e2e/vmfb_digests.sh /tmp/vd > after.txt && diff before.txt after.txt
 # (python test/e2e/vmfb_digests.py DIR re-hashes a finished build.)
 # SEED and COUNT pick the random programs (default 20261213, 160).
+# ONLY=programs builds only every program in test/ and examples/
+# (vmfb_digests_programs.py), the quick part of the proof; ONLY=kit skips it.
 set -euo pipefail
 out=${1:?usage: vmfb_digests.sh OUT_DIR}
 seed=${SEED:-20261213}
 count=${COUNT:-160}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out" && mkdir -p "$out"
+python "$here/vmfb_digests_programs.py" "$out/programs" >"$out/programs.log" 2>&1
+if [ "${ONLY:-}" = programs ]; then python "$here/vmfb_digests.py" "$out"; exit 0; fi
 python "$here/gpu_kit.py" build "$out/kit" >"$out/kit.log" 2>&1
 python "$here/gpu_random.py" build "$out/random_cuda" --seed "$seed" --count "$count" >"$out/random_cuda.log" 2>&1
 python "$here/gpu_random.py" build "$out/random_vulkan" --seed "$seed" --count "$((count / 4))" --gpu vulkan \
