@@ -12,13 +12,14 @@
 # SEED and COUNT pick the random programs (default 20261213, 160).
 # ONLY=programs builds only every program in test/ and examples/
 # (vmfb_digests_programs.py), the quick part of the proof; ONLY=kit skips it.
+# EVERY=K builds only every K-th of those programs (a check while working).
 set -euo pipefail
 out=${1:?usage: vmfb_digests.sh OUT_DIR}
 seed=${SEED:-20261213}
 count=${COUNT:-160}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out" && mkdir -p "$out"
-python "$here/vmfb_digests_programs.py" "$out/programs" >"$out/programs.log" 2>&1
+python "$here/vmfb_digests_programs.py" "$out/programs" --every "${EVERY:-1}" >"$out/programs.log" 2>&1
 if [ "${ONLY:-}" = programs ]; then python "$here/vmfb_digests.py" "$out"; exit 0; fi
 python "$here/gpu_kit.py" build "$out/kit" >"$out/kit.log" 2>&1
 python "$here/gpu_random.py" build "$out/random_cuda" --seed "$seed" --count "$count" >"$out/random_cuda.log" 2>&1
