@@ -9,7 +9,7 @@ copies every result back with that device's queue, so a module with
 arguments on a GPU and results on the CPU (or the other way) fails there
 ("copy source buffer reference is not backed by the Vulkan HAL"). And the
 3.13 Python runtime cannot open a Vulkan device beside another one at all
-(README, "Host entry points, and Vulkan beside another device").
+(docs/mdc-run.md, "Host entry points, and Vulkan beside another device").
 
 A value declared on no device is on the module's default device (IREE's,
 module_facts.iree_default_device), and counts as declared there.

@@ -8,7 +8,7 @@ devices has none yet, and its operands arrive through transfers with no
 target. IREE places such ops later, with an analysis Python cannot reach, so
 mdc decides first and writes the decision into the IR.
 
-The placement rule for an op with no affinity (stated in the README and
+The placement rule for an op with no affinity (stated in docs/mdc-compile.md and
 tested in test/lit/passes/placement.mlir):
 
 1. the device that holds the most operand bytes (operand sizes taken from

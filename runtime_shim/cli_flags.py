@@ -9,7 +9,7 @@
 * ``--list_drivers``, ``--list_devices``, ``--dump_devices`` and
   ``--agents_md`` print what the wheel's own iree-run-module prints.
 * The rest of iree-run-module's flags mdc-run does not offer are refused
-  with the reason (REFUSED); the README's table lists every flag.
+  with the reason (REFUSED); docs/mdc-run.md's table lists every flag.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ DRIVER_PREFIXES = ("--task_", "--cuda_", "--hip_", "--vulkan_", "--executable_pl
 INFO_FLAGS = ("--list_drivers", "--list_devices", "--dump_devices", "--agents_md")
 
 _NOT_EXPOSED = ("IREE 3.13's Python runtime, which mdc-run runs on, does not expose {what}; run the "
-                "host entry point (@F$host, README \"Host entry points\") with the wheel's "
+                "host entry point (@F$host, docs/mdc-run.md, \"Host entry points\") with the wheel's "
                 "iree-run-module for it")
 REFUSED = {
     "--device_allocator": _NOT_EXPOSED.format(what="the tooling's allocator wrappers"),
