@@ -1,0 +1,254 @@
+"""Every command a doc shows is run by a test.
+
+The command lines of the ```sh blocks of README.md and docs/*.md (comments
+dropped, backslash continuations joined) are each either
+
+* run here, on a CPU machine, as the doc shows them (the example's
+  mdc-compile and mdc-run lines, `--help` lines), in a scratch folder whose
+  `examples/` is the checkout's; a cuda command is run on Vulkan only where
+  its doc says that is the CPU-only equivalent (LAVAPIPE_NOTE), or
+* listed in ELSEWHERE: a pattern, the test or script that runs it, a word
+  that file must contain, and why it is not run here (a GPU, torch, minutes).
+
+A doc command in neither fails test_every_doc_command_is_run_or_listed, so a
+new command in a doc needs a test before CI passes; a row of ELSEWHERE that
+no doc command matches any more fails too.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
+SHELL_FENCES = ("sh", "bash", "shell", "console")
+
+# Where a doc says this, its cuda commands run on lavapipe with vulkan for cuda.
+LAVAPIPE_NOTE = ("With no NVIDIA GPU, `--device=1=vulkan[0]` and `--device=local-task --device=vulkan` "
+                 "run the same on lavapipe")
+
+# What the README says the example prints.
+EXAMPLE_RESULT = "4xf32=0 55 144 273"
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    pattern: str  # re.fullmatch against the command line
+    runner: str  # the test or script that runs it, from the checkout's root
+    needle: str  # a word the runner must contain: what shows it runs this command
+    reason: str  # why it does not run here
+
+
+ELSEWHERE = (
+    Elsewhere(r"bash scripts/test\.sh", ".ci/run", "bash scripts/test.sh",
+              "CI runs exactly this command: the whole suite, this test included"),
+    Elsewhere(r"mdc-compile split_mlp\.mlir --device=__device_0=local\[0\] --device=__device_1=cuda\[0\] "
+              r"-o split_mlp\.vmfb", "test/e2e/test_pytorch_exports.py", "split_mlp",
+              "split_mlp.mlir is the doc's own torch export (needs torch and a GPU); the committed export "
+              "of the same kind runs there on a staged CPU pair and lavapipe, and on cuda in gpu_torch.py"),
+    Elsewhere(r"mdc-run --module=split_mlp\.vmfb --device=local-task --device=cuda --function=main "
+              r"--input=@x\.npy --output=@y\.npy", "test/e2e/test_pytorch_exports.py", "split_mlp",
+              "the same: the doc's own export, run on a cuda device"),
+    Elsewhere(r"python test/e2e/gpu_kit\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_kit.py",
+              "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
+    Elsewhere(r"python test/e2e/gpu_torch\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_torch.py",
+              "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
+    Elsewhere(r"python -m bench build \S+", "test/e2e/test_bench_smoke.py", '_bench("build"',
+              "the H200's kit; test_bench_smoke builds it with --smoke"),
+    Elsewhere(r"python -m bench run \S+", "test/e2e/test_bench_smoke.py", '_bench("run"',
+              "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
+    Elsewhere(r"python -m bench pinned \S+", "test/e2e/test_bench_smoke.py", '_bench("pinned"',
+              "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
+    Elsewhere(r"python -m bench components --mib \d+", "test/e2e/test_bench_smoke.py", '_bench("components"',
+              "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
+    Elsewhere(r"python -m bench latency \S+( \[--baseline \S+\])?", "test/e2e/test_bench_smoke.py",
+              '_bench("latency"', "a measurement on the GPU machine; test_bench_smoke runs it (with "
+              "--baseline) on local devices (--smoke)"),
+    Elsewhere(r"python -m bench queue-latency", "test/e2e/test_bench_smoke.py", '_bench("queue-latency"',
+              "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
+    Elsewhere(r"python -m bench workload (build|run) \S+", "test/e2e/test_bench_smoke.py", '_bench("workload"',
+              "the split model's kit and its measurement; test_bench_smoke builds and runs a small one (--smoke)"),
+    Elsewhere(r"python -m bench compile-time", "test/e2e/test_doc_commands.py", "def test_bench_compile_time",
+              "a timing of minutes of compiles; test_bench_compile_time below runs it at one layer, once"),
+)
+
+
+@dataclass(frozen=True)
+class DocCommand:
+    doc: Path
+    line: int  # of the command's first line in the doc
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.doc.relative_to(REPO)}:{self.line}: {self.text}"
+
+
+def shell_blocks(text: str):
+    """(first line number, lines) of each fenced shell block of a Markdown text."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.fullmatch(r"\s*```(\w*)\s*", lines[i])
+        if not m:
+            i += 1
+            continue
+        start, i = i + 1, i + 1
+        while i < len(lines) and not re.fullmatch(r"\s*```\s*", lines[i]):
+            i += 1
+        if m.group(1) in SHELL_FENCES:
+            yield start + 1, [line.strip() for line in lines[start:i]]
+        i += 1
+
+
+def commands_of(doc: Path) -> list[DocCommand]:
+    """The command lines of a doc's shell blocks: `# comments` dropped,
+    lines ending in a backslash joined with the next."""
+    found = []
+    for first, lines in shell_blocks(doc.read_text()):
+        pending, pending_line = "", None
+        for k, line in enumerate(lines):
+            line = re.sub(r"(^|\s)#.*$", "", line).strip()
+            if not line and not pending:
+                continue
+            if pending_line is None:
+                pending_line = first + k
+            if line.endswith("\\"):
+                pending += line[:-1].strip() + " "
+                continue
+            found.append(DocCommand(doc, pending_line, (pending + line).strip()))
+            pending, pending_line = "", None
+    return found
+
+
+def all_commands() -> list[DocCommand]:
+    return [c for doc in DOCS for c in commands_of(doc)]
+
+
+def _says_lavapipe_runs_it(doc: Path) -> bool:
+    return LAVAPIPE_NOTE in " ".join(doc.read_text().split())
+
+
+def elsewhere(command: DocCommand):
+    return next((e for e in ELSEWHERE if re.fullmatch(e.pattern, command.text)), None)
+
+
+def how_it_runs_here(command: DocCommand):
+    """("cpu", argv) or ("lavapipe", argv) for a command run here; "example"
+    for the example script; None when it is not run here."""
+    text = command.text
+    if text == "bash scripts/example.sh":
+        return "example", None
+    if re.fullmatch(r"(mdc-compile|mdc-run|mdc-opt) --(help|version|list-passes)", text):
+        return "cpu", shlex.split(text)
+    if not re.match(r"(mdc-compile|mdc-run|mdc-opt) ", text) or re.search(r"\bhip\b", text):
+        return None
+    if re.search(r"\bcuda\b", text):
+        if not _says_lavapipe_runs_it(command.doc):
+            return None
+        text = text.replace("=cuda[0]", "=vulkan[0]").replace("--device=cuda ", "--device=vulkan ")
+        if re.search(r"\bcuda\b", text):
+            return None
+        return "lavapipe", shlex.split(text)
+    if re.search(r"\bvulkan\b", text):
+        return "lavapipe", shlex.split(text)
+    return "cpu", shlex.split(text)
+
+
+def test_the_docs_show_commands():
+    """The extraction finds the README's own commands (a broken parser would
+    make every other test here pass on nothing)."""
+    readme = [c.text for c in commands_of(REPO / "README.md")]
+    assert readme[:2] == ["bash scripts/example.sh", "bash scripts/test.sh"], readme
+    assert any(t.startswith("mdc-compile examples/multi_device_mul.mlir ") for t in readme), readme
+
+
+def test_the_readme_has_exactly_the_two_set_up_commands():
+    """CI's rule: the README's set-up block is the two commands that work on a fresh machine."""
+    first_block = next(shell_blocks((REPO / "README.md").read_text()))[1]
+    assert [re.sub(r"\s+#.*$", "", line) for line in first_block if line] == [
+        "bash scripts/example.sh", "bash scripts/test.sh"]
+
+
+def test_every_doc_command_is_run_or_listed():
+    unaccounted = [str(c) for c in all_commands() if elsewhere(c) is None and how_it_runs_here(c) is None]
+    assert not unaccounted, (
+        "doc commands no test runs (run them in test_doc_commands.py, or add a row to ELSEWHERE naming "
+        "the test or script that does):\n" + "\n".join(unaccounted))
+
+
+def test_every_elsewhere_row_is_used_and_its_runner_runs_it():
+    commands = all_commands()
+    for row in ELSEWHERE:
+        assert any(re.fullmatch(row.pattern, c.text) for c in commands), f"no doc command matches {row.pattern!r}"
+        runner = REPO / row.runner
+        assert runner.is_file(), f"{row.runner} (for {row.pattern!r}) does not exist"
+        assert row.needle in runner.read_text(), f"{row.runner} does not contain {row.needle!r}"
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def _run_here(kind: str, doc: Path, tmp_path: Path) -> list[str]:
+    """Runs the doc's commands of ``kind`` in order in a scratch folder whose
+    examples/ is the checkout's; their outputs, one string a command."""
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    outputs = []
+    for command in commands_of(doc):
+        if elsewhere(command) is not None:
+            continue
+        how = how_it_runs_here(command)
+        if how is None or how[0] != kind:
+            continue
+        r = subprocess.run(how[1], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, f"{command} (run as {shlex.join(how[1])}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}"
+        outputs.append(r.stdout)
+    return outputs
+
+
+def _docs_with(kind: str) -> list[Path]:
+    return [d for d in DOCS if any(elsewhere(c) is None and (how_it_runs_here(c) or ("",))[0] == kind
+                                   for c in commands_of(d))]
+
+
+@pytest.mark.parametrize("doc", _docs_with("cpu"), ids=lambda d: str(d.relative_to(REPO)))
+def test_doc_commands_run_on_the_cpu(doc, tmp_path):
+    outputs = _run_here("cpu", doc, tmp_path)
+    if doc.name == "README.md":
+        assert any(EXAMPLE_RESULT in out for out in outputs), outputs
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("doc", _docs_with("lavapipe"), ids=lambda d: str(d.relative_to(REPO)))
+def test_doc_commands_run_on_lavapipe(doc, tmp_path):
+    _run_here("lavapipe", doc, tmp_path)
+
+
+def test_example_script(tmp_path):
+    """`bash scripts/example.sh`, as the README shows it. The script installs
+    into the checkout's .venv, so it runs here only from that venv (as
+    scripts/test.sh, and so CI, runs pytest): elsewhere it would install anew."""
+    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
+        pytest.skip(f"runs only from the checkout's .venv (scripts/test.sh's); this is {sys.prefix}")
+    r = subprocess.run(["bash", "scripts/example.sh"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert EXAMPLE_RESULT in r.stdout, r.stdout
+
+
+def test_bench_compile_time():
+    """docs/PERFORMANCE.md's `python -m bench compile-time`, at one layer and
+    one repeat: it compiles with iree-compile and mdc-compile and prints the
+    ratio of each."""
+    r = subprocess.run([sys.executable, "-m", "bench", "compile-time", "--layers", "1", "--repeat", "1"],
+                       cwd=REPO, env=_env(), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "compile time" in r.stdout and "mdc-compile --link=a:b=staged" in r.stdout, r.stdout
