@@ -252,3 +252,27 @@ def test_bench_compile_time():
                        cwd=REPO, env=_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "compile time" in r.stdout and "mdc-compile --link=a:b=staged" in r.stdout, r.stdout
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_between_docs_resolve():
+    """A relative link of README.md or docs/*.md names a file that exists and,
+    with #anchor, a heading of that file (the references moved between them)."""
+    broken = []
+    for doc in DOCS:
+        for m in re.finditer(r"\]\(([^)\s]+)\)", doc.read_text()):
+            target = m.group(1)
+            if re.match(r"\w+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                broken.append(f"{doc.relative_to(REPO)}: {target} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in {
+                    _anchor(h) for h in re.findall(r"^#+\s+(.*)$", file.read_text(), re.M)}:
+                broken.append(f"{doc.relative_to(REPO)}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
