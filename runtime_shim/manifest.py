@@ -76,6 +76,7 @@ def check_seal(path: str) -> bool:
                         "mdc-compile recorded in it; compile it again")
     return True
 
+
 DECLARATION_KEY = "iree.abi.declaration"
 
 
@@ -128,6 +129,7 @@ def parse_manifest(text: str) -> Manifest:
 def signature_of_entry(entry: FunctionEntry) -> "Signature":
     """The Signature a "functions" entry of the manifest describes, with a
     text in the form of IREE's declarations."""
+
     def values(items, prefix):
         return tuple(Value(f"{prefix}{i}", parse_type(v.type), v.device) for i, v in enumerate(items))
 
