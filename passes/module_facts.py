@@ -55,6 +55,12 @@ class Device:
     def is_local(self) -> bool:
         return kind_uses_host_memory(self.driver)
 
+    @property
+    def kind(self) -> str:
+        """``driver`` under the name the manifest's device record
+        (mdc.contract.manifest_record.Device) gives it: the IREE kind."""
+        return self.driver
+
 
 # -- symbols and affinities -----------------------------------------------------
 

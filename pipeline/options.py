@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from mdc.contract.manifest_record import Device
 from mdc.passes.diagnostics import MdcError
 
 
@@ -58,6 +59,10 @@ class DeviceOption:
     spec: str
     kind: str
     ordinal: int
+
+    def manifest_device(self) -> Device:
+        """The device as the manifest records it (the contract's record)."""
+        return Device(self.name, self.kind, self.ordinal, given_spec=self.spec)
 
 
 def parse_device(text: str) -> DeviceOption:

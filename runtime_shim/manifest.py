@@ -2,39 +2,11 @@
 
 Two sources, both read with no devices and no compiler:
 
-* `mdc.manifest`, a JSON string that mdc-compile puts in each public
-  function's `iree.reflection` dictionary::
-
-    {"format": "mdc.manifest/1",
-     "devices": [{"name": "device_a", "spec": "local[0]", "kind": "local", "ordinal": 0}, ...],
-     "staging": [{"from": "device_a", "to": "device_b", "owner": "device_b"}, ...]}
-
-  A pair relayed through a local device has "owner": null and "via": its name.
-  With mdc-compile --pinned-arguments, "pinned_arguments": {"f": {"0":
-  "device_b"}} says argument 0 of @f must be given in device_b's pinned
-  host memory.
-  "host_entry_points": {"f": "f$host"} names the twin of @f that takes and
-  returns every tensor on the local device "host" (mdc-compile adds one for
-  each public function with a value on a device the CPU cannot reach).
-  "result_storage": {"f": {"function": "f$into", "results": [0]}} names
-  the twin of @f that writes the listed results into storage the caller
-  gives, as output arguments after @f's own (contract/manifest.py).
-  "default" names the device of values without an affinity (IREE's
-  default device; a manifest written before mdc-compile recorded it has
-  none, and the first device stands for it).
-  "no_host_entry_points": true says mdc-compile was given
-  --no-host-entry-points.
-  "result_devices": {"f": {"0": "device_b"}} gives the device a result of
-  @f lives on where its declaration names none (mdc-compile read it off
-  the stream IR); the shim fetches it from there.
-  "functions" (contract/manifest.py gives its format) describes each public
-  function IREE wrote no `iree.abi.declaration` for (a program already in
-  the buffer-view ABI, such as an iree-turbine export): its model (sync or
-  coarse-fences), and each argument's and result's type and device. The
-  shim makes a Signature of it, as of a declaration.
-  "tied_dims": {"f": [[[0, 0], [1, 0]]]} lists groups of (argument,
-  dimension) of @f that the program requires equal (contract/manifest.py);
-  a call given different sizes in a group is refused before it runs.
+* `mdc.manifest`, the JSON string mdc-compile puts in each public
+  function's `iree.reflection` dictionary. contract/manifest.py describes
+  its format; `parse_manifest` reads it into a `Manifest` (the contract's
+  record, mdc.contract.manifest_record, with the shim's questions about
+  it), and "functions" entries into Signatures, as of a declaration.
 
 * `iree.abi.declaration`, written by IREE for every public function::
 
@@ -54,18 +26,16 @@ program never uses are dropped by IREE and so do not appear there.
 from __future__ import annotations
 
 import dataclasses
-import json
 import mmap
 import re
 from dataclasses import dataclass
 from typing import Optional
 
+from mdc.contract import manifest_record
 from mdc.contract.declaration_text import split_top_level
-from mdc.contract.manifest import FORMAT as MANIFEST_FORMAT
-from mdc.contract.manifest import (FUNCTIONS, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS,
-                                   RESULT_DEVICES, RESULT_STORAGE, STATE_BY_FUNCTION, TIED_DIMS,
-                                   SEAL_LENGTH, SEAL_PREFIX)
 from mdc.contract.manifest import KEY as MANIFEST_KEY
+from mdc.contract.manifest import MODEL_COARSE_FENCES, SEAL_LENGTH, SEAL_PREFIX
+from mdc.contract.manifest_record import Device, FunctionEntry, ManifestError
 
 from .errors import ShimError
 
@@ -106,57 +76,24 @@ def check_seal(path: str) -> bool:
                         "mdc-compile recorded in it; compile it again")
     return True
 
+
 DECLARATION_KEY = "iree.abi.declaration"
 
 
 @dataclass(frozen=True)
-class DeclaredDevice:
-    name: str
-    kind: str  # IREE device kind: local, cuda, hip, vulkan, ...
-    ordinal: int  # position among the given runtime devices of that kind
+class Manifest(manifest_record.Manifest):
+    """The contract's manifest (mdc.contract.manifest_record) with what the
+    shim asks of it in terms of its own Signatures. ``source``: where it
+    came from, the manifest, or "module" when scan_declared_devices read
+    the devices off a vmfb without one."""
 
-    @property
-    def spec(self) -> str:
-        return f"{self.kind}[{self.ordinal}]"
-
-
-@dataclass(frozen=True)
-class Staging:
-    src: str
-    dst: str
-    owner: Optional[str]  # the device whose allocator provides the staging memory
-    via: Optional[str] = None  # a local device relaying the pair (then owner is null)
-
-
-@dataclass(frozen=True)
-class Manifest:
-    devices: tuple[DeclaredDevice, ...]
-    staging: tuple[Staging, ...] = ()
-    default: Optional[str] = None
-    source: str = MANIFEST_KEY  # or "module" when scanned from the vmfb
-    # (function, argument index, device whose pinned memory must hold it)
-    pinned_arguments: tuple[tuple[str, int, str], ...] = ()
-    host: Optional[str] = None  # the local device host entry points use
-    host_entry_points: tuple[tuple[str, str], ...] = ()  # (function, its twin)
-    no_host_entry_points: bool = False  # mdc-compile was given --no-host-entry-points
-    # Signatures of the functions IREE wrote no declaration for, from "functions".
-    functions: tuple[tuple[str, "Signature"], ...] = ()
-    # (function, its result-storage twin, the result indices it stores)
-    storage_twins: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
-    # The program's own mutable globals: state a call leaves for the next;
-    # None: the manifest does not say (an older mdc-compile wrote it).
-    mutable_globals: Optional[tuple[str, ...]] = None
-    # (function, the mutable globals it refers to) per public function;
-    # None: not said (then every function is taken to keep the state).
-    state_by_function: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
-    # (function, its groups of tied (argument, dimension)) per function with any.
-    tied_dims: tuple[tuple[str, tuple[tuple[tuple[int, int], ...], ...]], ...] = ()
+    source: str = MANIFEST_KEY
 
     def tied(self, signature: "Signature") -> tuple[tuple[tuple[int, int], ...], ...]:
         """The groups of (argument, dimension) of ``signature``'s function
         that must be equal; ShimError if one names no dimension of a
         tensor argument."""
-        groups = next((g for f, g in self.tied_dims if f == signature.name), ())
+        groups = self.tied_groups(signature.name)
         for group in groups:
             for k, i in group:
                 arg = signature.args[k] if k < len(signature.args) else None
@@ -164,9 +101,6 @@ class Manifest:
                     raise ShimError(f"{MANIFEST_KEY} ties dimension {i} of input {k} of @{signature.name}, "
                                     f"which has no such dimension: {signature.text}")
         return groups
-    # (function, result index, the device it lives on) for results whose
-    # declaration names no device.
-    result_devices: tuple[tuple[str, int, str], ...] = ()
 
     def placed_results(self, signature: "Signature") -> "Signature":
         """``signature`` with each result its declaration places nowhere on
@@ -178,163 +112,36 @@ class Manifest:
                         for i, v in enumerate(signature.results))
         return dataclasses.replace(signature, results=results)
 
-    def state_of(self, function: str) -> Optional[tuple[str, ...]]:
-        """The mutable globals @function refers to: () for none, all of
-        them where the manifest does not say, None where it does not say
-        whether the program has any."""
-        if self.mutable_globals is None:
-            return None
-        if not self.mutable_globals:
-            return ()
-        found = dict(self.state_by_function or ())
-        return found.get(function, self.mutable_globals)
-
-    def storage_twin(self, function: str) -> Optional[tuple[str, tuple[int, ...]]]:
-        """(twin, stored result indices) of @function's result-storage twin, or None."""
-        return next(((t, r) for f, t, r in self.storage_twins if f == function), None)
-
-    def twins(self) -> set[str]:
-        """The names of every twin mdc-compile added."""
-        return {t for _, t in self.host_entry_points} | {t for _, t, _ in self.storage_twins}
-
     def signature(self, function: str) -> Optional["Signature"]:
-        """The manifest's signature of @function, or None."""
-        return next((s for f, s in self.functions if f == function), None)
-
-    def host_entry_point(self, function: str) -> Optional[str]:
-        """The name of @function's host twin, or None."""
-        return next((t for f, t in self.host_entry_points if f == function), None)
-
-    def pinned(self, function: str) -> dict[int, str]:
-        """{argument index: device} of @function's arguments given in pinned memory."""
-        return {i: d for f, i, d in self.pinned_arguments if f == function}
-
-    @property
-    def default_device(self) -> str:
-        return self.default or self.devices[0].name
-
-    def names(self) -> list[str]:
-        return [d.name for d in self.devices]
-
-    def describe(self) -> str:
-        return ", ".join(f"{d.name}={d.spec}" for d in self.devices)
+        """The manifest's signature of @function (its "functions" entry), or None."""
+        entry = self.function(function)
+        return None if entry is None else signature_of_entry(entry)
 
 
 def parse_manifest(text: str) -> Manifest:
+    """The manifest ``text`` holds; ShimError if it is not a valid one."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ShimError(f"{MANIFEST_KEY} is not valid JSON: {e}") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        got = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ShimError(f"unsupported {MANIFEST_KEY} format {got!r} (expected {MANIFEST_FORMAT!r})")
-    try:
-        devices = []
-        for d in data["devices"]:
-            kind, ordinal = d.get("kind"), d.get("ordinal")
-            if kind is None or ordinal is None:
-                kind, ordinal = _parse_spec(d["spec"])
-            devices.append(DeclaredDevice(str(d["name"]), str(kind), int(ordinal)))
-        staging = tuple(Staging(str(s["from"]), str(s["to"]), _name(s["owner"]), _name(s.get("via")))
-                        for s in data.get("staging", []))
-        if any(s.owner is None and s.via is None for s in staging):
-            raise ValueError("a staging entry has neither owner nor via")
-        pinned = tuple((str(f), int(i), str(d)) for f, arguments in data.get("pinned_arguments", {}).items()
-                       for i, d in arguments.items())
-        twins = tuple((str(f), str(t)) for f, t in data.get("host_entry_points", {}).items())
-        no_twins = data.get(NO_HOST_ENTRY_POINTS, False) is True
-        result_devices = tuple((str(f), int(i), str(d)) for f, found in data.get(RESULT_DEVICES, {}).items()
-                               for i, d in found.items())
-        host = _name(data.get("host"))
-        storage = tuple((str(f), str(e["function"]), tuple(int(i) for i in e["results"]))
-                        for f, e in data.get(RESULT_STORAGE, {}).items())
-        if any(not results or min(results) < 0 for _, _, results in storage):
-            raise ValueError("a result_storage entry lists no results, or a negative index")
-        functions = tuple((str(f), signature_of_entry(str(f), entry))
-                          for f, entry in data.get(FUNCTIONS, {}).items())
-        state = data.get(MUTABLE_GLOBALS)
-        if state is not None:
-            if not isinstance(state, list):
-                raise ValueError(f"{MUTABLE_GLOBALS} is not a list")
-            state = tuple(str(g) for g in state)
-        by_function = data.get(STATE_BY_FUNCTION)
-        if by_function is not None:
-            if not isinstance(by_function, dict) or not all(isinstance(g, list) for g in by_function.values()):
-                raise ValueError(f"{STATE_BY_FUNCTION} is not a map of lists")
-            by_function = tuple((str(f), tuple(str(x) for x in g)) for f, g in by_function.items())
-        tied = tuple((str(f), _tied_groups(groups)) for f, groups in data.get(TIED_DIMS, {}).items())
-    except ShimError as e:
-        raise ShimError(f"malformed {MANIFEST_KEY}: {e}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise ShimError(f"malformed {MANIFEST_KEY}: {e!r}") from None
-    if not devices:
-        raise ShimError(f"{MANIFEST_KEY} declares no devices")
-    names = [d.name for d in devices]
-    if len(set(names)) != len(names):
-        raise ShimError(f"{MANIFEST_KEY} declares a device twice: {names}")
-    default = data.get("default")
-    if default is not None and default not in names:
-        raise ShimError(f"{MANIFEST_KEY} default device {default!r} is not declared")
-    unknown = sorted({d for _, _, d in pinned} - set(names))
-    if unknown:
-        raise ShimError(f"{MANIFEST_KEY} pins arguments in device {unknown[0]!r}, which it does not declare")
-    unknown = sorted({d for _, _, d in result_devices} - set(names))
-    if unknown:
-        raise ShimError(f"{MANIFEST_KEY} places results on device {unknown[0]!r}, which it does not declare")
-    if twins and host not in names:
-        raise ShimError(f"{MANIFEST_KEY} host device {host!r} of its host entry points is not declared")
-    for f, sig in functions:
-        unknown = [v.affinity for v in sig.args + sig.results if v.affinity is not None and v.affinity not in names]
-        if unknown:
-            raise ShimError(f"{MANIFEST_KEY} places a value of @{f} on device {unknown[0]!r}, "
-                            "which it does not declare")
-    return Manifest(tuple(devices), staging, default, pinned_arguments=pinned, host=host,
-                    host_entry_points=twins, no_host_entry_points=no_twins, functions=functions, storage_twins=storage,
-                    mutable_globals=state, state_by_function=by_function, tied_dims=tied,
-                    result_devices=result_devices)
+        return Manifest.from_json(text)
+    except ManifestError as e:
+        raise ShimError(str(e)) from None
 
 
-def _tied_groups(groups) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """A function's "tied_dims" entry: groups of two or more
-    [argument, dimension] pairs of non-negative integers."""
-    out = tuple(tuple((int(k), int(i)) for k, i in group) for group in groups)
-    if any(len(group) < 2 or min(min(pair) for pair in group) < 0 for group in out):
-        raise ValueError(f"a {TIED_DIMS} group has fewer than two members, or a negative index")
-    return out
-
-
-def signature_of_entry(name: str, entry: dict) -> "Signature":
+def signature_of_entry(entry: FunctionEntry) -> "Signature":
     """The Signature a "functions" entry of the manifest describes, with a
     text in the form of IREE's declarations."""
-    model = entry["model"]
-    if model not in (MODEL_SYNC, MODEL_COARSE_FENCES):
-        raise ShimError(f"@{name} has the unknown model {model!r} (expected {MODEL_SYNC!r} "
-                        f"or {MODEL_COARSE_FENCES!r})")
 
     def values(items, prefix):
-        return tuple(Value(f"{prefix}{i}", parse_type(str(v["type"])), _name(v.get("device")))
-                     for i, v in enumerate(items))
+        return tuple(Value(f"{prefix}{i}", parse_type(v.type), v.device) for i, v in enumerate(items))
 
     def text(v: Value) -> str:
         where = f" {{iree.abi.affinity = #hal.device.promise<@{v.affinity}>}}" if v.affinity else ""
         return f"%{v.name}: {v.type}{where}"
 
-    args, results = values(entry["arguments"], "input"), values(entry["results"], "output")
-    is_async = model == MODEL_COARSE_FENCES
-    declaration = (f"{'async' if is_async else 'sync'} func @{name}({', '.join(text(v) for v in args)}) "
+    args, results = values(entry.arguments, "input"), values(entry.results, "output")
+    is_async = entry.model == MODEL_COARSE_FENCES
+    declaration = (f"{'async' if is_async else 'sync'} func @{entry.name}({', '.join(text(v) for v in args)}) "
                    f"-> ({', '.join(text(v) for v in results)})")
-    return Signature(name, is_async, args, results, declaration, declared_by="mdc")
-
-
-def _name(value) -> Optional[str]:
-    return None if value is None else str(value)
-
-
-def _parse_spec(spec: str) -> tuple[str, int]:
-    m = re.fullmatch(r"([\w-]+)(?:\[(\d+)\])?", spec.strip())
-    if not m:
-        raise ValueError(f"bad device spec {spec!r}")
-    return m.group(1), int(m.group(2) or 0)
+    return Signature(entry.name, is_async, args, results, declaration, declared_by="mdc")
 
 
 _DEVICE_TEXT = re.compile(
@@ -344,7 +151,7 @@ _DEVICE_TEXT = re.compile(
 
 def scan_declared_devices(path: str) -> Optional[Manifest]:
     """Declared devices of a module without a manifest, or None."""
-    devices: dict[str, DeclaredDevice] = {}
+    devices: dict[str, Device] = {}
     with open(path, "rb") as f:
         try:
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -354,7 +161,7 @@ def scan_declared_devices(path: str) -> Optional[Manifest]:
             for m in _DEVICE_TEXT.finditer(data):
                 name = m.group(1).decode()
                 ordinal = re.search(rb"ordinal = (\d+)", m.group(3) or b"")
-                devices.setdefault(name, DeclaredDevice(
+                devices.setdefault(name, Device(
                     name, m.group(2).decode(), int(ordinal.group(1)) if ordinal else 0))
     if not devices:
         return None
