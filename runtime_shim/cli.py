@@ -129,7 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args is None:
             return module  # an informational flag's exit status
         if args.list_functions:
-            print(module.describe())
+            module.describe()
             return 0
         return _run(module, args)
     except ShimError as e:

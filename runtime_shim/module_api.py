@@ -24,9 +24,10 @@ class FunctionTable:
     """Looking a module's functions up by name, as ``m.function("f")``,
     ``m["f"]`` or ``m.f``; ``function_names`` leaves out the host twins
     mdc-compile adds, which still answer to their names. A module class
-    sets ``path``, ``uris``, ``signatures``, ``manifest`` and
-    ``_functions``, makes its function objects in ``_new_function`` and
-    sets ``_closed`` in ``close``."""
+    sets ``path``, ``uris``, ``signatures``, ``manifest``, ``binding`` and
+    ``_functions``, makes its function objects in ``_new_function``,
+    describes itself in ``_description`` and sets ``_closed`` in
+    ``close``."""
 
     _closed = False
 
@@ -48,6 +49,10 @@ class FunctionTable:
         if name not in self._functions:
             self._functions[name] = self._new_function(name)
         return self._functions[name]
+
+    def describe(self) -> None:
+        """Print the module's devices and functions with their declarations."""
+        print(self._description())
 
     def _check_open(self) -> None:
         if self._closed:

@@ -136,8 +136,7 @@ class NativeModule(FunctionTable):
     def _new_function(self, name: str) -> "NativeFunction":
         return NativeFunction(self, name)
 
-    def describe(self) -> str:
-        """The module's devices and functions with their declarations."""
+    def _description(self) -> str:
         lines = [f"module {self.path} on {', '.join(self.uris)} (run by iree-run-module: {self.reason})"
                  + (", closed" if self._closed else "")]
         lines += [f"  {self.signatures[n].text}" for n in self.function_names]
