@@ -129,7 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args is None:
             return module  # an informational flag's exit status
         if args.list_functions:
-            print(module.describe())
+            module.describe()
             return 0
         return _run(module, args)
     except ShimError as e:
@@ -324,8 +324,8 @@ def read_input(text: str, value, index: int):
 
 
 def _format(result, kind, limit: int) -> str:
-    from . import values
+    from . import literals
 
     if isinstance(kind, str):
-        return values.format_scalar(result, kind)
-    return values.format_array(result, kind, limit)
+        return literals.format_scalar(result, kind)
+    return literals.format_array(result, kind, limit)

@@ -32,7 +32,7 @@ import numpy as np
 
 from mdc.contract.atomic_write import CannotWrite, is_written_directly, why_unwritable, write_atomically
 
-from . import values
+from . import literals, values
 from .errors import ShimError, short
 
 IGNORED = "(ignored)"
@@ -89,16 +89,16 @@ def read_values(flag: str, texts: Sequence[str], declared: Sequence, files: File
 
 def _read_one(where: str, text: str, value, files: FileReads):
     if value is not None and value.type in values.SCALAR_TYPES:
-        return values.parse_scalar(text, value.type, f"{where} (%{value.name})")
+        return literals.parse_scalar(text, value.type, f"{where} (%{value.name})")
     head, _, data = text.partition("=")
     if data.strip()[:1] in ("@", "+"):
         return _read_raw(where, head, data.strip(), files)
-    return values.parse_literal(text)
+    return literals.parse_literal(text)
 
 
 def _read_raw(where: str, head: str, source: str, files: FileReads) -> tuple[np.ndarray, int]:
     """SHAPExTYPE=@file / =+file: the value's bytes straight from the file."""
-    shape, hal_type = values.parse_shape_and_type(head, where)
+    shape, hal_type = literals.parse_shape_and_type(head, where)
     dtype = values.numpy_dtype(hal_type)
     nbytes = math.prod(shape) * dtype.itemsize
     path = source[1:]

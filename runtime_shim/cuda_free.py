@@ -19,8 +19,8 @@ export"), so its address, which would name the pool, is out of reach.
 So the shim gives a result's memory back itself, with a queue dealloca on
 the result's device, when its Python owner goes (a released or collected
 DeviceValue, or a GPU result once read back into numpy), and only where it
-is sure to be that memory's one holder (``Module._give_back_resident``,
-``Function._give_back_read``); any doubt leaves the buffer to IREE:
+is sure to be that memory's one holder (the module's ``BufferLedger``,
+ledger.py, whose rules these are); any doubt leaves the buffer to IREE:
 
 * the device is cuda;
 * the buffer is a whole allocation (``is_whole_allocation``): IREE packs
@@ -42,7 +42,7 @@ The shim's own placements on a cuda device (``staging.place``: an input
 given as numpy for a call, or ``Function.place``) come from the same pool,
 through a queue alloca, and go back the same way: a call's input once the
 call is done, a ``Placed`` input when it is released or collected
-(``Module._give_back_inputs``, ``Module._give_back_placed``), under the
+(``BufferLedger.give_back_inputs``, ``.give_back_placed``), under the
 same doubts and one more: no result of the call and no live value of the
 module on that device may share its memory (``may_share_memory``: the
 same buffer, or one in an allocation of the same size, since a result can
@@ -82,7 +82,7 @@ def may_share_memory(buffer: rt.HalBuffer, other: rt.HalBuffer) -> bool:
     an allocation of the same size (iree.runtime names no allocation, and a
     program may return a part of an input, a subspan, as a result; an
     unknown form answers True). A give-back of an input the shim placed
-    asks this of every buffer still held (Module._give_back_placed)."""
+    asks this of every buffer still held (BufferLedger.give_back_placed)."""
     if buffer == other:
         return True
     mine, theirs = _PLACE.search(repr(buffer)), _PLACE.search(repr(other))

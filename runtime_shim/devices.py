@@ -24,7 +24,7 @@ mismatch surfaces when the module is initialised.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import iree.runtime as rt
 
@@ -84,6 +84,31 @@ class UnsupportedDeviceSet(RuntimeError):
     mistake: mdc-run reports it with exit status 1)."""
 
 
+_WHY_REFUSED = ("IREE 3.13's Python runtime gives a HAL module of several devices a device group of "
+                "its own, which a Vulkan device refuses to join (\"Vulkan queue frontier already assigned\")")
+_FALLBACK = ("stock iree-run-module can, for programs whose arguments all live on its first device and "
+             "whose results live in host-visible memory")
+
+
+def refused_device_set(uris: Sequence[str]) -> Optional[str]:
+    """Why IREE 3.13's Python runtime cannot open the devices ``uris``
+    together, or None where it can: a Vulkan device beside any other
+    device, a Vulkan one included (create_hal_module says why). Known
+    from the URIs alone, so that ``load`` chooses its backend before it
+    builds anything."""
+    vulkan = [u for u in uris if driver_name(u) == "vulkan"]
+    if not vulkan or len(uris) < 2:
+        return None
+    return (f"IREE 3.13's Python runtime cannot open a Vulkan device ({', '.join(vulkan)}) beside "
+            f"another device ({', '.join(u for u in uris if u not in vulkan)})")
+
+
+def unsupported(reason: str) -> UnsupportedDeviceSet:
+    """The error for devices the Python runtime refuses (``reason``:
+    refused_device_set's) where no fallback is taken."""
+    return UnsupportedDeviceSet(f"{reason}: {_WHY_REFUSED}; {_FALLBACK}")
+
+
 def create_hal_module(instance: rt.VmInstance, devices: Sequence[rt.HalDevice],
                       uris: Sequence[str]) -> rt.VmModule:
     """IREE's HAL module over `devices`, in the order given.
@@ -93,6 +118,7 @@ def create_hal_module(instance: rt.VmInstance, devices: Sequence[rt.HalDevice],
     Vulkan device refuses to join ("Vulkan queue frontier already
     assigned"; local-task, local-sync and cuda accept it). Stock
     iree-run-module creates its devices as one group and is not affected.
+    ``refused_device_set`` tells such a set from its URIs beforehand;
     test/e2e/test_vulkan.py keeps a canary of this.
     """
     try:
@@ -103,9 +129,8 @@ def create_hal_module(instance: rt.VmInstance, devices: Sequence[rt.HalDevice],
         vulkan = [u for u in uris if driver_name(u) == "vulkan"]
         raise UnsupportedDeviceSet(
             f"IREE 3.13's Python runtime cannot open a Vulkan device ({', '.join(vulkan)}) beside "
-            f"another device ({', '.join(u for u in uris if u not in vulkan)}): {_reason(e)}; stock "
-            "iree-run-module can, for programs whose arguments all live on its first device and whose "
-            "results live in host-visible memory") from None
+            f"another device ({', '.join(u for u in uris if u not in vulkan)}): {_reason(e)}; "
+            f"{_FALLBACK}") from None
 
 
 def _reason(exc: BaseException) -> str:

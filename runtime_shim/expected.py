@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import values
+from . import literals, values
 from .cli_io import IGNORED
 
 MODES = ("approximate", "exact")
@@ -87,8 +87,8 @@ def _compare_scalar(i: int, want, got, kind: str) -> list[str]:
 def _compare_tensor(i: int, want: tuple, got: np.ndarray, kind: int, tolerance: Tolerance,
                     limit: int) -> list[str]:
     want, want_kind = want
-    got_text = values.format_array(got, kind, limit)
-    want_text = values.format_array(want, want_kind, limit)
+    got_text = literals.format_array(got, kind, limit)
+    want_text = literals.format_array(want, want_kind, limit)
     described = f"{_shape_and_type(want.shape, want_kind)}"
     if want.shape != got.shape or want_kind != kind:
         why = (f"metadata is {_shape_and_type(got.shape, kind)}; expected that the view matches "
@@ -110,7 +110,7 @@ def _shape_and_type(shape, kind: int) -> str:
 
 def _element(flat: np.ndarray, index: int, kind: int) -> str:
     """One element as iree-run-module prints it (the text after '=')."""
-    return values.format_array(flat[index:index + 1].reshape(()), kind).split("=", 1)[1]
+    return literals.format_array(flat[index:index + 1].reshape(()), kind).split("=", 1)[1]
 
 
 def _first_mismatch(want: np.ndarray, got: np.ndarray, type_name: str, tolerance: Tolerance):

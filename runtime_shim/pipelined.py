@@ -31,7 +31,7 @@ A call reads its inputs while it runs (an array for a CPU device is
 imported, not copied), so an item is read from the iterables only when a
 lane is free for it, and the caller must leave an item's arrays alone until
 its result has come out. ``close()`` waits for the calls running in lanes
-(``Module._call_in_lane`` counts them); the threads hold a lane's index,
+(``Lanes.call``, lanes.py, counts them); the threads hold a lane's index,
 never its context, so a paused map keeps no context alive after it.
 """
 

@@ -766,7 +766,7 @@ def _given_back(argv) -> int:
     m = load(flags["--module"], devices)
     try:
         keep, kept = m.function("keep"), m.function("kept")
-        free = m._queue_free[keep._arg_devices[0]]
+        free = m._ledger.queue_free[keep._arg_devices[0]]
         counts = []
 
         def given_back_by(step) -> None:

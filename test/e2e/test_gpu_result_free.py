@@ -70,7 +70,7 @@ def module(build_vmfb):
     path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
     m = load(str(path), ["local-task", "local-task"])
     recorder = _Recorder()
-    m._queue_free = {1: recorder}
+    m._ledger.queue_free = {1: recorder}
     yield m, recorder
     recorder.given.clear()  # no HAL object may outlive the module (Module.close says why)
     m.close()
@@ -205,7 +205,7 @@ def test_no_device_of_another_driver_gives_back(build_vmfb):
     path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
     m = load(str(path), ["local-task", "local-task"])
     try:
-        assert m._queue_free == {}
+        assert m._ledger.queue_free == {}
     finally:
         m.close()
 
@@ -221,7 +221,7 @@ def staged(build_vmfb):
     path = build_vmfb("result_free", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
     m = load(str(path), ["local-task", "local-task"], staged_transfers=True)
     recorder = _Recorder()
-    m._queue_free = {1: recorder}
+    m._ledger.queue_free = {1: recorder}
     yield m, recorder
     recorder.given.clear()
     m.close()

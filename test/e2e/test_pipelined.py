@@ -211,9 +211,10 @@ def test_map_through_iree_run_module(stages_vmfb):
     """The NativeModule (each call a run of iree-run-module) pipelines its
     runs the same way."""
     from mdc.runtime_shim import NativeModule, module as shim_module
+    from mdc.runtime_shim.program import open_program
 
-    m = shim_module._native_module(stages_vmfb, DEVICES, "test", (), 120.0, dependencies=(), parameters=(),
-                                   preload_parameters=False)
+    m = shim_module._native_module(open_program(stages_vmfb, DEVICES), "test", (), 120.0, dependencies=(),
+                                   parameters=(), preload_parameters=False)
     assert isinstance(m, NativeModule)
     xs = _inputs(4, seed=9)
     _check(list(m.stages.map(xs, depth=2)), xs)
@@ -240,25 +241,25 @@ def test_an_item_is_read_only_when_a_lane_is_free(module):
 
 
 def test_calls_run_in_the_lanes_contexts(module, monkeypatch):
-    from mdc.runtime_shim import module as shim_module
+    from mdc.runtime_shim.lanes import Lanes
 
     used = []
-    real = shim_module.Module._current_context
+    real = Lanes.context
 
-    def recording(self):
-        context = real(self)
+    def recording(self, main):
+        context = real(self, main)
         used.append(context)
         return context
 
-    monkeypatch.setattr(shim_module.Module, "_current_context", recording)
+    monkeypatch.setattr(Lanes, "context", recording)
     xs = _inputs(6, seed=11)
     _check(list(module.stages.map(xs, depth=3)), xs)
-    assert len(module._lane_contexts) == 3
-    assert {id(c) for c in used} == {id(c) for c in module._lane_contexts}
-    assert module._context not in used
+    assert len(module._lanes.contexts) == 3
+    assert {id(c) for c in used} == {id(c) for c in module._lanes.contexts}
+    assert module._session.context not in used
     used.clear()
     module.stages(xs[0])
-    assert used == [module._context]
+    assert used == [module._session.context]
 
 
 @pytest.fixture(scope="module", params=["async-internal", "async-external"])
@@ -311,7 +312,7 @@ def test_close_while_a_map_runs_waits_for_its_calls(stages_vmfb):
             got.append(y)
     closer.join()
     _check(got, xs[:len(got)])
-    assert m.closed and "_lane_contexts" not in m.__dict__
+    assert m.closed and m._lanes.contexts == []  # the lanes' contexts were dropped
 
 
 def test_close_of_a_paused_map_releases_the_lanes(stages_vmfb):
@@ -322,7 +323,7 @@ def test_close_of_a_paused_map_releases_the_lanes(stages_vmfb):
     it = m.stages.map(xs, depth=2)
     next(it)
     m.close()
-    assert "_lane_contexts" not in m.__dict__
+    assert m._lanes.contexts == []  # the lanes' contexts were dropped
     with pytest.raises(ShimError, match="closed"):
         list(it)
 
@@ -369,7 +370,7 @@ def test_calls_on_a_thread_other_than_the_loading_one(module, stages_vmfb):
     assert set(got) == {"plain", "on_devices", "placed"}
     for y in got.values():
         np.testing.assert_allclose(y, _expected(x), rtol=1e-5, atol=1e-5)
-    assert module._cuda_context is None  # no cuda device: nothing to bind
+    assert module._session.cuda_context is None  # no cuda device: nothing to bind
 
 
 class _FakeCuda:
@@ -449,8 +450,8 @@ def test_every_entry_from_another_thread_binds_the_context(stages_vmfb, monkeypa
     fake = _FakeCuda()
     monkeypatch.setattr(cuda_thread, "_libcuda", fake)
     m = load(stages_vmfb, DEVICES)
-    m._cuda_context = cuda_thread.ThreadContext(0x1234)
-    m._result_pool = result_storage.ResultPool(before_free=m._free_binder())
+    m._session.cuda_context = cuda_thread.ThreadContext(0x1234)
+    m._pool = result_storage.ResultPool(before_free=m._session.free_binder())
     f = m.stages
     (x,) = _inputs(1, seed=12)
     binds = {}

@@ -179,6 +179,10 @@ def test_close(seed):
     assert placed.array is not None and not placed.released
     np.testing.assert_array_equal(f(placed), X * np.float32([0, 1, 2, 3]) * np.float32([4, 5, 6, 7]))
     assert not m.closed and "closed" not in repr(m)
+    # Each public class names itself by its import path, mdc.runtime_shim.
+    assert repr(m).startswith(f"<mdc.runtime_shim.Module {seed} on ['local-task', 'local-sync']"), repr(m)
+    assert repr(f).startswith("<mdc.runtime_shim.Function "), repr(f)
+    assert repr(placed).startswith("<mdc.runtime_shim.Placed input 0 of @multi_device_mul"), repr(placed)
     m.close()
     assert m.closed and repr(m).endswith(", closed>")
     for call in (lambda: m.multi_device_mul(X), lambda: m.function("multi_device_mul"),
@@ -227,6 +231,7 @@ def test_call_on_devices_leaves_results_unconverted(mul, monkeypatch):
         assert isinstance(r, DeviceValue) and not r.released
         assert (r.shape, r.dtype, r.device, r.device_index) == ((4,), np.float32, "local-sync", 1)
         assert isinstance(r.view, rt.HalBufferView) and "4xf32 on local-sync" in repr(r)
+        assert repr(r).startswith("<mdc.runtime_shim.DeviceValue "), repr(r)
         np.testing.assert_array_equal(r.to_host(), X * np.float32(2))
         np.testing.assert_array_equal(again.to_host(), X * np.float32(3))
         assert len(fetched) == 2
@@ -321,6 +326,8 @@ def test_native_module_same_api(build_vmfb):
     m = load(path, ["vulkan", "local-task"])
     assert isinstance(m, NativeModule)
     f = m.mul
+    assert repr(m).startswith("<mdc.runtime_shim.NativeModule ") and repr(f).startswith(
+        "<mdc.runtime_shim.NativeFunction "), (repr(m), repr(f))
     assert list(inspect.signature(f).parameters) == ["input0", "input1"]
     assert "on device_b (vulkan[0], runtime device vulkan)" in f.__doc__
     assert "mul" in dir(m)

@@ -101,11 +101,11 @@ def test_memory_returns_to_the_pool_and_is_reused(module):
     view = sq[10:20]  # a view keeps the memory lent
     del sq, pair
     gc.collect()
-    assert module._result_pool.idle_count() == 1
+    assert module._pool.idle_count() == 1
     np.testing.assert_array_equal(view, x[10:20] ** 2)
     del view
     gc.collect()
-    assert module._result_pool.idle_count() == 2
+    assert module._pool.idle_count() == 2
     again = module.squares(x + 1)
     assert {again[0].ctypes.data, again[2].ctypes.data} == first
     np.testing.assert_array_equal(again[0], (x + 1) ** 2)
@@ -131,11 +131,11 @@ def test_storage_too_small_runs_the_function_itself(module):
     f = module.negated
     x = np.linspace(-1, 1, 5000, dtype=np.float32)
     np.testing.assert_array_equal(f(x), -x)
-    key = next(iter(f._stored_shapes))
-    f._stored_shapes[key] = ((10,),)
+    key = next(iter(f._storage.shapes))
+    f._storage.shapes[key] = ((10,),)
     y = f(x)
     np.testing.assert_array_equal(y, -x)
-    assert key not in f._stored_shapes or f._stored_shapes[key] == ((5000,),)
+    assert key not in f._storage.shapes or f._storage.shapes[key] == ((5000,),)
     np.testing.assert_array_equal(f(x), -x)
 
 

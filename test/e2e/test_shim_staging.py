@@ -50,7 +50,7 @@ def module(build_vmfb):
 
 def idle(m, device: int = 1) -> int:
     """Idle slabs registered with device ``device`` (b: 1)."""
-    return m._result_pool.idle_count(staging.pool_key(device))
+    return m._pool.idle_count(staging.pool_key(device))
 
 
 @pytest.mark.parametrize("n", [1, 1000, 300_000])
@@ -135,7 +135,7 @@ def test_a_failed_copy_quarantines_its_slab(module, monkeypatch):
 
 
 def test_a_pool_that_lends_nothing_leaves_the_allocators_path(module, monkeypatch):
-    monkeypatch.setattr(module._result_pool, "lend", lambda *args: None)
+    monkeypatch.setattr(module._pool, "lend", lambda *args: None)
     x = values_of(500, 7)
     (y,) = module.function("square_on_b").call_on_devices(x)
     np.testing.assert_array_equal(y.to_host(), x * x)
@@ -202,8 +202,8 @@ class _RefusesFirstCopy:
 
 @pytest.mark.parametrize("move", ["read_back", "place"])
 def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
-    device = _RefusesFirstCopy(module._devices[1])
-    module._devices[1] = device
+    device = _RefusesFirstCopy(module._session.devices[1])
+    module._session.devices[1] = device
     try:
         before = len(result_storage._QUARANTINED)
         x = values_of(300, 12)
@@ -216,7 +216,7 @@ def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
         assert len(result_storage._QUARANTINED) == before  # nothing was in flight
         assert idle(module) == 1  # the slab went back
     finally:
-        module._devices[1] = device._device
+        module._session.devices[1] = device._device
 
 
 def test_a_key_is_written_off_only_if_its_first_import_is_refused():

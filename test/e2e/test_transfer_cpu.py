@@ -297,7 +297,7 @@ def test_pinned_arguments_arrive_and_are_placed_pinned(model, staging, tmp_path,
             y = np.cos(x)
             placed.clear()
             total, difference = f(x, y)
-            assert placed == [m._devices[1], m._devices[1]], n
+            assert placed == [m._session.devices[1], m._session.devices[1]], n
             np.testing.assert_array_equal(total, x + y)
             np.testing.assert_array_equal(difference, x - y)
         # Placed once (in pinned memory of device_b), written in place, and
@@ -305,11 +305,11 @@ def test_pinned_arguments_arrive_and_are_placed_pinned(model, staging, tmp_path,
         x = np.linspace(-3, 3, 4096, dtype=np.float32)
         placed.clear()
         x_in, y_in = f.place(0, x), f.place(1, np.cos(x))
-        assert placed == [m._devices[1], m._devices[1]]
+        assert placed == [m._session.devices[1], m._session.devices[1]]
         for step in range(3):
             x_in.array[...] = x + step
             total, difference = f(x_in, y_in)
-            assert placed == [m._devices[1], m._devices[1]], "a placed input was placed again"
+            assert placed == [m._session.devices[1], m._session.devices[1]], "a placed input was placed again"
             np.testing.assert_array_equal(total, (x + step) + np.cos(x))
             np.testing.assert_array_equal(difference, (x + step) - np.cos(x))
         from mdc.runtime_shim import ShimError

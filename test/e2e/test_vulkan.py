@@ -182,6 +182,43 @@ def test_canary_python_runtime_cannot_open_vulkan_beside_another():
         out.stdout + out.stderr)
 
 
+_DEVICE_SETS = """
+import json, sys
+import iree.runtime as rt
+from mdc.runtime_shim import devices as dev
+seen = {}
+for uris in json.loads(sys.argv[1]):
+    try:
+        rt.create_hal_module(rt.VmInstance(), devices=[dev.open_device(u) for u in uris])
+        seen[",".join(uris)] = "opened"
+    except Exception as e:
+        seen[",".join(uris)] = "refused: " + str(e)
+print(json.dumps(seen))
+"""
+
+
+def test_canary_refused_device_sets_are_known_from_the_uris():
+    """``load`` chooses iree-run-module over the Python runtime from the
+    device URIs alone, before it opens anything
+    (devices.refused_device_set): the Python runtime must refuse exactly
+    the sets that rule names, a Vulkan device beside any other. When this
+    fails, IREE changed which sets it opens: change the rule with it."""
+    import json
+
+    from mdc.runtime_shim.devices import refused_device_set
+
+    sets = [["vulkan"], ["vulkan", "vulkan"], ["vulkan", "local-task"], ["local-task", "vulkan"],
+            ["local-task", "local-sync"]]
+    out = subprocess.run([sys.executable, "-c", _DEVICE_SETS, json.dumps(sets)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    for uris in sets:
+        refused = refused_device_set(uris)
+        assert seen[",".join(uris)].startswith("refused" if refused else "opened"), (uris, seen, refused)
+        assert refused is None or "Vulkan device (vulkan" in refused, refused
+
+
 def test_mdc_run_runs_vulkan_beside_a_cpu_through_iree_run_module(tmp_path, mdc_run):
     """mdc-run runs such a module in the wheel's iree-run-module, through
     the host entry point, with the devices in either order."""
@@ -215,7 +252,7 @@ func.func public @both(%x: tensor<?xf32> {iree.abi.affinity = #hal.device.promis
 
 
 @pytest.mark.parametrize("model", ["async-internal", "async-external"])
-def test_load_runs_vulkan_beside_a_cpu(tmp_path, model):
+def test_load_runs_vulkan_beside_a_cpu(tmp_path, model, capsys):
     """mdc.runtime_shim.load gives a module whose functions run in
     iree-run-module: arguments and results on both devices, numpy in and
     out, checked against numpy; twins are not among its functions."""
@@ -230,7 +267,8 @@ def test_load_runs_vulkan_beside_a_cpu(tmp_path, model):
     y = np.array([1, -7, 40], dtype=np.int32)
     with load(vmfb, ["vulkan", "local-task"]) as m:
         assert m.function_names == ["both"], m.function_names
-        assert "iree-run-module" in m.describe()
+        m.describe()
+        assert "iree-run-module" in capsys.readouterr().out
         got_x, got_y = m.both(x, y)
         np.testing.assert_allclose(got_x, x * x, rtol=1e-6)
         np.testing.assert_array_equal(got_y, y + y)
