@@ -28,7 +28,7 @@ from iree.compiler import ir
 
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
-from .pass_base import ModulePass, NoOptions
+from .pass_base import Fact, ModulePass, NoOptions
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
 DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
@@ -110,6 +110,11 @@ class ExecutablePerTarget(ModulePass):
     name = "executable-per-target"
     level = "stream"
     summary = "copy executables dispatched on devices of different targets, one per target"
+
+    # Placing ops and staging crossings decide where each dispatch runs
+    # (and add dispatches of their own).
+    needs = (Fact.PLACED_OPS, Fact.STAGED_CROSSINGS)
+    provides = (Fact.EXECUTABLES_PER_TARGET,)
 
     def apply(self, module, options: NoOptions) -> None:
         split_executables(module)
