@@ -27,7 +27,7 @@ from .memory_model import MemoryModel
 from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
 from .outputs import PlacedOp, Report
 from .pass_base import Fact, ModulePass, NoOptions
-from .placement import Placement
+from .placement import Placement, place_unplaced_ops
 from .sizes import measure
 
 _AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
@@ -45,7 +45,7 @@ def place(module, model: MemoryModel) -> tuple[Placement, placement_graph.Placem
     placed = []
     if model.needs_staging:  # else nothing to rewrite; still say where things run, for reports
         placed = [PlacedOp(format_location(op.location), op.name, device, why)
-                  for op, device, why in placement.place_unplaced_ops()]
+                  for op, device, why in place_unplaced_ops(placement)]
         placement.analyze()
     return placement, placement_graph.snapshot(module, placement, model, measure), placed
 

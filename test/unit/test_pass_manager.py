@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mdc.passes import memory_model, pipeline_order, registry
+from mdc.passes.module_facts import declared_devices
 from mdc.passes.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
 from mdc.passes.pass_manager import AnalysisManager, run_passes
 from mdc.passes.placement import Placement
@@ -118,7 +119,6 @@ def test_the_memory_model_is_the_settings_one_where_the_devices_are_the_command_
     compiler = Compiler([])
     module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
     with compiler.context, module.location:
-        from mdc.passes.module_facts import declared_devices
         settings = CompileSettings(devices=declared_devices(module))
         analyses = AnalysisManager(module, settings)
         for level in ("input", "stream", "scheduled", "hal"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mdc.passes.ir_util import walk
-from mdc.passes.placement import Placement
+from mdc.passes.placement import Placement, place_unplaced_ops
 from mdc.pipeline.ireec import Compiler
 
 _EXECUTABLE = """
@@ -60,7 +60,7 @@ def place():
         with compiler.context, module.location:
             placement = Placement(module)
             placement.analyze()
-            return [(op.name, device, why) for op, device, why in placement.place_unplaced_ops()]
+            return [(op.name, device, why) for op, device, why in place_unplaced_ops(placement)]
 
     return run
 
