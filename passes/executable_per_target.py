@@ -12,8 +12,9 @@ them. On a CPU-only pair (local+local) the targets are equal and nothing
 goes wrong, so only a GPU shows it; the verifier's executable check
 (device_isolation_verifier.py) catches it at compile time.
 
-This pass runs on stream-tensor IR, first of mdc's passes. For every
-executable whose dispatch sites run on devices of more than one target, the
+This pass runs on stream-tensor IR once every op is placed and every
+crossing staged (the staging adds dispatches too). For every executable
+whose dispatch sites run on devices of more than one target, the
 dispatches on the first target (in program order) keep the executable and
 each further target gets its own copy, named after the original. Devices of
 one target (two ``local`` devices, two GPUs of one kind) keep sharing. A

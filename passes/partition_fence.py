@@ -105,8 +105,8 @@ class PartitionFence(ModulePass):
                "waited for, so no execution region spans one")
 
     requires = (MemoryModel,)
-    # It reads the barriers the staging put in, which host-fences waits
-    # for on the host: the fences go in after both.
+    # It gives a transfer the result of a barrier the staging put in, whose
+    # uses host-fences redirects to its own wait: after both.
     needs = (Fact.STAGED_CROSSINGS, Fact.HOST_FENCES)
     provides = (Fact.PARTITION_FENCES,)
 

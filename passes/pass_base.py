@@ -130,8 +130,8 @@ class ModulePass:
     """``Options``: the pass's own options type, a frozen dataclass with
     ``of(settings)``. ``apply`` takes the module, its options and one
     argument per analysis in ``requires`` (of ANALYSES: the memory model,
-    the placement), and returns what it leaves for reports
-    and the manifest (an outputs.Report holding only its own part), or None.
+    the placement), and returns what it leaves for reports and the
+    manifest (an outputs.Report holding only its own part), or None.
     ``preserves``: the analyses still true of the module it leaves (the
     memory model depends on the devices alone and is never stale).
 
