@@ -39,7 +39,7 @@ from .diagnostics import MdcError
 from .ir_util import append_functions, get_attr, incoming_values, top_level_ops, unique_symbol, walk
 from .memory_model import MemoryModel
 from .module_facts import affinity_devices, module_default_device
-from .pass_base import MemoryModelOptions, ModulePass
+from .pass_base import Fact, ModulePass, NoOptions
 
 # Queue operations: each awaits one timepoint on the device of its affinity
 # (the module's default device where it has none: IREE's HAL conversion
@@ -179,9 +179,11 @@ class CrossDriverWaits(ModulePass):
     level = "scheduled"
     summary = "wait on the host where a queue would wait on a timepoint of a device it cannot wait on"
 
-    Options = MemoryModelOptions
+    requires = (MemoryModel,)
+    # Who waits on a dealloca's timepoint is known once each runs where its
+    # resource was allocated.
+    needs = (Fact.DEALLOCAS_PLACED,)
 
-    def apply(self, module, options: MemoryModelOptions) -> None:
-        model = MemoryModel.of(module, options.links)
-        if model.staged_pairs():
+    def apply(self, module, options: NoOptions, model: MemoryModel) -> None:
+        if model.anything_staged:
             wait_on_host(module, model)

@@ -26,7 +26,7 @@ from .executable_per_target import DISPATCH_OPS, executables_of
 from .ir_util import get_attr, top_level_ops, walk
 from .module_facts import declared_devices, module_default_device, single_device
 from .outputs import Report
-from .pass_base import ModulePass, NoOptions
+from .pass_base import ANALYSES, Fact, ModulePass, NoOptions
 
 INT32_MIN = -(2 ** 31)
 MESSAGE = ("linalg.generic on cuda device '{device}': an i32 maxsi reduction from INT_MIN of a dynamic "
@@ -133,6 +133,10 @@ class WarnCudaMaxsiReduction(ModulePass):
     name = "warn-cuda-maxsi-reduction"
     level = "stream"
     summary = "warn of i32 maxsi reductions of a dynamic shape on a cuda device"
+
+    # It reads which executable each cuda dispatch runs; it changes nothing.
+    needs = (Fact.PLACED_OPS, Fact.EXECUTABLES_PER_TARGET)
+    preserves = ANALYSES
 
     def apply(self, module, options: NoOptions) -> Report:
         return Report(warnings=maxsi_warnings(module))

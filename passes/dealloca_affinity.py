@@ -31,7 +31,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from .ir_util import branch_targets, incoming_values, walk
-from .pass_base import ModulePass, NoOptions
+from .pass_base import Fact, ModulePass, NoOptions
 
 _ALLOCATIONS = ("stream.resource.alloca", "stream.resource.alloc")
 
@@ -116,6 +116,8 @@ class DeallocaAffinity(ModulePass):
     name = "dealloca-affinity"
     level = "scheduled"
     summary = "put an affinity-less stream.resource.dealloca another device waits on where its resource was allocated"
+
+    provides = (Fact.DEALLOCAS_PLACED,)
 
     def apply(self, module, options: NoOptions) -> None:
         place_deallocas(module)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .ir_util import affinity_attr, get_attr
 from .module_facts import device_globals, iree_default_device
-from .pass_base import ModulePass, NoOptions
+from .pass_base import Fact, ModulePass, NoOptions
 
 DEFAULT_ATTR = "stream.affinity.default"
 
@@ -44,6 +44,9 @@ class DeclaredDevicesDefault(ModulePass):
     level = "input"
     summary = ("give a program that declares its own devices a default device (the name that sorts first, "
                "IREE's rule), where arguments declared on no device live")
+
+    # First at the input level: the passes after it read the default it sets.
+    provides = (Fact.DEFAULT_DEVICE,)
 
     def apply(self, module, options: NoOptions) -> None:
         add_default_device(module)

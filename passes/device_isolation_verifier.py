@@ -68,7 +68,7 @@ from .ir_util import top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import (SYMBOL, declared_argument_devices, declared_result_devices, device_formats,
                            executable_formats, hal_devices)
-from .pass_base import DeviceOptions, ModulePass
+from .pass_base import ANALYSES, DeviceOptions, ModulePass
 from .abi import pinned_arguments_of
 
 
@@ -761,12 +761,14 @@ def manifest_default_device(module) -> str | None:
     return None
 
 
-def verify(module, links: dict | None = None, given: dict | None = None) -> list[Violation]:
+def verify(module, links: dict | None = None, given: dict | None = None,
+           model: MemoryModel | None = None) -> list[Violation]:
     """Every isolation violation in ``module``, in program order.
     ``given``: the devices the command line declares (memory_model.Device
     by symbol); those the module no longer declares are added. IREE drops
     the global of a device nothing runs on any more, while a function's
-    declaration still names it (rule 5)."""
+    declaration still names it (rule 5). ``model``: the memory model of
+    those devices (pass_manager.py's), else one is built."""
     devices = dict(hal_devices(module))
     for name, device in (given or {}).items():
         devices.setdefault(name, device)
@@ -780,17 +782,8 @@ def verify(module, links: dict | None = None, given: dict | None = None) -> list
         return late_fills
     # Overrides naming devices this level cannot see are left out.
     links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
-    model = MemoryModel(devices, links)
-    names = list(devices)
-    has_staged = False
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            try:
-                staged = model.policy(a, b).is_staged
-            except MdcError:
-                staged = True
-            has_staged = has_staged or staged
-    if not has_staged:
+    model = model if model is not None else MemoryModel(devices, links)
+    if not model.needs_staging:
         return []  # all pairs share memory: IREE's own behaviour stands
     return _Verifier(module, model).run()
 
@@ -803,9 +796,11 @@ class DeviceIsolationVerifier(ModulePass):
     summary = "reject buffers, shared allocations and fences that cross incompatible devices"
 
     Options = DeviceOptions
+    requires = (MemoryModel,)
+    preserves = ANALYSES
 
-    def apply(self, module, options: DeviceOptions) -> None:
-        violations = verify(module, options.links, options.devices)
+    def apply(self, module, options: DeviceOptions, model: MemoryModel) -> None:
+        violations = verify(module, options.links, options.devices, model)
         if not violations:
             return
         first, rest = violations[0], violations[1:]

@@ -12,8 +12,9 @@ them. On a CPU-only pair (local+local) the targets are equal and nothing
 goes wrong, so only a GPU shows it; the verifier's executable check
 (device_isolation_verifier.py) catches it at compile time.
 
-This pass runs on stream-tensor IR, first of mdc's passes. For every
-executable whose dispatch sites run on devices of more than one target, the
+This pass runs on stream-tensor IR once every op is placed and every
+crossing staged (the staging adds dispatches too). For every executable
+whose dispatch sites run on devices of more than one target, the
 dispatches on the first target (in program order) keep the executable and
 each further target gets its own copy, named after the original. Devices of
 one target (two ``local`` devices, two GPUs of one kind) keep sharing. A
@@ -28,7 +29,7 @@ from iree.compiler import ir
 
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
-from .pass_base import ModulePass, NoOptions
+from .pass_base import Fact, ModulePass, NoOptions
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
 DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
@@ -110,6 +111,11 @@ class ExecutablePerTarget(ModulePass):
     name = "executable-per-target"
     level = "stream"
     summary = "copy executables dispatched on devices of different targets, one per target"
+
+    # Placing ops and staging crossings decide where each dispatch runs
+    # (and add dispatches of their own).
+    needs = (Fact.PLACED_OPS, Fact.STAGED_CROSSINGS)
+    provides = (Fact.EXECUTABLES_PER_TARGET,)
 
     def apply(self, module, options: NoOptions) -> None:
         split_executables(module)

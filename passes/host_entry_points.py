@@ -38,9 +38,9 @@ from iree.compiler import ir
 
 from .ir_util import symbol_ref
 from .memory_model import MemoryModel
-from .module_facts import AFFINITY, Device
+from .module_facts import AFFINITY
 from .outputs import Report
-from .pass_base import CompileSettings, ModulePass
+from .pass_base import CompileSettings, Fact, ModulePass
 from .twin_call_trees import give_twins_own_call_trees
 from .twins import Signature, add_twins, needs_twin
 
@@ -65,17 +65,17 @@ class HostEntryPointOptions:
         ``settings``; none when it asks for no twins."""
         if not settings.host_entry_points:
             return cls()
-        return options_for(list(settings.devices.values()), settings.links, settings.default) or cls()
+        return options_for(settings.memory_model, settings.default) or cls()
 
 
-def options_for(devices: list[Device], links: dict | None = None,
-                default: str | None = None) -> HostEntryPointOptions | None:
-    """Twins for these devices (in --device order): the host is the first
-    local device; None when there is none, or no device it must stage to."""
+def options_for(model: MemoryModel, default: str | None = None) -> HostEntryPointOptions | None:
+    """Twins for the devices of ``model`` (in --device order): the host is
+    the first local device; None when there is none, or no device it must
+    stage to."""
+    devices = list(model.devices.values())
     host = next((d.name for d in devices if d.is_local), None)
     if host is None:
         return None
-    model = MemoryModel({d.name: d for d in devices}, links)
     staged = frozenset(d.name for d in devices if d.name != host and model.policy(host, d.name).is_staged)
     return HostEntryPointOptions(host, staged, default) if staged else None
 
@@ -162,6 +162,9 @@ class HostEntryPoints(ModulePass):
     summary = "adds @F$host, a twin of each public function with every tensor in host memory"
 
     Options = HostEntryPointOptions
+    # A value declared on no device is on the module's default device.
+    needs = (Fact.DEFAULT_DEVICE,)
+    provides = (Fact.HOST_TWINS,)
 
     def apply(self, module, options: HostEntryPointOptions) -> Report | None:
         if options.host is None:

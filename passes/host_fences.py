@@ -26,7 +26,7 @@ from iree.compiler.dialects import hal, stream, util
 from . import staging_template
 from .ir_util import append_functions, get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
-from .pass_base import MemoryModelOptions, ModulePass
+from .pass_base import Fact, ModulePass, NoOptions
 
 
 # Host waits live in never-inlined helpers: the wait for the caller's fence
@@ -128,9 +128,13 @@ class HostFences(ModulePass):
     level = "stream"
     summary = "await and signal the caller's fences on the host when devices are staged"
 
-    Options = MemoryModelOptions
+    requires = (MemoryModel,)
+    # It waits on the host for the timepoints of the values the function
+    # returns as the staging left them. After loop-init-isolation too: the
+    # two touch different ops, and that is the order the vmfbs are built in.
+    needs = (Fact.STAGED_CROSSINGS, Fact.LOOP_INITS_ISOLATED)
+    provides = (Fact.HOST_FENCES,)
 
-    def apply(self, module, options: MemoryModelOptions) -> None:
-        model = MemoryModel.of(module, options.links)
-        if model.staged_pairs():
+    def apply(self, module, options: NoOptions, model: MemoryModel) -> None:
+        if model.anything_staged:
             isolate_caller_fences(module)

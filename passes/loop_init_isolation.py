@@ -32,7 +32,7 @@ from iree.compiler.dialects import stream, util
 from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
-from .pass_base import MemoryModelOptions, ModulePass
+from .pass_base import Fact, ModulePass, NoOptions
 from .lowering.emitter import is_copy_dispatch, is_staging_call
 
 _BYTES = "tensor<?xi8>"
@@ -136,11 +136,12 @@ class LoopInitIsolation(ModulePass):
     level = "stream"
     summary = "route loop initial values through export/import so IREE cannot start a loop at a packed offset"
 
-    Options = MemoryModelOptions
+    requires = (MemoryModel, Placement)
+    # It finds the loops that carry staged values by the staging's marks.
+    needs = (Fact.MDC_MARKS, Fact.STAGED_CROSSINGS)
+    provides = (Fact.LOOP_INITS_ISOLATED,)
 
-    def apply(self, module, options: MemoryModelOptions) -> None:
-        if not MemoryModel.of(module, options.links).staged_pairs():
+    def apply(self, module, options: NoOptions, model: MemoryModel, placement: Placement) -> None:
+        if not model.anything_staged:
             return
-        placement = Placement(module)
-        placement.analyze()
         isolate_loop_inits(module, placement)

@@ -20,6 +20,8 @@ the user's ``--link`` overrides. For every ordered pair it answers one
 from __future__ import annotations
 
 import dataclasses
+import functools
+from typing import Mapping
 
 from .diagnostics import MdcError
 from .module_facts import Device, declared_devices
@@ -37,15 +39,23 @@ class LinkPolicy:
         return self.mode != "shared"
 
 
+def _governed(links: Mapping | None, devices: Mapping) -> dict:
+    """The --link overrides between two of ``devices``. Front ends check
+    --link names against the devices they were given; IREE may since have
+    dropped a device the program no longer uses, and a link to it then has
+    nothing to govern."""
+    return {pair: value for pair, value in (links or {}).items() if all(n in devices for n in pair)}
+
+
 class MemoryModel:
+    """The policy of every ordered pair of ``devices`` (by symbol, in
+    declaration order), given the ``--link`` overrides ``links``. A value
+    object: two models of the same inputs (``key``) answer alike, so a
+    compile builds one per device set (pass_manager.py)."""
+
     def __init__(self, devices: dict[str, Device], links: dict | None = None):
         self.devices = devices
-        # Front ends check --link names against the devices they were given;
-        # IREE may since have dropped a device the program no longer uses,
-        # and a link to it then has nothing to govern.
-        self.overrides = {
-            pair: value for pair, value in (links or {}).items() if all(n in devices for n in pair)
-        }
+        self.overrides = _governed(links, devices)
         for pair, (mode, owner, flag) in self.overrides.items():
             a, b = sorted(pair)
             if mode == "shared" and self._natural(a, b).is_staged:
@@ -63,6 +73,14 @@ class MemoryModel:
     @classmethod
     def of(cls, module, links: dict | None = None) -> "MemoryModel":
         return cls(declared_devices(module), links)
+
+    @staticmethod
+    def key(devices: Mapping[str, Device], links: Mapping | None = None) -> tuple:
+        """What a model of ``devices`` and ``links`` answers from: each
+        device's name and driver in order (a device's ordinal and location
+        decide no policy) and the overrides that govern two of them."""
+        return (tuple((name, d.driver) for name, d in devices.items()),
+                frozenset(_governed(links, devices).items()))
 
     def policy(self, src: str, dst: str) -> LinkPolicy:
         if src == dst:
@@ -114,7 +132,28 @@ class MemoryModel:
             f"staged through {host}",
         )
 
+    @property
+    def anything_staged(self) -> bool:
+        """Some ordered pair of the devices is staged: the question every
+        pass that leaves an all-shared module to IREE asks."""
+        return bool(self.staged_pairs())
+
+    @functools.cached_property
+    def needs_staging(self) -> bool:
+        """Some pair is staged, or the module has GPUs of two drivers (whose
+        values go through a host; staged even where no host is declared,
+        which is then an error at the first such crossing)."""
+        drivers = {d.driver for d in self.devices.values() if not d.is_local}
+        return self.anything_staged or len(drivers) > 1
+
     def staged_pairs(self) -> list[tuple[str, str, LinkPolicy]]:
+        """Every staged ordered pair (src, dst, policy), in device order;
+        a pair the model cannot stage (GPUs of two drivers, no host) is left
+        out. Computed once."""
+        return list(self._staged_pairs)
+
+    @functools.cached_property
+    def _staged_pairs(self) -> tuple[tuple[str, str, LinkPolicy], ...]:
         names = list(self.devices)
         out = []
         for s in names:
@@ -126,4 +165,4 @@ class MemoryModel:
                         continue
                     if p.is_staged:
                         out.append((s, d, p))
-        return out
+        return tuple(out)

@@ -28,7 +28,7 @@ class Report:
     twins and result-storage twins added, and the program's own tensor types of its moves before
     IREE's phases (sizes.source_types: location -> sizes, which the
     pipeline records and reports show). A pass returns one holding its own
-    part (pass_base.run_pass adds it to the compile's)."""
+    part (the pass manager adds it to the compile's)."""
 
     graph: PlacementGraph | None = None
     placements: list[PlacedOp] = dataclasses.field(default_factory=list)

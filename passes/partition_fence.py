@@ -45,7 +45,7 @@ from iree.compiler.dialects import arith, util
 
 from .ir_util import walk
 from .memory_model import MemoryModel
-from .pass_base import MemoryModelOptions, ModulePass
+from .pass_base import Fact, ModulePass, NoOptions
 
 REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
 
@@ -104,10 +104,14 @@ class PartitionFence(ModulePass):
     summary = ("fence IREE's partitioning after loops and conditionals, and transfers of a value the host "
                "waited for, so no execution region spans one")
 
-    Options = MemoryModelOptions
+    requires = (MemoryModel,)
+    # It gives a transfer the result of a barrier the staging put in, whose
+    # uses host-fences redirects to its own wait: after both.
+    needs = (Fact.STAGED_CROSSINGS, Fact.HOST_FENCES)
+    provides = (Fact.PARTITION_FENCES,)
 
-    def apply(self, module, options: MemoryModelOptions) -> None:
-        if not MemoryModel.of(module, options.links).staged_pairs():
+    def apply(self, module, options: NoOptions, model: MemoryModel) -> None:
+        if not model.anything_staged:
             return
         fence_region_ops(module)
         transfers_through_barriers(module)

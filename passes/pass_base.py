@@ -2,19 +2,28 @@
 on (``input``: IR after IREE's input phase, before its ABI; ``stream``:
 stream-tensor IR right after IREE's tensor pipeline; ``scheduled``: stream
 IR after IREE's whole stream pipeline, before the HAL conversion; ``hal``:
-IR at IREE's ``hal`` phase), a one-line ``summary``, and ``apply(module, options)`` that
-rewrites the module in place or raises :class:`mdc.passes.diagnostics.MdcError`;
-its own typed ``Options``, made from the command line's CompileSettings; and
-``run_pass``, the one way to run a pass. Pass modules import this, never
-the registry, so the registry can import every pass without a cycle.
+IR at IREE's ``hal`` phase), a one-line ``summary``, and ``apply(module,
+options, *analyses)`` that rewrites the module in place or raises
+:class:`mdc.passes.diagnostics.MdcError`; its own typed ``Options``, made
+from the command line's CompileSettings; the analyses ``apply`` takes after
+its options (``requires``) and those its rewrite leaves valid
+(``preserves``), which pass_manager.py computes and caches; and the facts of
+the IR it needs, provides and removes (``needs``, ``provides``,
+``removes``: a :class:`Fact` each), from which pipeline_order.py derives the
+order passes run in. Pass modules import this, never the registry, so the
+registry can import every pass without a cycle.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
+import functools
 from typing import ClassVar, Mapping
 
+from .memory_model import MemoryModel
 from .outputs import Report
+from .placement import Placement
 from .module_facts import iree_default_device
 
 
@@ -61,6 +70,13 @@ class CompileSettings:
     def default(self) -> str | None:
         return iree_default_device(self.devices, self.default_device)
 
+    @functools.cached_property
+    def memory_model(self) -> MemoryModel:
+        """The memory model of the command line's devices and links, built
+        once per compile (pass_manager.py gives it to every pass whose
+        level sees these devices; options that need it read it here)."""
+        return MemoryModel(dict(self.devices), dict(self.links))
+
 
 @dataclasses.dataclass(frozen=True)
 class NoOptions:
@@ -69,18 +85,6 @@ class NoOptions:
     @classmethod
     def of(cls, settings: CompileSettings) -> "NoOptions":
         return cls()
-
-
-@dataclasses.dataclass(frozen=True)
-class MemoryModelOptions:
-    """The options of a pass that needs only the memory model: the
-    ``--link`` overrides (CompileSettings.links)."""
-
-    links: Mapping = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def of(cls, settings: CompileSettings) -> "MemoryModelOptions":
-        return cls(settings.links)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,23 +102,53 @@ class DeviceOptions:
         return cls(settings.links, settings.devices, settings.default)
 
 
+class Fact(enum.Enum):
+    """A property of the IR that a pass needs before it runs, provides, or
+    removes (pass_base.ModulePass; pipeline_order.py orders passes by
+    them). Each value says what holds."""
+
+    DEFAULT_DEVICE = "a program that declares its own devices names IREE's default device among them"
+    HOST_TWINS = "each public tensor function with a value the host cannot use has its @F$host twin"
+    STORAGE_TWINS = "each public function with CPU results that a GPU makes has its @F$into twin"
+    ACYCLIC_CALLS = "no function reaches a call of itself"
+    PLACED_OPS = "every resource op has an affinity (placement.py's rule)"
+    STUB_TWINS = "each public buffer-view function with a value on a far device has its @F$host twin"
+    STAGED_CROSSINGS = "every crossing between a staged pair of devices goes through the host"
+    MDC_MARKS = "what the staging added carries mdc's marks (mdc.staged)"
+    EXECUTABLES_PER_TARGET = "each executable is dispatched on devices of one executable target"
+    LOOP_INITS_ISOLATED = "no loop that carries a staged value starts from a packed allocation"
+    HOST_FENCES = "the caller's fences are awaited and signalled on the host"
+    PARTITION_FENCES = "no execution region can span a loop or a conditional"
+    DEALLOCAS_PLACED = "a dealloca another device waits on runs on its resource's device"
+
+
+# The analyses a pass may require (pass_manager.py computes them).
+ANALYSES = (MemoryModel, Placement)
+
+
 class ModulePass:
     """``Options``: the pass's own options type, a frozen dataclass with
-    ``of(settings)``. ``apply`` returns what it leaves for reports and the
-    manifest (an outputs.Report holding only its own part), or None."""
+    ``of(settings)``. ``apply`` takes the module, its options and one
+    argument per analysis in ``requires`` (of ANALYSES: the memory model,
+    the placement), and returns what it leaves for reports and the
+    manifest (an outputs.Report holding only its own part), or None.
+    ``preserves``: the analyses still true of the module it leaves (the
+    memory model depends on the devices alone and is never stale).
+
+    ``needs``: the facts that must hold when it runs (it runs after the
+    passes of its level that provide them); ``provides``: those that hold
+    after it; ``removes``: those it takes away (it runs after every pass
+    of its level that needs them, and after every pass it can follow)."""
 
     name: ClassVar[str]
     level: ClassVar[str]
     summary: ClassVar[str]
     Options: ClassVar[type] = NoOptions
+    requires: ClassVar[tuple[type, ...]] = ()
+    preserves: ClassVar[tuple[type, ...]] = ()
+    needs: ClassVar[tuple[Fact, ...]] = ()
+    provides: ClassVar[tuple[Fact, ...]] = ()
+    removes: ClassVar[tuple[Fact, ...]] = ()
 
-    def apply(self, module, options) -> Report | None:  # pragma: no cover
+    def apply(self, module, options, *analyses) -> Report | None:  # pragma: no cover
         raise NotImplementedError
-
-
-def run_pass(pass_cls: type[ModulePass], module, settings: CompileSettings, report: Report) -> None:
-    """Runs ``pass_cls`` on ``module`` with its options of ``settings``,
-    adding what it returns to ``report``."""
-    produced = pass_cls().apply(module, pass_cls.Options.of(settings))
-    if produced is not None:
-        report.extend(produced)

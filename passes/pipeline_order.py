@@ -1,14 +1,28 @@
-"""The order mdc's passes run in, stated once. Each level's passes run in
-this order at that level (registry.passes_at).
+"""The order mdc's passes run in, derived from what each declares.
 
-STEPS are registered passes that the pipeline runs only inside a combined
-pass (transfer-insertion runs place-unplaced-ops, then stage-crossings);
-mdc-opt runs them by name, alone. place-unplaced-ops is in PIPELINE too: it
-runs before stub-host-entry-points (below), and transfer-insertion's own
-placement then finds nothing left to place.
+Each pass states, on its class (pass_base.ModulePass), the facts of the IR
+it needs before it runs, those it provides and those it removes
+(pass_base.Fact). ``schedule`` orders the passes of each level, the levels
+in LEVELS order, so that
+
+* a pass runs after every pass of its level that provides a fact it needs
+  (a fact no pass of its level provides must come from an earlier level);
+* a pass that removes a fact runs after every pass of its level that needs
+  it, and after any other pass that is ready to run: what it takes away no
+  later pass can want;
+* passes free to run in either order run in the order of their names.
+
+PIPELINE is that order of PASSES; the reasons are each pass's own
+declarations. STEPS are registered passes that the pipeline runs only
+inside a combined pass (transfer-insertion runs place-unplaced-ops, then
+stage-crossings); mdc-opt runs them by name, alone. place-unplaced-ops is
+in PIPELINE too: stub-host-entry-points needs the IR it places, and
+transfer-insertion's own placement then finds nothing left to place.
 """
 
 from __future__ import annotations
+
+from typing import Iterable
 
 from .cuda_maxsi_warning import WarnCudaMaxsiReduction
 from .declared_devices_default import DeclaredDevicesDefault
@@ -20,6 +34,7 @@ from .host_entry_points import HostEntryPoints
 from .host_fences import HostFences
 from .loop_init_isolation import LoopInitIsolation
 from .partition_fence import PartitionFence
+from .pass_base import ModulePass
 from .recursive_calls import RefuseRecursiveCalls
 from .result_storage_twins import ResultStorageTwins
 from .returned_arguments import ReturnedArgumentMoves
@@ -29,48 +44,77 @@ from .strip_marks import StripMarks
 from .stub_host_entry_points import StubHostEntryPoints
 from .transfer_insertion import TransferInsertion
 
-# The order mdc-compile has run them in, kept exactly: it came from the order
-# modules first imported the registry, not from the list the registry meant
-# to state. pipeline/cli.py imported host_entry_points before the registry
-# loaded the rest, and pipeline/report.py imported transfer_insertion, so
-# host-entry-points ran before refuse-recursive-calls and
-# returned-argument-moves, and transfer-insertion before
-# executable-per-target. Changing the order changes the vmfbs.
-# stub-host-entry-points adds twins at the stream level, before
-# transfer-insertion stages their moves, and after place-unplaced-ops: a
-# result IREE left unplaced ends where mdc's placement puts it, and the twin
-# decision must read the same placed IR the manifest's result_devices is
-# read from (op_affinity_three: a result placed on a GPU got
-# result_devices but no twin).
-# result-storage-twins follows host-entry-points, whose twins get none.
-# strip-mdc-marks is last at the stream level: the marks passes read
-# (mdc.staged) never reach IREE. dealloca-affinity runs on IREE's
-# scheduled stream IR, before the HAL conversion, and cross-driver-waits
-# after it, on the deallocas where they now run. warn-cuda-maxsi-reduction
-# only reads the IR (every dispatch placed by then). declared-devices-default
-# is first: the input-level passes after it read the default it sets.
-PIPELINE = [
+LEVELS = ("input", "stream", "scheduled", "hal")
+
+
+class OrderError(Exception):
+    """The passes' declarations admit no order (a declaration bug)."""
+
+
+def _level_order(passes: list[type[ModulePass]], available: set) -> list[type[ModulePass]]:
+    """``passes`` (of one level) in dependency order; ``available``: the
+    facts earlier levels provide."""
+    after: dict[type[ModulePass], set] = {p: set() for p in passes}
+    for p in passes:
+        for fact in p.needs:
+            providers = {q for q in passes if fact in q.provides and q is not p}
+            if not providers and fact not in available:
+                raise OrderError(f"{p.name} needs '{fact.value}', which no pass before it provides")
+            after[p] |= providers
+        for fact in p.removes:
+            after[p] |= {q for q in passes if fact in q.needs and q is not p}
+    order: list[type[ModulePass]] = []
+    while len(order) < len(passes):
+        ready = [p for p in passes if p not in order and after[p] <= set(order)]
+        if not ready:
+            stuck = sorted(p.name for p in passes if p not in order)
+            raise OrderError(f"the passes {stuck} wait on each other")
+        order.append(min(ready, key=lambda p: (bool(p.removes), p.name)))
+    return order
+
+
+def schedule(passes: Iterable[type[ModulePass]]) -> list[type[ModulePass]]:
+    """``passes`` in the order they run: level by level, each level in the
+    order its passes' declarations give (this module's docstring)."""
+    passes = list(passes)
+    unknown = [p.name for p in passes if p.level not in LEVELS]
+    if unknown:
+        raise OrderError(f"passes of no known level: {unknown}")
+    order: list[type[ModulePass]] = []
+    available: set = set()
+    for level in LEVELS:
+        at_level = _level_order([p for p in passes if p.level == level], available)
+        for p in at_level:
+            available |= set(p.provides)
+            available -= set(p.removes)
+        order += at_level
+    return order
+
+
+# Every pass the pipeline runs, in no particular order: schedule() orders them.
+PASSES = [
+    CrossDriverWaits,
+    DeallocaAffinity,
     DeclaredDevicesDefault,
+    DeviceIsolationVerifier,
+    ExecutablePerTarget,
     HostEntryPoints,
-    ResultStorageTwins,
-    RefuseRecursiveCalls,
-    ReturnedArgumentMoves,
+    HostFences,
+    LoopInitIsolation,
+    PartitionFence,
     PlaceUnplacedOps,
+    RefuseRecursiveCalls,
+    ResultStorageTwins,
+    ReturnedArgumentMoves,
+    StripMarks,
     StubHostEntryPoints,
     TransferInsertion,
-    ExecutablePerTarget,
-    LoopInitIsolation,
-    HostFences,
-    PartitionFence,
     WarnCudaMaxsiReduction,
-    StripMarks,
-    DeallocaAffinity,
-    CrossDriverWaits,
-    DeviceIsolationVerifier,
 ]
+
+PIPELINE = schedule(PASSES)
 
 STEPS = [StageCrossings]
 
 _names = [p.name for p in [*PIPELINE, *STEPS]]
 assert len(_names) == len(set(_names)), _names
-assert all(p.level in ("input", "stream", "scheduled", "hal") for p in PIPELINE), PIPELINE

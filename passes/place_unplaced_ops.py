@@ -26,18 +26,11 @@ from .ir_util import affinity_attr, get_attr, inside_executable, top_level_ops, 
 from .memory_model import MemoryModel
 from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
 from .outputs import PlacedOp, Report
-from .pass_base import MemoryModelOptions, ModulePass
-from .placement import Placement
+from .pass_base import Fact, ModulePass, NoOptions
+from .placement import Placement, place_unplaced_ops
 from .sizes import measure
 
 _AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
-
-
-def needs_staging(model: MemoryModel) -> bool:
-    """Some pair of the module's devices is staged, or it has GPUs of two
-    drivers (whose values go through a host)."""
-    drivers = {d.driver for d in model.devices.values() if not d.is_local}
-    return bool(model.staged_pairs()) or len(drivers) > 1
 
 
 def place(module, model: MemoryModel) -> tuple[Placement, placement_graph.PlacementGraph, list[PlacedOp]]:
@@ -45,17 +38,15 @@ def place(module, model: MemoryModel) -> tuple[Placement, placement_graph.Placem
     returns the placement analysis of the result (for stage-crossings),
     the placement graph, and each op placed with why."""
     _check_devices_declared(module, model)
-    if not needs_staging(model):
-        # Nothing to rewrite; still say where things run, for reports.
-        placement = Placement(module)
-        placement.analyze()
-        return placement, placement_graph.snapshot(module, placement, model, measure), []
-    _import_arguments_where_declared(module, model)
+    if model.needs_staging:
+        _import_arguments_where_declared(module, model)
     placement = Placement(module)
     placement.analyze()
-    placed = [PlacedOp(format_location(op.location), op.name, device, why)
-              for op, device, why in placement.place_unplaced_ops()]
-    placement.analyze()
+    placed = []
+    if model.needs_staging:  # else nothing to rewrite; still say where things run, for reports
+        placed = [PlacedOp(format_location(op.location), op.name, device, why)
+                  for op, device, why in place_unplaced_ops(placement)]
+        placement.analyze()
     return placement, placement_graph.snapshot(module, placement, model, measure), placed
 
 
@@ -162,8 +153,10 @@ class PlaceUnplacedOps(ModulePass):
     level = "stream"
     summary = "give resource ops without an affinity a device (placement.py's rule), for transfer-insertion"
 
-    Options = MemoryModelOptions
+    requires = (MemoryModel,)
+    # First at the stream level: every pass after it reads placed IR.
+    provides = (Fact.PLACED_OPS,)
 
-    def apply(self, module, options: MemoryModelOptions) -> Report:
-        _, graph, placed = place(module, MemoryModel.of(module, options.links))
+    def apply(self, module, options: NoOptions, model: MemoryModel) -> Report:
+        _, graph, placed = place(module, model)
         return Report(graph=graph, placements=placed)

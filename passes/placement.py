@@ -43,6 +43,9 @@ Where a value lives (its *home*):
 * anything else (arguments of internal functions, call results): unknown.
   Unknown homes are left to IREE; the device-isolation check at the stream
   level catches any that IREE then shares across a staged pair.
+
+:class:`Placement` answers where values live and ops run; the rule is
+``choose_device`` and ``place_unplaced_ops``, which apply it to a module.
 """
 
 from __future__ import annotations
@@ -109,6 +112,12 @@ def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:
         return ([(1 + i, op.successors[0], i) for i in range(n_true)]
                 + [(1 + n_true + i, op.successors[1], i) for i in range(n_false)])
     return []
+
+
+def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
+    """What the ``scf.condition`` of scf.while ``op`` forwards."""
+    condition = list(op.regions[0].blocks[0].operations)[-1].operation
+    return list(condition.operands)[1:]
 
 
 class Placement:
@@ -233,7 +242,7 @@ class Placement:
             # region's arguments (not its initial values: the before region
             # may move them elsewhere first).
             index = list(op.results).index(value)
-            forwarded = self._while_forwarded(op)
+            forwarded = _while_forwarded(op)
             return self.home(forwarded[index], _depth + 1) if index < len(forwarded) else None
         if name == "scf.if":
             index = list(op.results).index(value)
@@ -265,16 +274,10 @@ class Placement:
             return self._branch_arg_home(block, value.arg_number, depth)
         if parent.name == "scf.while" and block == parent.regions[1].blocks[0]:
             # The `do` region receives what `scf.condition` forwards.
-            forwarded = self._while_forwarded(parent)
+            forwarded = _while_forwarded(parent)
             if value.arg_number < len(forwarded):
                 return self.home(forwarded[value.arg_number], depth + 1)
         return None
-
-    @staticmethod
-    def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
-        """What the ``scf.condition`` of scf.while ``op`` forwards."""
-        condition = list(op.regions[0].blocks[0].operations)[-1].operation
-        return list(condition.operands)[1:]
 
     def _branch_arg_home(self, block: ir.Block, index: int, depth: int) -> str | None:
         """The home of argument ``index`` of ``block``, which branches reach
@@ -313,9 +316,11 @@ class Placement:
                 if index < len(user.results):
                     yield from self._consumer_devices(user.results[index], depth + 1)
                 continue
-            yield self._consumer_device(user)
+            yield self.consumer_device(user)
 
-    def _consumer_device(self, op: ir.Operation) -> str | None:
+    def consumer_device(self, op: ir.Operation) -> str | None:
+        """Where ``op`` consumes an operand (None for returns, calls and
+        yields, which pass it on)."""
         # A store consumes its value where the global lives (exec_device):
         # a move with no target whose one use is a store goes there (IREE
         # makes one, ``from`` the global's loads' device, where a host twin
@@ -351,50 +356,54 @@ class Placement:
                 if device:
                     self._global_homes[name] = device
 
-    def place_unplaced_ops(self) -> list[tuple[ir.Operation, str, str]]:
-        """Gives every resource op without an affinity one, by the rule in
-        this module's docstring. Returns (op, device, why) for each."""
-        placed = []
-        for op in walk(self.module):
-            if not _is_placeable(op):
-                continue
-            device, why = self._choose(op)
-            if device is None:
-                continue
-            op.attributes["affinity"] = affinity_attr(device)
-            placed.append((op, device, why))
-        return placed
 
-    def _choose(self, op: ir.Operation) -> tuple[str | None, str]:
-        weights: dict[str, int] = {}
-        order: list[str] = []
-        for i, v in enumerate(op.operands):
-            if not is_resource(v):
-                continue
-            owner = v.owner
-            if (not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer"
-                    and get_attr(owner.operation, "target_affinity") is None):
-                # A transfer with no target moves to wherever this op runs:
-                # what counts is where the bytes come from.
-                device = self.transfer_source(owner.operation)
-            else:
-                device = self.home(v)
-            if device is None:
-                continue
-            weights[device] = weights.get(device, 0) + _operand_bytes(op, i)
-            if device not in order:
-                order.append(device)
-        if weights:
-            best = max(weights.values())
-            tied = [d for d in order if weights[d] == best]
-            if len(tied) == 1:
-                return tied[0], "holds the most operand bytes"
-            if self.default_device in tied:
-                return self.default_device, "operand bytes tie; module default device"
-            return tied[0], "operand bytes tie; first operand's device"
-        for result in op.results:
-            for use in result.uses:
-                device = self._consumer_device(use.owner)
-                if device:
-                    return device, "no placed operand; first placed consumer"
-        return self.default_device, "nothing placed around it; module default device"
+def place_unplaced_ops(placement: Placement) -> list[tuple[ir.Operation, str, str]]:
+    """Gives every resource op of ``placement``'s module without an
+    affinity one, by the rule in this module's docstring. Returns (op,
+    device, why) for each."""
+    placed = []
+    for op in walk(placement.module):
+        if not _is_placeable(op):
+            continue
+        device, why = choose_device(placement, op)
+        if device is None:
+            continue
+        op.attributes["affinity"] = affinity_attr(device)
+        placed.append((op, device, why))
+    return placed
+
+
+def choose_device(placement: Placement, op: ir.Operation) -> tuple[str | None, str]:
+    """The device the placement rule gives ``op``, and why."""
+    weights: dict[str, int] = {}
+    order: list[str] = []
+    for i, v in enumerate(op.operands):
+        if not is_resource(v):
+            continue
+        owner = v.owner
+        if (not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer"
+                and get_attr(owner.operation, "target_affinity") is None):
+            # A transfer with no target moves to wherever this op runs:
+            # what counts is where the bytes come from.
+            device = placement.transfer_source(owner.operation)
+        else:
+            device = placement.home(v)
+        if device is None:
+            continue
+        weights[device] = weights.get(device, 0) + _operand_bytes(op, i)
+        if device not in order:
+            order.append(device)
+    if weights:
+        best = max(weights.values())
+        tied = [d for d in order if weights[d] == best]
+        if len(tied) == 1:
+            return tied[0], "holds the most operand bytes"
+        if placement.default_device in tied:
+            return placement.default_device, "operand bytes tie; module default device"
+        return tied[0], "operand bytes tie; first operand's device"
+    for result in op.results:
+        for use in result.uses:
+            device = placement.consumer_device(use.owner)
+            if device:
+                return device, "no placed operand; first placed consumer"
+    return placement.default_device, "nothing placed around it; module default device"

@@ -17,7 +17,7 @@ from iree.compiler import ir
 
 from .diagnostics import MdcError
 from .ir_util import top_level_ops, walk
-from .pass_base import ModulePass, NoOptions
+from .pass_base import ANALYSES, Fact, ModulePass, NoOptions
 
 _FUNCTIONS = ("func.func", "util.func")
 _CALLS = ("func.call", "util.call")
@@ -70,6 +70,12 @@ class RefuseRecursiveCalls(ModulePass):
     name = "refuse-recursive-calls"
     level = "input"
     summary = "refuse a program whose functions call themselves (IREE 3.13 never finishes compiling one)"
+
+    # It refuses a cycle in the call graph with every twin in it (a twin
+    # calls its function; twin_call_trees.py copies no cyclic graph).
+    needs = (Fact.HOST_TWINS, Fact.STORAGE_TWINS)
+    provides = (Fact.ACYCLIC_CALLS,)
+    preserves = ANALYSES
 
     def apply(self, module, options: NoOptions) -> None:
         found = find_call_cycle(call_graph(module))

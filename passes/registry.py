@@ -1,15 +1,17 @@
 """The pass registry: every mdc pass, by name, and the pipeline's passes at
-each level in the order they run (pipeline_order.PIPELINE). Pass modules
-import pass_base, not this module, so importing every pass here makes no
-import cycle; the run order is the list's, not the order of imports.
+each level in the order they run (pipeline_order.PIPELINE, derived from
+what each pass declares). Pass modules import pass_base, not this module,
+so importing every pass here makes no import cycle. ``run_passes`` runs
+passes with the analyses they require (pass_manager.py).
 """
 
 from __future__ import annotations
 
 # The API the pipeline uses, from here: the settings, the pass type, the
-# one way to run a pass, and what passes report.
+# ways to run passes, and what passes report.
 from .outputs import Report  # noqa: F401
-from .pass_base import CompileSettings, ModulePass, run_pass  # noqa: F401
+from .pass_base import CompileSettings, ModulePass  # noqa: F401
+from .pass_manager import AnalysisManager, run_pass, run_passes  # noqa: F401
 
 
 def pipeline() -> list[type[ModulePass]]:

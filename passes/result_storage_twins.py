@@ -39,7 +39,7 @@ from .host_entry_points import TWIN_SUFFIX as HOST_TWIN_SUFFIX, options_for
 from .ir_util import symbol_ref
 from .module_facts import AFFINITY
 from .outputs import Report
-from .pass_base import CompileSettings, ModulePass
+from .pass_base import CompileSettings, Fact, ModulePass
 from .twins import Signature, add_twins, needs_twin
 
 TWIN_SUFFIX = "$into"
@@ -62,7 +62,7 @@ class ResultStorageOptions:
         if not settings.result_storage_twins:
             return cls()
         devices = list(settings.devices.values())
-        host = options_for(devices, settings.links)
+        host = options_for(settings.memory_model)
         if host is None:
             return cls()
         cpus = frozenset(d.name for d in devices if d.is_local and d.name not in host.staged_from_host)
@@ -150,6 +150,9 @@ class ResultStorageTwins(ModulePass):
     summary = "adds @F$into, a twin of each public function that writes its CPU results into the caller's storage"
 
     Options = ResultStorageOptions
+    # The twins of host-entry-points get none.
+    needs = (Fact.HOST_TWINS,)
+    provides = (Fact.STORAGE_TWINS,)
 
     def apply(self, module, options: ResultStorageOptions) -> Report | None:
         if not options.cpus:

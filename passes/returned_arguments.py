@@ -37,7 +37,7 @@ from .diagnostics import MdcError
 from .ir_util import get_attr, top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import declared_affinities, iree_default_device, module_default_device, single_device
-from .pass_base import DeviceOptions, ModulePass
+from .pass_base import DeviceOptions, Fact, ModulePass
 
 _FUNCTIONS = ("func.func", "util.func")
 _RETURNS = ("func.return", "util.return")
@@ -212,11 +212,14 @@ class ReturnedArgumentMoves(ModulePass):
 
     Options = DeviceOptions
 
-    def apply(self, module, options: DeviceOptions) -> None:
-        # Before IREE's phases the program names its devices only in
-        # affinities: the command line says what they are (mdc-opt, on a
-        # module that defines them as globals, reads those).
-        model = MemoryModel(options.devices, options.links) if options.devices \
-            else MemoryModel.of(module, options.links)
+    # Before IREE's phases the program names its devices only in
+    # affinities: the command line says what they are (mdc-opt, on a module
+    # that defines them as globals, reads those; pass_manager.devices_seen).
+    requires = (MemoryModel,)
+    # It reads the module's default device; it follows calls, so a cycle
+    # must have been refused; and it moves the results of the twins too.
+    needs = (Fact.DEFAULT_DEVICE, Fact.ACYCLIC_CALLS, Fact.HOST_TWINS, Fact.STORAGE_TWINS)
+
+    def apply(self, module, options: DeviceOptions, model: MemoryModel) -> None:
         default = module_default_device(module) or options.default or iree_default_device(model.devices)
         move_returned_arguments(module, model, default)

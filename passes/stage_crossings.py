@@ -35,8 +35,7 @@ from .lowering import Lowerings, Site, StagingOptions
 from .memory_model import MemoryModel
 from .module_facts import single_device
 from .outputs import Report
-from .pass_base import ModulePass
-from .place_unplaced_ops import needs_staging
+from .pass_base import Fact, ModulePass
 from .placement import Placement
 from .sizes import measure
 
@@ -239,10 +238,11 @@ class StageCrossings(ModulePass):
 
     Options = StagingOptions
 
-    def apply(self, module, options: StagingOptions) -> Report | None:
-        model = MemoryModel.of(module, options.links)
-        if not needs_staging(model):
+    requires = (MemoryModel, Placement)
+    needs = (Fact.PLACED_OPS,)
+    provides = (Fact.STAGED_CROSSINGS, Fact.MDC_MARKS)
+
+    def apply(self, module, options: StagingOptions, model: MemoryModel, placement: Placement) -> Report | None:
+        if not model.needs_staging:
             return None
-        placement = Placement(module)
-        placement.analyze()
         return Report(crossings=stage_crossings(module, model, placement, options))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from .ir_util import walk
-from .pass_base import ModulePass, NoOptions
+from .pass_base import Fact, ModulePass, NoOptions
 
 MARK_PREFIX = "mdc."
 
@@ -39,6 +39,9 @@ class StripMarks(ModulePass):
     name = "strip-mdc-marks"
     level = "stream"
     summary = "remove mdc's own op marks (mdc.staged) before IREE's stream pipelines"
+
+    # The marks never reach IREE: last at the stream level.
+    removes = (Fact.MDC_MARKS,)
 
     def apply(self, module, options: NoOptions) -> None:
         strip_marks(module)

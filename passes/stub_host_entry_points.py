@@ -45,7 +45,7 @@ from .diagnostics import MdcError
 from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
 from .ir_util import top_level_ops
 from .outputs import Report
-from .pass_base import ModulePass
+from .pass_base import Fact, ModulePass
 from .result_storage_twins import TWIN_SUFFIX as STORAGE_TWIN_SUFFIX
 from .stub_signatures import (BUFFER_VIEW, FENCE, StubSignature, StubValue, abi_functions, declared_stub_signatures,
                               stub_signatures)
@@ -218,6 +218,12 @@ class StubHostEntryPoints(ModulePass):
                "or whose undeclared results end on a far device")
 
     Options = HostEntryPointOptions
+
+    # A result IREE left unplaced ends where place-unplaced-ops puts it:
+    # the twins are decided on the placed IR the manifest's result_devices
+    # is read from.
+    needs = (Fact.PLACED_OPS,)
+    provides = (Fact.STUB_TWINS,)
 
     def apply(self, module, options: HostEntryPointOptions) -> Report | None:
         if options.host is None:

@@ -63,8 +63,8 @@ from __future__ import annotations
 from .lowering import StagingOptions
 from .memory_model import MemoryModel
 from .outputs import Report
-from .pass_base import ModulePass
-from .place_unplaced_ops import needs_staging, place
+from .pass_base import Fact, ModulePass
+from .place_unplaced_ops import place
 from .stage_crossings import stage_crossings
 
 
@@ -78,10 +78,15 @@ class TransferInsertion(ModulePass):
 
     Options = StagingOptions
 
-    def apply(self, module, options: StagingOptions) -> Report:
-        model = MemoryModel.of(module, options.links)
+    requires = (MemoryModel,)
+    # It stages the moves of stub-host-entry-points' twins too (its own
+    # placement finds the ops place-unplaced-ops placed).
+    needs = (Fact.PLACED_OPS, Fact.STUB_TWINS)
+    provides = (Fact.STAGED_CROSSINGS, Fact.MDC_MARKS)
+
+    def apply(self, module, options: StagingOptions, model: MemoryModel) -> Report:
         placement, graph, placed = place(module, model)
         report = Report(graph=graph, placements=placed)
-        if needs_staging(model):
+        if model.needs_staging:
             report.crossings.extend(stage_crossings(module, model, placement, options))
         return report

@@ -72,12 +72,11 @@ def _python_passes(level: str):
                 ctx.report.state_by_function = state_by_function(module)
                 if ctx.manifest_devices is not None:
                     ctx.report.tied_dims = tied_dims(module)
-            for pass_cls in registry.passes_at(level):
-                registry.run_pass(pass_cls, module, ctx.settings, ctx.report)
+            analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
                 ctx.report.source_types = source_types(module)
             if level == "stream" and ctx.manifest_devices is not None:
-                write_manifest(module, ctx)
+                write_manifest(module, ctx, analyses.memory_model(level))
             module.verify()
         return module
 
@@ -100,24 +99,24 @@ def _python_passes_checked(level: str):
     return run
 
 
-def write_manifest(module, ctx: "PipelineContext") -> None:
+def write_manifest(module, ctx: "PipelineContext", model) -> None:
     """The manifest step of the mdc stage: after mdc's stream-level passes,
     every public function gets the device manifest (the devices and IREE's
     default among them, what the memory model stages, the pinned arguments, host twins and result-storage
     twins the passes made, the signatures of functions IREE wrote no
     declaration for, where results declared on no device live, the
     program's own mutable globals, and the argument dimensions each public
-    function requires equal)."""
+    function requires equal). ``model``: the memory model of the module's
+    devices (the passes' own, pass_manager.py)."""
     from mdc.passes.abi import pinned_arguments_of
     from mdc.passes.host_entry_points import HostEntryPointOptions
-    from mdc.passes.memory_model import MemoryModel
     from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
 
     settings = ctx.settings
     functions = stub_signatures(module)
     pin_wrapper_arguments(module)
     manifest.attach(module, manifest.manifest_json(
-        ctx.manifest_devices, MemoryModel.of(module, settings.links), pinned_arguments_of(module),
+        ctx.manifest_devices, model, pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
         ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
         ctx.report.tied_dims, default=ctx.report.default_device, no_host_entry_points=not settings.host_entry_points,

@@ -1,0 +1,114 @@
+"""Runs passes on one module, handing each the analyses it declares.
+
+A pass names the analyses its ``apply`` takes after its options
+(``requires``, pass_base.ModulePass) and those its rewrite leaves true
+(``preserves``). The manager computes each when a pass first asks for it
+and keeps it until a pass that does not preserve it has run:
+
+* ``MemoryModel`` (memory_model.py): the policy of the devices the pass's
+  level sees (``devices_seen``) under the --link overrides. It depends on
+  those two alone, so it is never stale: a model is built once per device
+  set, and the command line's set, which every level normally sees, has its
+  model built once per compile (CompileSettings.memory_model).
+* ``Placement`` (placement.py): where each value of the module as it is now
+  lives, with the module's global homes analyzed. Any rewrite may move a
+  value, so a pass that does not preserve it makes the next one that asks
+  analyze the module anew.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .memory_model import MemoryModel
+from .module_facts import Device, declared_devices, hal_devices
+from .outputs import Report
+from .pass_base import ANALYSES, CompileSettings, ModulePass
+from .placement import Placement
+
+
+def devices_seen(module, level: str, settings: CompileSettings) -> dict[str, Device]:
+    """The devices a pass at ``level`` works with. Before IREE's phases
+    (``input``) a program names its devices only in affinities: the command
+    line's (or, with none, the module's globals, as mdc-opt gives them).
+    On stream IR, the module's device globals (IREE may have dropped one
+    nothing uses). At the HAL level, the devices its initializers make, and
+    the command line's that IREE dropped (a declaration may still name one)."""
+    if level == "input":
+        return dict(settings.devices) or declared_devices(module)
+    if level == "hal":
+        devices = dict(hal_devices(module))
+        for name, device in settings.devices.items():
+            devices.setdefault(name, device)
+        return devices
+    return declared_devices(module)
+
+
+def analyzed_placement(module) -> Placement:
+    """placement.py's analysis of ``module``, with its global homes."""
+    placement = Placement(module)
+    placement.analyze()
+    return placement
+
+
+class AnalysisManager:
+    """The analyses of one module under one compile's settings."""
+
+    def __init__(self, module, settings: CompileSettings):
+        self.module = module
+        self.settings = settings
+        self._models: dict[tuple, MemoryModel] = {}
+        self._cached: dict[type, object] = {}
+
+    def memory_model(self, level: str) -> MemoryModel:
+        """The memory model of the devices ``level`` sees."""
+        devices, links = devices_seen(self.module, level, self.settings), self.settings.links
+        key = MemoryModel.key(devices, links)
+        if key == MemoryModel.key(self.settings.devices, links):
+            return self.settings.memory_model
+        if key not in self._models:
+            self._models[key] = MemoryModel(devices, dict(links))
+        return self._models[key]
+
+    def placement(self) -> Placement:
+        if Placement not in self._cached:
+            self._cached[Placement] = analyzed_placement(self.module)
+        return self._cached[Placement]
+
+    def get(self, analysis: type, level: str):
+        """The analysis ``analysis`` (a type of ANALYSES) for a pass at ``level``."""
+        if analysis is MemoryModel:
+            return self.memory_model(level)
+        if analysis is Placement:
+            return self.placement()
+        raise TypeError(f"no analysis {analysis.__name__}: a pass requires one of {ANALYSES}")
+
+    def ran(self, pass_cls: type[ModulePass]) -> None:
+        """Forgets what ``pass_cls``'s rewrite may have made untrue."""
+        self._cached = {k: v for k, v in self._cached.items() if k in pass_cls.preserves}
+
+    def run(self, pass_cls: type[ModulePass], report: Report) -> None:
+        """Runs ``pass_cls`` with its options and the analyses it requires,
+        adding what it returns to ``report``."""
+        options = pass_cls.Options.of(self.settings)
+        analyses = [self.get(a, pass_cls.level) for a in pass_cls.requires]
+        produced = pass_cls().apply(self.module, options, *analyses)
+        self.ran(pass_cls)
+        if produced is not None:
+            report.extend(produced)
+
+
+def run_passes(passes: Iterable[type[ModulePass]], module, settings: CompileSettings, report: Report,
+               analyses: AnalysisManager | None = None) -> AnalysisManager:
+    """Runs ``passes`` in order on ``module``, sharing one AnalysisManager
+    (``analyses``, or a new one); returns it."""
+    manager = analyses or AnalysisManager(module, settings)
+    for pass_cls in passes:
+        manager.run(pass_cls, report)
+    return manager
+
+
+def run_pass(pass_cls: type[ModulePass], module, settings: CompileSettings, report: Report) -> None:
+    """Runs ``pass_cls`` alone on ``module`` with its options of
+    ``settings``, adding what it returns to ``report``."""
+    run_passes([pass_cls], module, settings, report)

@@ -1,0 +1,148 @@
+"""The pass manager (passes/pass_manager.py) and the pass order
+(passes/pipeline_order.py): analyses computed once and dropped when a pass
+may have made them untrue, one memory model per compile, and the order the
+passes' declarations give."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+from mdc.passes import memory_model, pipeline_order, registry
+from mdc.passes.module_facts import declared_devices
+from mdc.passes.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
+from mdc.passes.pass_manager import AnalysisManager, run_passes
+from mdc.passes.placement import Placement
+from mdc.pipeline.ireec import Compiler
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The order mdc-compile runs its passes in; the vmfbs are built with it.
+EXPECTED = [
+    "declared-devices-default", "host-entry-points", "result-storage-twins", "refuse-recursive-calls",
+    "returned-argument-moves",
+    "place-unplaced-ops", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
+    "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
+    "dealloca-affinity", "cross-driver-waits",
+    "device-isolation-verifier",
+]
+
+
+def test_the_declarations_give_the_pipeline_order():
+    assert [p.name for p in registry.pipeline()] == EXPECTED
+
+
+def test_the_order_does_not_depend_on_the_list_order():
+    rng = random.Random(33)
+    for _ in range(20):
+        passes = list(pipeline_order.PASSES)
+        rng.shuffle(passes)
+        assert [p.name for p in pipeline_order.schedule(passes)] == EXPECTED
+
+
+def _pass(name: str, level: str = "stream", **declared) -> type[ModulePass]:
+    return type(name, (ModulePass,), {"name": name, "level": level, "summary": name, **declared})
+
+
+def test_a_fact_no_pass_provides_is_an_error():
+    with pytest.raises(pipeline_order.OrderError, match="needs"):
+        pipeline_order.schedule([_pass("a", needs=(Fact.HOST_FENCES,))])
+
+
+def test_a_fact_of_an_earlier_level_is_available():
+    early = _pass("z", level="input", provides=(Fact.HOST_TWINS,))
+    late = _pass("a", needs=(Fact.HOST_TWINS,))
+    assert pipeline_order.schedule([late, early]) == [early, late]
+
+
+def test_passes_waiting_on_each_other_are_an_error():
+    a = _pass("a", needs=(Fact.HOST_FENCES,), provides=(Fact.PLACED_OPS,))
+    b = _pass("b", needs=(Fact.PLACED_OPS,), provides=(Fact.HOST_FENCES,))
+    with pytest.raises(pipeline_order.OrderError, match="wait on each other"):
+        pipeline_order.schedule([a, b])
+
+
+def test_needs_beat_names_and_a_remover_runs_last():
+    remover = _pass("a-remover", removes=(Fact.MDC_MARKS,))
+    reader = _pass("b-reader", needs=(Fact.MDC_MARKS,))
+    maker = _pass("c-maker", provides=(Fact.MDC_MARKS,))
+    free = _pass("d-free")
+    for passes in itertools.permutations([remover, reader, maker, free]):
+        assert [p.name for p in pipeline_order.schedule(passes)] == ["c-maker", "b-reader", "d-free", "a-remover"]
+
+
+_STAGED_MODULE = """
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @b = #hal.device.target<"cuda", {ordinal = 0 : index}> : !hal.device
+  util.func public @f(%v: f32) -> !stream.resource<*> {
+    %s = stream.tensor.sizeof on(#hal.device.affinity<@a>) tensor<4xf32> : index
+    %x = stream.tensor.splat on(#hal.device.affinity<@a>) %v : f32 -> tensor<4xf32> in !stream.resource<*>{%s}
+    util.return %x : !stream.resource<*>
+  }
+}
+"""
+
+
+def _recorder(requires=(), preserves=()):
+    seen = []
+
+    class Record(ModulePass):
+        name, level, summary = "record", "stream", "records what it is given"
+
+        def apply(self, module, options, *analyses):
+            seen.append(analyses)
+
+    Record.requires, Record.preserves = requires, preserves
+    return Record, seen
+
+
+def test_analyses_are_cached_until_a_pass_does_not_preserve_them():
+    compiler = Compiler([])
+    module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
+    keeps, seen_keeps = _recorder((memory_model.MemoryModel, Placement), preserves=ANALYSES)
+    drops, seen_drops = _recorder((memory_model.MemoryModel, Placement))
+    with compiler.context, module.location:
+        run_passes([keeps, keeps, drops, keeps], module, CompileSettings(), registry.Report())
+    (m1, p1), (m2, p2), (m4, p4) = seen_keeps
+    (m3, p3), = seen_drops
+    assert m1 is m2 is m3 is m4
+    assert m1.anything_staged
+    assert p1 is p2 is p3  # kept by the first two passes
+    assert p4 is not p3  # dropped by the third
+
+
+def test_the_memory_model_is_the_settings_one_where_the_devices_are_the_command_lines():
+    compiler = Compiler([])
+    module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
+    with compiler.context, module.location:
+        settings = CompileSettings(devices=declared_devices(module))
+        analyses = AnalysisManager(module, settings)
+        for level in ("input", "stream", "scheduled", "hal"):
+            assert analyses.memory_model(level) is settings.memory_model
+        other = AnalysisManager(module, CompileSettings())
+        assert other.memory_model("stream") is other.memory_model("stream")
+        assert other.memory_model("stream") is not settings.memory_model
+
+
+def test_one_memory_model_per_compile(monkeypatch, tmp_path):
+    """mdc-compile in process (no fork) builds the memory model once."""
+    from mdc.pipeline import cli
+
+    built = []
+    init = memory_model.MemoryModel.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(args)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(memory_model.MemoryModel, "__init__", counting)
+    monkeypatch.setenv("MDC_NO_FORK", "1")
+    out = tmp_path / "out.vmfb"
+    code = cli.compile_main([str(REPO / "examples" / "multi_device_mul.mlir"), "--device=a=cuda[0]",
+                             "--device=b=local[0]", "-o", str(out)])
+    assert code == 0 and out.exists()
+    assert len(built) == 1, built
