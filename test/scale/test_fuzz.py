@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import collections
 import os
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
-import fuzz  # noqa: E402
+from harness import fuzz
 
 SEED = fuzz.default_seed()
 COUNT = int(os.environ.get("MDC_FUZZ_COUNT", "500"))
