@@ -1,4 +1,4 @@
-"""Fuzzing mdc-compile, mdc-opt and mdc-run with bad inputs (fuzz.py).
+"""Fuzzing mdc-compile, mdc-opt and mdc-run with bad inputs (harness.fuzz).
 
 MDC_FUZZ_COUNT cases (default 500) from the seed MDC_FUZZ_SEED (default: the
 time; printed at the start, in the summary and in every failure), run on

@@ -1,4 +1,4 @@
-"""Differential testing with random multi-device programs (progen.py).
+"""Differential testing with random multi-device programs (harness.progen).
 
 Each run generates MDC_PROGEN_COUNT programs (default 200) from the seed
 MDC_PROGEN_SEED (default: the time; printed at the start and in the summary,
