@@ -7,7 +7,7 @@ import sys
 
 from .build import build
 from .canaries import canary_cuda_thread_child
-from .run import NO_GPU_STATUS
+from .run import NO_GPU_STATUS, run
 from .runners import RUNNERS
 
 
@@ -36,3 +36,4 @@ def main() -> int:
     a = p.parse_args()
     if a.cmd == "build":
         return build(a.kit, a.cpu, a.seed, a.mdc_flag)
+    return run(a.kit, a.timeout, a.only, a.repeat, a.cpu_driver, a.allow_no_gpu)
