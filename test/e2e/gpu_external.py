@@ -6,7 +6,7 @@
 ``build`` compiles every program of test/e2e/programs/external/ with
 mdc-compile for local + cuda, each device of the program in turn the cuda
 one (the others local[0], local[1], ...), with a portable CPU target and
-``--iree-cuda-target=sm_80``; it draws the inputs (external_corpus.py) and
+``--iree-cuda-target=sm_80``; it draws the inputs (test/harness/external_corpus.py) and
 computes the expected outputs with stock IREE, every device local, on this
 machine. A case mdc-compile refuses is kept in the kit with its error, and
 ``run`` lists it as failed.
@@ -29,12 +29,10 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-import external_corpus as corpus  # noqa: E402
-from gpu_kit import NO_GPU_STATUS, _cuda_available  # noqa: E402
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness import external_corpus as corpus  # noqa: E402
+from harness.gpu_kit import NO_GPU_STATUS, cuda_available  # noqa: E402
+from harness.paths import ROOT  # noqa: E402
 
 INPUT_SEED = 20261203
 
@@ -149,7 +147,7 @@ def _verdict(kit: str, case: dict, index: int, timeout: float) -> str:
 
 def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
     kit = os.path.abspath(kit)
-    if not _cuda_available():
+    if not cuda_available():
         if allow_no_gpu:
             print("gpu_external: no cuda device here; skipping (--allow-no-gpu)")
             return 0

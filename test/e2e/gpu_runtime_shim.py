@@ -43,10 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_kit import compare as kit_compare
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.gpu_kit import compare as kit_compare  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
 
 

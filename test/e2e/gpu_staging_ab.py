@@ -31,12 +31,10 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, ROOT)
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.paths import ROOT  # noqa: E402
 
-PROGRAMS = os.path.join(HERE, "programs", "staging_ab")
+PROGRAMS = os.path.join(ROOT, "test", "e2e", "programs", "staging_ab")
 RANDOM = [(20261201, 247)]  # (seed, index): random programs wrong under one lowering on the H200
 VARIANTS = {
     "emplace": ["--staging=emplace"],
@@ -93,7 +91,7 @@ def _stock_reference(src: str, function: str, inputs, work: str) -> list[np.ndar
 
 def _programs(kit: str):
     """(name, source path, function, inputs, references, bounds or None)."""
-    import progen
+    from harness import progen
 
     for path in sorted(glob.glob(os.path.join(PROGRAMS, "*.mlir"))):
         text = open(path).read()
@@ -151,7 +149,7 @@ def build(kit: str, cpu_only: bool = False) -> int:
 def _compare(got, case, kit) -> str | None:
     """None if a call's results agree with the case's references: progen's
     error bound for a random program, else bit for bit with stock IREE."""
-    from progen import compare_bitwise, compare_reference
+    from harness.progen import compare_bitwise, compare_reference
 
     refs = [np.load(os.path.join(kit, r)) for r in case["refs"]]
     if len(got) != len(refs):

@@ -40,6 +40,8 @@ import sys
 import threading
 import time
 
+import _harness_path  # noqa: F401  (the checkout on sys.path: mdc and bench in the child processes)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRAM = os.path.join(ROOT, "bench", "programs", "to_gpu.mlir")
@@ -108,7 +110,6 @@ def _threads() -> str:
 def _child(name: str, path: str, mib: int, seconds: float, stall: float, slow: float, workers: int) -> int:
     """One process: calls until ``seconds`` pass; exits 3 on a stall, 5 when
     a call fails."""
-    sys.path.insert(0, ROOT)
     import iree.runtime as rt
     import numpy as np
 

@@ -1,5 +1,5 @@
 """The corpus of programs in the shapes other people write
-(test/e2e/programs/external/, read by external_corpus.py): util.func
+(test/e2e/programs/external/, read by test/harness/external_corpus.py): util.func
 publics, constants placed only by their consumers' transfers, unannotated
 publics, device globals whose alphabetical order is not the --device
 order, `stream.affinity` on single ops, coarse-fences functions, branches
@@ -33,7 +33,7 @@ import sys
 import numpy as np
 import pytest
 
-import external_corpus as corpus
+from harness import external_corpus as corpus
 from conftest import CPU_FLAGS, compile_mlir, compile_mlir_with_stock_iree
 
 PROGRAMS = {p.name: p for p in corpus.programs()}

@@ -13,13 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+from harness import gpu_kit, gpu_matmul, gpu_random
 
-import gpu_kit  # noqa: E402
-import gpu_matmul  # noqa: E402
-import gpu_random  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _reference(values, dtype="f32"):
@@ -98,7 +94,7 @@ def test_gpu_random_triage():
 def test_gpu_random_build_gives_each_program_a_stock_oracle(tmp_path, monkeypatch):
     """A batch stock iree-compile refuses is built one program at a time,
     and the program it still refuses says why (no compiler runs here)."""
-    import progen
+    from harness import progen
 
     progs = [progen.generate(4122026, i) for i in (41, 43)]
     compiled = []
@@ -146,7 +142,7 @@ def test_gpu_kit_stock_cuda_canaries_are_right_on_a_cpu(tmp_path):
     input has negative maxima, and mdc-compile's warning names exactly the
     variants of the measured pattern (a dynamic shape; the H200 gave wrong
     answers for the dynamic middle and last dimension, right for static)."""
-    for name, (source, inputs, expected) in gpu_kit._stock_cuda_canaries().items():
+    for name, (source, inputs, expected) in gpu_kit.stock_cuda_canaries().items():
         src, vmfb = tmp_path / f"{name}.mlir", str(tmp_path / f"{name}.vmfb")
         src.write_text(source)
         built = subprocess.run(["iree-compile", str(src), "--iree-hal-target-device=local",
@@ -164,7 +160,7 @@ def test_gpu_kit_stock_cuda_canaries_are_right_on_a_cpu(tmp_path):
             assert ("warning: linalg.generic on cuda device" in warned.stderr) == ("?" in shape), name
 
 
-no_cuda = pytest.mark.skipif(gpu_kit._cuda_available(), reason="this machine has a cuda device")
+no_cuda = pytest.mark.skipif(gpu_kit.cuda_available(), reason="this machine has a cuda device")
 
 
 def _run(*argv):

@@ -17,9 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 PROBE = r"""
 import ctypes, ctypes.util, resource, sys
-sys.path.insert(0, sys.argv[1])
 from mdc.runtime_shim.host_memory import retain_freed_memory
-if sys.argv[2] == "retain":
+if sys.argv[1] == "retain":
     assert retain_freed_memory()
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 libc.malloc.restype = ctypes.c_void_p
@@ -41,7 +40,8 @@ glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or not ctypes.ut
 
 
 def _faults(mode: str) -> int:
-    out = subprocess.run([sys.executable, "-c", PROBE, ROOT, mode], capture_output=True, text=True, check=True)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True, env=env)
     return int(out.stdout.strip())
 
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from progen import run_killing_group
+from harness.processes import run_killing_group
 
 RECURSIVE = """
 func.func private @halve(%x: tensor<4xf32>, %n: i32) -> tensor<4xf32> {
@@ -39,7 +39,7 @@ func.func public @main(%x: tensor<4xf32>, %n: i32) -> tensor<4xf32> {
 # Stock iree-compile needs about a second for a program this size; twenty
 # times that without an answer is a hang.
 HANG_S = 20
-TIMED_OUT = -999  # progen.run_killing_group's return code for a timeout
+TIMED_OUT = -999  # harness.processes.run_killing_group's return code for a timeout
 
 
 def _bin(name: str) -> str:

@@ -397,7 +397,7 @@ def test_progen_blames_stock_vulkan_only_with_its_numbers(tmp_path):
     numbers. On lavapipe, with the canary's program: mdc's numbers equal to
     stock's wrong ones get the verdict; stock's with one element changed,
     numpy's with one element changed, or numpy's own, do not."""
-    import progen
+    from harness import progen
 
     if _vulkan_driver() != "llvmpipe":
         pytest.skip("needs lavapipe's wrong matmul broadcast (test_canary_stock_vulkan_matmul_broadcast)")
@@ -419,7 +419,7 @@ def test_progen_blames_stock_vulkan_only_with_its_numbers(tmp_path):
 
     def verdict(numbers: np.ndarray) -> str:
         np.save(got, numbers.astype(np.float32))
-        return progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, [str(got)], reference)
+        return progen.stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, [str(got)], reference)
 
     assert "stock reproduction, every device on Vulkan, gives mdc's numbers" in verdict(stock)
     other = stock.copy()
@@ -439,17 +439,17 @@ def _write(path, text: str):
 def test_progen_no_stock_verdict_where_stock_vulkan_is_right(tmp_path):
     """A generated program stock IREE computes right on Vulkan: mdc's
     numbers off by one there get no stock-side verdict."""
-    import progen
+    from harness import progen
 
     prog = next(p for p in (progen.generate(20261201, i) for i in range(100))
                 if not progen.has_narrow_values(p) and "result_on_b" in p.features)
-    flags = progen._inputs(prog, str(tmp_path))
+    flags = progen.write_inputs(prog, str(tmp_path))
     reference = prog.reference()
     outs = []
     for k, (v, _) in enumerate(prog.results):
         outs.append(str(tmp_path / f"got{k}.npy"))
         np.save(outs[-1], (reference[k][0] + 1).astype(progen.NP[v.dtype]))
-    assert progen._stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, outs, reference) == ""
+    assert progen.stock_wrong_on_vulkan_alone(prog, str(tmp_path), flags, outs, reference) == ""
 
 
 RESULT_ON_CPU = """

@@ -24,8 +24,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import external_corpus  # noqa: E402
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness import external_corpus  # noqa: E402
 
 _DEVICE = re.compile(r"promise<@(\w+)>")
 _CPU = ["--iree-llvmcpu-target-cpu=generic"]

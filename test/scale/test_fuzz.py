@@ -1,4 +1,4 @@
-"""Fuzzing mdc-compile, mdc-opt and mdc-run with bad inputs (fuzz.py).
+"""Fuzzing mdc-compile, mdc-opt and mdc-run with bad inputs (harness.fuzz).
 
 MDC_FUZZ_COUNT cases (default 500) from the seed MDC_FUZZ_SEED (default: the
 time; printed at the start, in the summary and in every failure), run on
@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import collections
 import os
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
-import fuzz  # noqa: E402
+from harness import fuzz
 
 SEED = fuzz.default_seed()
 COUNT = int(os.environ.get("MDC_FUZZ_COUNT", "500"))

@@ -1,4 +1,4 @@
-"""Differential testing with random multi-device programs (progen.py).
+"""Differential testing with random multi-device programs (harness.progen).
 
 Each run generates MDC_PROGEN_COUNT programs (default 200) from the seed
 MDC_PROGEN_SEED (default: the time; printed at the start and in the summary,
@@ -41,13 +41,11 @@ from __future__ import annotations
 
 import collections
 import os
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
-import progen  # noqa: E402
+from harness import progen
 
 SEED = progen.default_seed()
 COUNT = int(os.environ.get("MDC_PROGEN_COUNT", "200"))

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "external")
+from . import paths
+
+PROGRAMS = os.path.join(paths.PROGRAMS, "external")
 
 _DTYPES = {"f32": np.float32, "i32": np.int32, "i64": np.int64, "i1": np.bool_, "index": np.int64}
 _HEADER = re.compile(r"^// (devices|declared|call|inputs): *(.*)$", re.M)
