@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 
 from mdc.contract.version import IREE_COMPILER, add_version_argument
 from mdc.contract.atomic_write import CannotWrite, remove_output, why_unwritable, write_atomically
-from mdc.passes.diagnostics import MdcError, format_location, render_warning
+from mdc.passes.diagnostics import MdcError, render_warning
 
 from . import dropin, options
-from .cli_errors import (USAGE_STATUS, render_iree_error, reporting_errors,
+from .cli_errors import (USAGE_STATUS, reporting_errors,
                          survive_compiler_crashes, survive_pass_crashes)
 from .options import UsageError
 
@@ -75,13 +74,6 @@ def _split_iree_flags(argv: list[str]) -> tuple[list[str], list[str]]:
     for a in argv:
         (iree if a.startswith("--iree-") else ours).append(a)
     return ours, iree
-
-
-def _check_input(path: str) -> None:
-    if not os.path.exists(path):
-        raise UsageError(f"no such input file: {path}")
-    if os.path.isdir(path):
-        raise UsageError(f"input is a directory: {path}")
 
 
 def _compile_parser() -> argparse.ArgumentParser:
@@ -335,9 +327,10 @@ def opt_main(argv: list[str] | None = None) -> int:
 
 
 def _opt(args) -> int:
-    from mdc.passes import registry
-
-    from .ireec import IreeCompileError
+    """mdc-opt's arguments in, pass_driver.run_passes on each input, its
+    output and warnings out."""
+    from . import pass_driver
+    from .driver import CompileError
 
     if not args.input:
         raise UsageError("no input file")
@@ -346,43 +339,41 @@ def _opt(args) -> int:
     for flag in args.device:
         options.parse_device(flag)
     _check_writable("-o", args.output)
-    names = [n for group in args.passes for n in group.split(",") if n]
-    passes = []
-    for n in names:
-        cls = registry.lookup(n)
-        if cls is None:
-            known = ", ".join(p.name for p in registry.all_passes())
-            raise UsageError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
-        passes.append(cls)
-    if args.input == "-":
-        text, name = sys.stdin.read(), "<stdin>"
-    else:
-        _check_input(args.input)
-        with open(args.input, encoding="utf-8", errors="replace") as f:
-            text, name = f.read(), args.input
+    passes = pass_driver.lookup_passes([n for group in args.passes for n in group.split(",") if n])
+    text, name = _read_opt_input(args.input)
     chunks = _split_chunks(text) if args.split_input_file else [(0, text)]
     outputs, failed = [], False
     for first_line, chunk in chunks:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
-            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
-                                    args.staging_pieces, args.pinned_arguments, args.device))
-        except MdcError as e:
+            done = pass_driver.run_passes(
+                "\n" * first_line + chunk, passes, name=name, devices=args.device, links=args.link,
+                staging=args.staging, staging_pieces=args.staging_pieces, pinned_arguments=args.pinned_arguments)
+        except CompileError as e:
+            print(e.render("mdc-opt", args.verbose), file=sys.stderr)
             if not args.split_input_file:
-                raise
-            print(e.render("mdc-opt"), file=sys.stderr)
+                return e.exit_code
             failed = True
-        except IreeCompileError as e:
-            if not args.split_input_file:
-                raise
-            print(render_iree_error("mdc-opt", e, args.verbose), file=sys.stderr)
-            failed = True
+            continue
+        for w in done.warnings:
+            print(render_warning("mdc-opt", w.location, w.message), file=sys.stderr)
+        outputs.append(done.text)
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)
     elif not failed:  # a failed run leaves no file that looks finished (opt_main removes an old one)
         _write_atomically(args.output, text.encode())
     return 1 if failed else 0
+
+
+def _read_opt_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    from .driver import check_input
+
+    check_input(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read(), path
 
 
 def _split_chunks(text: str) -> list[tuple[int, str]]:
@@ -395,46 +386,3 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
             current.append(line)
     chunks.append((start, "".join(current)))
     return chunks
-
-
-def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
-             staging_pieces: int | None = None, pinned_arguments: bool = False,
-             device_flags: list[str] = ()) -> str:
-    from mdc.passes import registry
-    from mdc.passes.ir_util import top_level_ops
-    from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
-
-    from .ireec import Compiler, module_text
-
-    compiler = Compiler([])
-    module = compiler.parse_text(text, name)
-    nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
-    if len(nested) > 1:
-        raise MdcError(
-            f"the input holds {len(nested)} modules; mdc's passes work on one module with its own devices",
-            location=format_location(nested[1].location),
-            notes=["separate the modules with '// -----' lines and pass --split-input-file"],
-        )
-    # Stream-level IR declares devices by initial value; at the HAL level
-    # their initializers say what they are.
-    devices = dict(declared_devices(module) or hal_devices(module))
-    # What the module declares stands; --device adds the devices it does not.
-    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], referenced_devices(module))
-    for d in given:
-        devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
-    links = [options.parse_link(l) for l in link_flags]
-    known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    link_overrides = options.resolve_link_names(links, known)
-    settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
-                                        pinned_arguments=pinned_arguments, devices=devices)
-    report = registry.Report()
-    with compiler.context, module.location:
-        for cls in passes:
-            registry.run_pass(cls, module, settings, report)
-        try:
-            module.verify()
-        except Exception as e:
-            raise MdcError(f"passes produced invalid IR: {e}") from None
-    for location, message in report.warnings:
-        print(render_warning("mdc-opt", location, message), file=sys.stderr)
-    return module_text(module)

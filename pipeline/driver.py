@@ -1,5 +1,5 @@
 """The compile driver: ``mdc.pipeline.compile``, the Python twin of
-``mdc.runtime_shim.load``, and what ``mdc-compile`` and ``mdc-opt`` run.
+``mdc.runtime_shim.load``, and what ``mdc-compile`` runs.
 
     from mdc.pipeline import compile
     result = compile("model.mlir", devices={"a": "local[0]", "b": "cuda[0]"})
@@ -12,17 +12,19 @@ lists ``NAME=SPEC`` strings, as ``mdc-compile --device`` takes them. The
 other options are :class:`CompileOptions`' fields, one per command-line flag.
 
 The program is parsed once, in the session that compiles it: its device
-names are resolved against it, the session's IREE flags set from them, and
-the stages run on it. A failure is raised as :class:`CompileError`, whose
-``str()`` is one line, with the exit status a tool gives it. A bug in mdc
-is raised as it is.
+names are resolved against it, the session's IREE flags set from them (IREE
+reads a session's flags when a step runs, not when it parses; which
+plugins it activates at the parse is no session flag), and the stages run
+on it. A failure is raised as :class:`CompileError`, whose ``str()`` is one
+line, with the exit status a tool gives it. A bug in mdc is raised as it is.
 
 The one retry: a stock IREE 3.13 limitation rejects some result-storage
 twins (an ``scf.for`` whose result is written into an output argument fails
 stream lifetime refinement; test/lit/regress/iree_loop_output_argument.test).
 When a compile that added twins fails, the driver compiles the program again
-without them and says so in ``CompileResult.warnings``; when that fails too,
-the error was not theirs, and the first one is raised.
+without them (from a copy of the parsed module kept for this) and says so
+in ``CompileResult.warnings``; when that fails too, the error was not
+theirs, and the first one is raised.
 
 Nothing here loads IREE's compiler until a compile starts.
 """
@@ -124,7 +126,7 @@ def _one_line(error: Exception) -> str:
     return " ".join(line.strip() for line in getattr(error, "what", str(error)).splitlines())
 
 
-def _as_compile_error(error: Exception, warnings=(), timings=()) -> CompileError | None:
+def as_compile_error(error: Exception, warnings=(), timings=()) -> CompileError | None:
     """``error`` as a CompileError, or None for a bug in mdc."""
     if isinstance(error, UsageError):
         return CompileError(error, cli_errors.USAGE_STATUS, warnings, timings)
@@ -202,7 +204,7 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
     except CompileError:
         raise
     except Exception as e:
-        error = _as_compile_error(e, job.warnings, job.timings)
+        error = as_compile_error(e, job.warnings, job.timings)
         if error is None:
             raise
         raise error from e
@@ -254,7 +256,7 @@ class _Compile:
         if isinstance(self.source, MlirText):
             module = compiler.parse_text(self.source.text, self.source.name)
         else:
-            _check_input(self.name)
+            check_input(self.name)
             module = compiler.parse_file(self.name)
         if not _has_public_function(module):
             self.warnings.append(CompileWarning(self.name, NO_PUBLIC_FUNCTION))
@@ -293,14 +295,14 @@ class _Compile:
         try:
             result = stages.run(compiler, module, ctx, self.opts.compile_to)
         except Exception as e:
-            if not ctx.report.storage_twins or _as_compile_error(e) is None or _is_flag_error(e):
+            if not ctx.report.storage_twins or as_compile_error(e) is None or _is_flag_error(e):
                 self.timings += ctx.timings
                 raise
             retry = make_context(False)
             try:
                 result = stages.run(compiler, pristine, retry, self.opts.compile_to)
             except Exception as again:
-                if _as_compile_error(again) is None:
+                if as_compile_error(again) is None:
                     raise
                 self.timings += ctx.timings
                 raise e from None
@@ -335,7 +337,8 @@ def _label_timing_reports(step: str) -> None:
     print(f"mdc-compile: --mlir-timing report of {step}:", file=sys.stderr, flush=True)
 
 
-def _check_input(path: str) -> None:
+def check_input(path: str) -> None:
+    """``path`` names a file to read (UsageError if not)."""
     if not os.path.exists(path):
         raise UsageError(f"no such input file: {path}")
     if os.path.isdir(path):

@@ -145,3 +145,28 @@ def test_text_source_and_no_public_function():
     empty = compile(MlirText("", name="empty.mlir"), devices={"a": "local[0]"}, iree_flags=CPU)
     assert [str(w) for w in empty.warnings] == ["empty.mlir: the program has no public function"]
     assert empty.vmfb
+
+
+ROUND_TRIP = os.path.join(REPO, "test", "lit", "passes", "Inputs", "local_cuda_round_trip.mlir")
+
+
+def test_run_passes_is_what_mdc_opt_prints():
+    """mdc.pipeline.run_passes, what mdc-opt runs on each input: the same
+    text as the command line, by pass name or class; an unknown pass is a
+    CompileError with mdc-opt's exit status for it."""
+    from mdc.passes import registry
+    from mdc.pipeline import run_passes
+
+    with open(ROUND_TRIP) as f:
+        text = f.read()
+    done = run_passes(text, ["transfer-insertion", "strip-mdc-marks"], name=ROUND_TRIP, staging="copy")
+    cli = subprocess.run([sys.executable, "-c", "import sys; from mdc.pipeline.cli import opt_main; "
+                          "sys.exit(opt_main())", ROUND_TRIP, "--pass=transfer-insertion,strip-mdc-marks",
+                          "--staging=copy"], check=True, capture_output=True, text=True, cwd=REPO)
+    assert done.text == cli.stdout and "mdc.staged" not in done.text
+    by_class = run_passes(text, [registry.lookup("transfer-insertion"), "strip-mdc-marks"], name=ROUND_TRIP,
+                          staging="copy")
+    assert by_class.text == done.text
+    with pytest.raises(CompileError) as caught:
+        run_passes(text, ["no-such-pass"])
+    assert str(caught.value) == "unknown pass 'no-such-pass'" and caught.value.exit_code == 2
