@@ -36,7 +36,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from mdc.contract.atomic_write import CannotWrite, write_atomically
 from mdc.passes.diagnostics import MdcError, format_location
@@ -44,8 +44,12 @@ from mdc.passes.diagnostics import MdcError, format_location
 from . import cli_errors, options
 from .options import DeviceOption, UsageError
 
+if TYPE_CHECKING:  # no IREE at import
+    from mdc.passes.outputs import Report
+
 NO_PUBLIC_FUNCTION = "the program has no public function"
 MLIR_TIMING = "--mlir-timing"
+REPORT_ENDINGS = (".json", ".md", ".svg", ".dot")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +93,9 @@ class CompileOptions:
 
 @dataclasses.dataclass(frozen=True)
 class CompileWarning:
+    """One warning: what the program does that stock IREE is known to get
+    wrong, a device it never names, the retry without twins, ..."""
+
     location: str | None  # file:line:col, the source file, or None
     message: str
 
@@ -152,7 +159,7 @@ class CompileResult:
     devices: list[DeviceOption]
     vmfb: bytes | None = None
     text: str | None = None
-    report: object | None = None
+    report: Report | None = None
     warnings: list[CompileWarning] = dataclasses.field(default_factory=list)
     timings: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
@@ -166,7 +173,11 @@ class CompileResult:
         from . import report
 
         if self.report is None:
-            raise UsageError("no report: the compile stopped before mdc's passes ran")
+            raise CompileError(UsageError("no report: the compile stopped before mdc's passes ran"),
+                               cli_errors.USAGE_STATUS)
+        if not kind.endswith(REPORT_ENDINGS):
+            raise CompileError(UsageError(f"{kind}: a report ends in .json or .md, a picture in .svg or .dot"),
+                               cli_errors.USAGE_STATUS)
         return report.render(kind, self.report, self.devices, self.source)
 
     def save_report(self, path: str | os.PathLike) -> None:

@@ -71,6 +71,9 @@ def test_report(staged_pair, tmp_path):
     assert [step for step, _ in staged_pair.timings][:3] == ["load IREE's compiler", "parse",
                                                             "read the program's devices"]
     assert staged_pair.warnings == []
+    with pytest.raises(CompileError) as caught:
+        staged_pair.render_report("report.txt")
+    assert caught.value.exit_code == 2
 
 
 @pytest.mark.parametrize("devices, status, words", [
@@ -109,6 +112,8 @@ def test_compile_to_a_stage(tmp_path):
     flow = compile(TWO_ARGS, devices=PAIR, compile_to="flow", iree_flags=CPU)
     assert "flow.tensor.transfer" in flow.text or "flow.dispatch" in flow.text
     assert flow.report is None, "mdc's passes did not run before the flow stage"
+    with pytest.raises(CompileError, match="no report"):
+        flow.render_report(".json")
     with pytest.raises(CompileError):
         compile(TWO_ARGS, devices=PAIR, compile_to="llvm")
 
