@@ -8,16 +8,16 @@ lines), no Python traceback, and no output file left behind.
 from __future__ import annotations
 
 import argparse
-import os
+import dataclasses
 import sys
 import time
 
 from mdc.contract.version import IREE_COMPILER, add_version_argument
 from mdc.contract.atomic_write import CannotWrite, remove_output, why_unwritable, write_atomically
-from mdc.passes.diagnostics import MdcError, format_location, render_warning
+from mdc.passes.diagnostics import MdcError, render_warning
 
 from . import dropin, options
-from .cli_errors import (USAGE_STATUS, render_iree_error, reporting_errors,
+from .cli_errors import (USAGE_STATUS, reporting_errors,
                          survive_compiler_crashes, survive_pass_crashes)
 from .options import UsageError
 
@@ -69,35 +69,11 @@ def _write_atomically(path: str, data: bytes) -> None:
         raise MdcError(f"cannot write {path}: {e}") from None
 
 
-def _check_defined_devices(devices, flags: list[str], defined: dict) -> None:
-    """A --device must agree with the program's own definition of that device:
-    IREE may keep either one, while the manifest always records the flag."""
-    for d, flag in zip(devices, flags):
-        if d.name not in defined:
-            continue
-        kind, ordinal, loc = defined[d.name]
-        if kind == d.kind and ordinal in (None, d.ordinal):
-            continue
-        program = kind if ordinal is None else f"{kind}[{ordinal}]"
-        raise MdcError(
-            f"the program defines device '@{d.name}' as {program}, but --device={flag} says {d.spec}: "
-            "make them agree, or drop the program's util.global",
-            location=format_location(loc),
-        )
-
-
 def _split_iree_flags(argv: list[str]) -> tuple[list[str], list[str]]:
     ours, iree = [], []
     for a in argv:
         (iree if a.startswith("--iree-") else ours).append(a)
     return ours, iree
-
-
-def _check_input(path: str) -> None:
-    if not os.path.exists(path):
-        raise UsageError(f"no such input file: {path}")
-    if os.path.isdir(path):
-        raise UsageError(f"input is a directory: {path}")
 
 
 def _compile_parser() -> argparse.ArgumentParser:
@@ -204,78 +180,42 @@ class _Timings:
         print("mdc-compile: timings (wall-clock seconds):\n" + "\n".join(lines), file=sys.stderr)
 
 
-def _compile(args, iree_passthrough: list[str], mlir_flags: list[str], timings) -> int:
-    devices = [options.parse_device(d) for d in args.device]
-    links = [options.parse_link(l) for l in args.link]
-    if not devices:
-        raise UsageError("no --device given; e.g. --device=a=local[0]")
-    _check_usage(args)
-    from . import ireec, stages
+def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int:
+    """mdc-compile's arguments in, driver.compile, its files and warnings out."""
+    from . import driver
 
-    if mlir_flags:
-        ireec.set_global_flags("mdc-compile", mlir_flags)
-    if timings:
-        timings.lap("start (Python, IREE's compiler loaded)")
+    opts = driver.CompileOptions(
+        links=args.link, staging=args.staging, staging_pieces=args.staging_pieces,
+        pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
+        host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
+        compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages)
+    driver.check_request(args.device, opts)
+    _check_usage(args)
     if args.print_iree_flags:
-        return _print_iree_flags(args.input, devices, iree_passthrough + mlir_flags)
-    _check_input(args.input)
-    devices, hops = _resolve_devices(args.input, devices, args.device)
-    link_overrides = options.resolve_link_names(links, devices)
-    args.default_device = options.chosen_default_device(devices, iree_passthrough)
-    compiler = ireec.Compiler(options.iree_flags(devices, iree_passthrough))
-    ctx = _pipeline_context(args, devices, link_overrides, hops)
+        print("\n".join(driver.iree_flags_for(args.input, args.device, **dataclasses.asdict(opts))))
+        return 0
     if timings:
-        timings.lap("read the program's devices")
-        ctx.timings = []
+        timings.lap("start (Python)")
     try:
-        result = stages.run(compiler, args.input, ctx, args.compile_to)
-    except (ireec.IreeCompileError, MdcError) as e:
-        if not ctx.report.storage_twins or isinstance(e, ireec.IreeFlagError):
-            raise
-        # A stock IREE 3.13 limitation: an scf.for whose result is written
-        # into an output argument (what a result-storage twin does) may fail
-        # stream lifetime refinement (test/lit/regress/iree_loop_output_argument.test).
-        # Compile the program again without the twins (so too if mdc's own
-        # passes refuse what the twins became); if that fails too, the error
-        # was not theirs, and it is reported as it was.
-        twins = ", ".join(f"@{twin}" for _, twin, _ in ctx.report.storage_twins)
-        if isinstance(e, MdcError):
-            who, first = "mdc", (f"{e.location}: " if e.location else "") + e.message.splitlines()[0]
-        else:
-            who = "IREE"
-            first = next((d.message.splitlines()[0] for d in e.diagnostics if d.severity == "error"), e.what)
-        args.no_result_storage_twins = True
-        retry = _pipeline_context(args, devices, link_overrides, hops)
+        result = driver.compile(args.input, args.device, **dataclasses.asdict(opts))
+        _print_warnings(result.warnings)
         if timings:
-            retry.timings = []
-        try:
-            result = stages.run(ireec.Compiler(options.iree_flags(devices, iree_passthrough)), args.input, retry,
-                                args.compile_to)
-        except (ireec.IreeCompileError, MdcError):
-            raise e from None
-        ctx = retry
-        print(f"mdc-compile: warning: {who} could not compile the result-storage twins ({twins}): {first}; "
-              "compiled without them (the Python API then returns those results as copies)", file=sys.stderr)
-    if timings:
-        timings.extend(ctx.timings)
-    for location, message in ctx.report.warnings:
-        print(render_warning("mdc-compile", location, message), file=sys.stderr)
-    _write_outputs(args, ctx, devices, result)
+            timings.extend(result.timings)
+        _write_outputs(args, result)
+    except driver.CompileError as e:
+        _print_warnings(e.warnings)
+        if timings:
+            timings.extend(e.timings)
+        print(e.render("mdc-compile", args.verbose), file=sys.stderr)
+        return e.exit_code
     if timings:
         timings.lap("write outputs")
     return 0
 
 
-def _print_iree_flags(path: str, devices, iree_passthrough: list[str]) -> int:
-    from mdc.passes.module_facts import referenced_devices
-
-    from .ireec import Compiler
-
-    # Names resolve against the program, so read it when it is there.
-    if os.path.exists(path):
-        devices, _ = options.resolve_names(devices, referenced_devices(Compiler([]).parse_file(path)))
-    print("\n".join(options.iree_flags(devices, iree_passthrough)))
-    return 0
+def _print_warnings(warnings) -> None:
+    for w in warnings:
+        print(render_warning("mdc-compile", w.location, w.message), file=sys.stderr)
 
 
 def _check_usage(args) -> None:
@@ -290,9 +230,6 @@ def _check_usage(args) -> None:
         raise UsageError("no output file: pass -o OUT.vmfb (or -o - for IR on stdout with --compile-to)")
     if args.output == "-" and not args.compile_to:
         raise UsageError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
-    if args.pinned_arguments and args.no_manifest:
-        raise UsageError("--pinned-arguments needs the manifest: it is how the runtime learns which "
-                         "arguments to place in pinned memory", notes=["drop --no-manifest"])
     for flag, path in (("-o", args.output), ("--report", args.report), ("--graph", args.graph)):
         _check_writable(flag, path)
 
@@ -304,90 +241,16 @@ def _check_writable(flag: str, path) -> None:
         raise UsageError(f"{flag} {path}: cannot write there: {why}")
 
 
-def _resolve_devices(path: str, devices, flags: list[str]):
-    """The --device names resolved against the program, checked against the
-    devices it defines and names; returns them and the devices it never
-    names that must still reach mdc's passes (see options.staging_hops).
-    Warns of --device flags the program has no use for."""
-    from mdc.passes.module_facts import defined_devices, referenced_devices
-
-    from .ireec import Compiler
-
-    # Device names resolve against the program, so read it first with a
-    # flag-free session; the real session gets exactly --print-iree-flags.
-    program = Compiler([]).parse_file(path)
-    referenced = referenced_devices(program)
-    devices, warnings = options.resolve_names(devices, referenced)
-    _check_defined_devices(devices, flags, defined_devices(program))
-    given = {d.name for d in devices}
-    for name, loc in referenced.items():
-        if name not in given:
-            # A --device the program never names is likely this one misspelled.
-            raise UsageError(
-                f"the program uses device '@{name}', but no --device gives it",
-                location=format_location(loc),
-                notes=[f"{w} (misspelled?)" for w in warnings]
-                + [f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
-            )
-    hops = options.staging_hops(devices, referenced)
-    for w in warnings:
-        if not any(f"device '{h}'" in w for h in hops):
-            print(f"mdc-compile: warning: {w}", file=sys.stderr)
-    return devices, hops
-
-
-def _pipeline_context(args, devices, link_overrides: dict, hops: list[str]):
-    """What the stages need from the command line (a
-    stages.PipelineContext): the compile's settings, the manifest's
-    devices, the stage dumps."""
-    from mdc.passes import registry
-    from mdc.passes.module_facts import Device
-
-    from . import stages
-
-    settings = registry.CompileSettings(
-        links=link_overrides, staging=args.staging, staging_pieces=args.staging_pieces,
-        pinned_arguments=args.pinned_arguments, devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
-        default_device=args.default_device, host_entry_points=not args.no_host_entry_points,
-        result_storage_twins=not args.no_result_storage_twins)
-    ctx = stages.PipelineContext(settings, keep_devices=hops,
-                                 manifest_devices=None if args.no_manifest else devices)
-    if args.dump_stages:
-        ctx.dump = _stage_dumper(args.dump_stages)
-    return ctx
-
-
-def _stage_dumper(directory: str):
-    from .ireec import module_text
-
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"--dump-stages={directory}: cannot create the directory: {e.strerror}") from None
-
-    def dump(stage_name, module):
-        _write_atomically(os.path.join(directory, f"{stage_name}.mlir"), module_text(module).encode())
-
-    return dump
-
-
-def _write_outputs(args, ctx, devices, result) -> None:
-    """The report and graph (when the run reached mdc's passes), then the IR
-    or the vmfb."""
-    from . import report
-    from .ireec import module_text
-
-    names = options.STAGE_NAMES
-    reached_mdc = not args.compile_to or names.index(args.compile_to) >= names.index("mdc")
-    for path in filter(None, (args.report, args.graph)):
-        if reached_mdc:
-            _write_atomically(path, report.render(path, ctx.report, devices, args.input))
-    if not args.compile_to:
-        _write_atomically(args.output, result)
-    elif args.output == "-":
-        sys.stdout.write(module_text(result))
+def _write_outputs(args, result) -> None:
+    """The report and graph (when the compile reached mdc's passes), then
+    the IR or the vmfb."""
+    if result.report is not None:
+        for path in filter(None, (args.report, args.graph)):
+            result.save_report(path)
+    if args.output == "-":
+        sys.stdout.write(result.text)
     else:
-        _write_atomically(args.output, module_text(result).encode())
+        result.save(args.output)
 
 
 def _add_staging_arguments(parser: argparse.ArgumentParser) -> None:
@@ -464,9 +327,10 @@ def opt_main(argv: list[str] | None = None) -> int:
 
 
 def _opt(args) -> int:
-    from mdc.passes import registry
-
-    from .ireec import IreeCompileError
+    """mdc-opt's arguments in, pass_driver.run_passes on each input, its
+    output and warnings out."""
+    from . import pass_driver
+    from .driver import CompileError
 
     if not args.input:
         raise UsageError("no input file")
@@ -475,43 +339,41 @@ def _opt(args) -> int:
     for flag in args.device:
         options.parse_device(flag)
     _check_writable("-o", args.output)
-    names = [n for group in args.passes for n in group.split(",") if n]
-    passes = []
-    for n in names:
-        cls = registry.lookup(n)
-        if cls is None:
-            known = ", ".join(p.name for p in registry.all_passes())
-            raise UsageError(f"unknown pass '{n}'", notes=[f"registered passes: {known}"])
-        passes.append(cls)
-    if args.input == "-":
-        text, name = sys.stdin.read(), "<stdin>"
-    else:
-        _check_input(args.input)
-        with open(args.input, encoding="utf-8", errors="replace") as f:
-            text, name = f.read(), args.input
+    passes = pass_driver.lookup_passes([n for group in args.passes for n in group.split(",") if n])
+    text, name = _read_opt_input(args.input)
     chunks = _split_chunks(text) if args.split_input_file else [(0, text)]
     outputs, failed = [], False
     for first_line, chunk in chunks:
         # Keep line numbers true to the file: pad each chunk to its start line.
         try:
-            outputs.append(_opt_one("\n" * first_line + chunk, name, passes, args.link, args.staging,
-                                    args.staging_pieces, args.pinned_arguments, args.device))
-        except MdcError as e:
+            done = pass_driver.run_passes(
+                "\n" * first_line + chunk, passes, name=name, devices=args.device, links=args.link,
+                staging=args.staging, staging_pieces=args.staging_pieces, pinned_arguments=args.pinned_arguments)
+        except CompileError as e:
+            print(e.render("mdc-opt", args.verbose), file=sys.stderr)
             if not args.split_input_file:
-                raise
-            print(e.render("mdc-opt"), file=sys.stderr)
+                return e.exit_code
             failed = True
-        except IreeCompileError as e:
-            if not args.split_input_file:
-                raise
-            print(render_iree_error("mdc-opt", e, args.verbose), file=sys.stderr)
-            failed = True
+            continue
+        for w in done.warnings:
+            print(render_warning("mdc-opt", w.location, w.message), file=sys.stderr)
+        outputs.append(done.text)
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)
     elif not failed:  # a failed run leaves no file that looks finished (opt_main removes an old one)
         _write_atomically(args.output, text.encode())
     return 1 if failed else 0
+
+
+def _read_opt_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    from .driver import check_input
+
+    check_input(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read(), path
 
 
 def _split_chunks(text: str) -> list[tuple[int, str]]:
@@ -524,46 +386,3 @@ def _split_chunks(text: str) -> list[tuple[int, str]]:
             current.append(line)
     chunks.append((start, "".join(current)))
     return chunks
-
-
-def _opt_one(text: str, name: str, passes, link_flags, staging: str = "emplace",
-             staging_pieces: int | None = None, pinned_arguments: bool = False,
-             device_flags: list[str] = ()) -> str:
-    from mdc.passes import registry
-    from mdc.passes.ir_util import top_level_ops
-    from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
-
-    from .ireec import Compiler, module_text
-
-    compiler = Compiler([])
-    module = compiler.parse_text(text, name)
-    nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
-    if len(nested) > 1:
-        raise MdcError(
-            f"the input holds {len(nested)} modules; mdc's passes work on one module with its own devices",
-            location=format_location(nested[1].location),
-            notes=["separate the modules with '// -----' lines and pass --split-input-file"],
-        )
-    # Stream-level IR declares devices by initial value; at the HAL level
-    # their initializers say what they are.
-    devices = dict(declared_devices(module) or hal_devices(module))
-    # What the module declares stands; --device adds the devices it does not.
-    given, _ = options.resolve_names([options.parse_device(d) for d in device_flags], referenced_devices(module))
-    for d in given:
-        devices.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
-    links = [options.parse_link(l) for l in link_flags]
-    known = [options.DeviceOption(n, "", d.driver, d.ordinal) for n, d in devices.items()]
-    link_overrides = options.resolve_link_names(links, known)
-    settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
-                                        pinned_arguments=pinned_arguments, devices=devices)
-    report = registry.Report()
-    with compiler.context, module.location:
-        for cls in passes:
-            registry.run_pass(cls, module, settings, report)
-        try:
-            module.verify()
-        except Exception as e:
-            raise MdcError(f"passes produced invalid IR: {e}") from None
-    for location, message in report.warnings:
-        print(render_warning("mdc-opt", location, message), file=sys.stderr)
-    return module_text(module)

@@ -98,7 +98,7 @@ def strip_op_dumps(text: str) -> str:
     return "\n".join(out)
 
 
-def _iree_error_types() -> tuple[tuple, tuple]:
+def iree_error_types() -> tuple[tuple, tuple]:
     """(flag errors, compile errors) of pipeline/ireec.py, or nothing to
     catch when it was never imported (then no such error can be raised)."""
     ireec = sys.modules.get(f"{__package__}.ireec")
@@ -119,7 +119,7 @@ def reporting_errors(tool: str, verbose: bool, body) -> int:
         print(e.render(tool), file=sys.stderr)
         return FAILURE_STATUS
     except Exception as e:
-        flag_errors, compile_errors = _iree_error_types()  # body imported it, if anything
+        flag_errors, compile_errors = iree_error_types()  # body imported it, if anything
         if isinstance(e, flag_errors):
             print(f"{tool}: error: {e.what}", file=sys.stderr)
             return USAGE_STATUS

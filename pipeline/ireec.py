@@ -19,6 +19,7 @@ import dataclasses
 import importlib
 import sys
 import types
+from typing import Callable
 
 from iree.compiler import ir
 from iree.compiler.api import ctypes_dl as _c
@@ -114,15 +115,27 @@ class Compiler:
     :class:`IreeCompileError` with IREE's diagnostics when the step fails.
     """
 
-    def __init__(self, flags: list[str]):
+    def __init__(self, flags: list[str] | None, *, on_step: Callable[[str], None] | None = None):
+        """``flags=None``: none yet; ``set_flags`` gives them before the first
+        IREE step (a program parsed first keeps its module in this session).
+        ``on_step`` is told each IREE step before it runs (its description)."""
         _bind_extra_symbols()
         self._session = Session()
+        self._on_step = on_step
+        if flags is not None:
+            self.set_flags(flags)
+        self.context: ir.Context = self._session.context
+        self.context.allow_unregistered_dialects = False
+
+    def set_flags(self, flags: list[str]) -> None:
         try:
             self._session.set_flags(*flags)
         except ValueError as e:
             raise IreeFlagError(f"IREE rejected a flag: {e}", []) from None
-        self.context: ir.Context = self._session.context
-        self.context.allow_unregistered_dialects = False
+
+    def _step(self, description: str) -> None:
+        if self._on_step is not None:
+            self._on_step(description)
 
     # -- invocations -------------------------------------------------------
 
@@ -163,6 +176,7 @@ class Compiler:
 
     def run_phases(self, module: ir.Operation, start: str, stop: str) -> ir.Operation:
         """Runs IREE's own pipeline from phase ``start`` to phase ``stop``."""
+        self._step(f"IREE's phases {start} to {stop}")
         inv, diags = self._invocation()
         inv.import_module(module)
         _c._dylib.ireeCompilerInvocationSetCompileFromPhase(inv._inv_p, start.encode())
@@ -174,6 +188,7 @@ class Compiler:
 
     def run_passes(self, module: ir.Operation, pipeline: str) -> ir.Operation:
         """Runs a textual pass pipeline (anchored on the module) in place."""
+        self._step(f"IREE's passes {pipeline}")
         inv, diags = self._invocation()
         inv.import_module(module)
         ok = inv.execute_text_pass_pipeline(pipeline)
@@ -183,6 +198,7 @@ class Compiler:
 
     def emit_vmfb(self, module: ir.Operation, start: str) -> bytes:
         """Runs IREE from phase ``start`` to the end and returns the vmfb."""
+        self._step(f"IREE's phases {start} to the vmfb")
         inv, diags = self._invocation()
         inv.import_module(module)
         _c._dylib.ireeCompilerInvocationSetCompileFromPhase(inv._inv_p, start.encode())

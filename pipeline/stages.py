@@ -168,8 +168,8 @@ class PipelineContext:
     # Devices the program never names that must still reach mdc's passes
     # (a local device to stage through between GPUs of different drivers).
     keep_devices: list[str] = dataclasses.field(default_factory=list)
-    # When a list, run() appends (step, seconds) for each step it takes
-    # (mdc-compile --timings).
+    # When a list, run() appends (step, seconds) for each stage it runs
+    # (driver.CompileResult.timings, mdc-compile --timings).
     timings: list | None = None
 
 
@@ -219,11 +219,11 @@ def remove_device_keeper(module) -> None:
             op.erase()
 
 
-def run(compiler: Compiler, input_path: str, ctx: PipelineContext, stop_after: str | None):
-    """Runs stages up to ``stop_after`` (inclusive) and returns the module,
-    or, with ``stop_after=None``, runs to the end and returns vmfb bytes
-    (sealed when the module has a manifest)."""
-    module = _timed(ctx, "parse", lambda: compiler.parse_file(input_path))
+def run(compiler: Compiler, module, ctx: PipelineContext, stop_after: str | None):
+    """Runs stages on ``module`` (the program ``compiler`` parsed; the
+    stages change it) up to ``stop_after`` (inclusive) and returns the
+    module, or, with ``stop_after=None``, runs to the end and returns vmfb
+    bytes (sealed when the module has a manifest)."""
     if ctx.dump:
         ctx.dump("source", module)
     if ctx.keep_devices:

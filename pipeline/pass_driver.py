@@ -1,0 +1,114 @@
+"""``mdc.pipeline.run_passes``: mdc's registered passes on one module's IR
+(input-, stream- or HAL-level), what ``mdc-opt`` runs on each input.
+
+    from mdc.pipeline import run_passes
+    out = run_passes(text, ["stage-crossings"], links=["a:b=staged"])
+    print(out.text)
+
+The devices are the module's own (its device globals or, at the HAL level,
+their initializers); ``devices`` adds those it names but does not declare,
+as ``mdc-compile --device`` takes them. Failures are raised as
+driver.CompileError, as ``compile`` raises them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from mdc.passes.diagnostics import MdcError, format_location
+
+from . import options
+from .driver import CompileWarning, as_compile_error
+from .options import UsageError
+
+
+@dataclasses.dataclass
+class PassesResult:
+    text: str  # the module after the passes
+    warnings: list[CompileWarning]
+
+
+def lookup_passes(names: Sequence[str]) -> list:
+    """The registered pass classes named, in order (UsageError for a name
+    no pass has)."""
+    from mdc.passes import registry
+
+    passes = []
+    for name in names:
+        cls = registry.lookup(name)
+        if cls is None:
+            known = ", ".join(p.name for p in registry.all_passes())
+            raise UsageError(f"unknown pass '{name}'", notes=[f"registered passes: {known}"])
+        passes.append(cls)
+    return passes
+
+
+def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
+               devices: Mapping[str, str] | Sequence[str] = (), links: Sequence[str] = (),
+               staging: str = "emplace", staging_pieces: int | None = None,
+               pinned_arguments: bool = False) -> PassesResult:
+    """Runs ``passes`` (names or registered pass classes) on the module
+    ``text`` (``name`` stands for its file in locations) and verifies it."""
+    try:
+        return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments)
+    except Exception as e:
+        error = as_compile_error(e)
+        if error is None:
+            raise
+        raise error from e
+
+
+def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments) -> PassesResult:
+    from mdc.passes import registry
+
+    from .ireec import Compiler, module_text
+
+    passes = [lookup_passes([p])[0] if isinstance(p, str) else p for p in passes]
+    compiler = Compiler([])
+    module = compiler.parse_text(text, name)
+    _check_one_module(module)
+    known = _module_devices(module, devices)
+    link_overrides = options.resolve_link_names([options.parse_link(link) for link in links],
+                                                [options.DeviceOption(n, "", d.driver, d.ordinal)
+                                                 for n, d in known.items()])
+    settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
+                                        pinned_arguments=pinned_arguments, devices=known)
+    report = registry.Report()
+    with compiler.context, module.location:
+        for cls in passes:
+            registry.run_pass(cls, module, settings, report)
+        try:
+            module.verify()
+        except Exception as e:
+            raise MdcError(f"passes produced invalid IR: {e}") from None
+    return PassesResult(module_text(module), [CompileWarning(loc, message) for loc, message in report.warnings])
+
+
+def _check_one_module(module) -> None:
+    from mdc.passes.ir_util import top_level_ops
+
+    nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
+    if len(nested) > 1:
+        raise MdcError(
+            f"the input holds {len(nested)} modules; mdc's passes work on one module with its own devices",
+            location=format_location(nested[1].location),
+            notes=["separate the modules with '// -----' lines and pass --split-input-file"],
+        )
+
+
+def _module_devices(module, devices) -> dict:
+    """The module's devices by name: those it declares (stream-level IR
+    declares them by initial value; at the HAL level their initializers
+    say what they are), then those ``devices`` adds."""
+    from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
+
+    known = dict(declared_devices(module) or hal_devices(module))
+    flags = [f"{n}={s}" for n, s in devices.items()] if isinstance(devices, Mapping) else list(devices)
+    given, _ = options.resolve_names([options.parse_device(flag) for flag in flags], referenced_devices(module))
+    for d in given:
+        known.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
+    return known
+
+
+__all__ = ["PassesResult", "lookup_passes", "run_passes"]

@@ -1,0 +1,177 @@
+"""mdc.pipeline.compile, the Python twin of mdc.runtime_shim.load: a
+program compiled to bytes and to a file, loaded and run against numpy; the
+report; the one exception type, with a one-line message and the exit
+status the command line gives; a stage's IR; the retry without
+result-storage twins; and the warning for a program with nothing to call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mdc.pipeline import CompileError, CompileResult, MlirText, compile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+TWO_ARGS = os.path.join(HERE, "programs", "two_args.mlir")
+LOOP = os.path.join(REPO, "test", "lit", "regress", "Inputs", "loop_result_returned.mlir")
+MALFORMED = os.path.join(REPO, "test", "lit", "compile", "Inputs", "malformed.mlir")
+CPU = ["--iree-llvmcpu-target-cpu=host"]
+PAIR = {"a": "local[0]", "b": "local[1]"}
+
+
+@pytest.fixture(scope="module")
+def staged_pair() -> CompileResult:
+    return compile(TWO_ARGS, devices=PAIR, links=["a:b=staged"], iree_flags=CPU)
+
+
+def _add_across(path: str) -> None:
+    from mdc.runtime_shim import load
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.full((2, 3), 0.5, dtype=np.float32)
+    with load(path, ["local-task", "local-sync"]) as m:
+        np.testing.assert_array_equal(np.asarray(m.add_across(x, y)), x + y)
+
+
+def test_compile_to_bytes_and_file_then_run(staged_pair, tmp_path):
+    assert isinstance(staged_pair.vmfb, bytes) and staged_pair.text is None
+    out = tmp_path / "m.vmfb"
+    staged_pair.save(out)
+    assert out.read_bytes() == staged_pair.vmfb
+    _add_across(str(out))
+
+
+def test_same_bytes_as_the_command_line(staged_pair, tmp_path):
+    """mdc-compile runs the driver: the same options give the same vmfb,
+    and devices as a list of NAME=SPEC give what the mapping gives."""
+    out = tmp_path / "cli.vmfb"
+    subprocess.run([sys.executable, "-m", "mdc.pipeline", TWO_ARGS, "--device=a=local[0]", "--device=b=local[1]",
+                    "--link=a:b=staged", *CPU, "-o", str(out)], check=True, capture_output=True, cwd=REPO)
+    assert out.read_bytes() == staged_pair.vmfb
+    as_list = compile(TWO_ARGS, devices=["a=local[0]", "b=local[1]"], links=["a:b=staged"], iree_flags=CPU)
+    assert as_list.vmfb == staged_pair.vmfb
+    assert [d.name for d in as_list.devices] == ["device_a", "device_b"]
+
+
+def test_report(staged_pair, tmp_path):
+    report = staged_pair.report
+    assert report is not None and report.crossings, "the staged pair's crossing is reported"
+    data = json.loads(staged_pair.render_report(".json"))
+    assert data["crossings"], data
+    path = tmp_path / "report.md"
+    staged_pair.save_report(path)
+    assert path.read_text().startswith("#")
+    assert [step for step, _ in staged_pair.timings][:3] == ["load IREE's compiler", "parse",
+                                                            "read the program's devices"]
+    assert staged_pair.warnings == []
+    with pytest.raises(CompileError) as caught:
+        staged_pair.render_report("report.txt")
+    assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize("devices, status, words", [
+    ({"a": "gpu[0]", "b": "local[1]"}, 2, "unknown device kind 'gpu'"),
+    ({"a": "local[0]"}, 2, "the program uses device '@device_b', but no --device gives it"),
+    ({}, 2, "no --device given"),
+])
+def test_bad_devices_raise_one_line(devices, status, words):
+    with pytest.raises(CompileError) as caught:
+        compile(TWO_ARGS, devices=devices)
+    error = caught.value
+    assert words in str(error) and "\n" not in str(error)
+    assert error.exit_code == status
+
+
+def test_program_errors_raise_one_line(tmp_path):
+    with pytest.raises(CompileError) as caught:
+        compile(MALFORMED, devices={"a": "local[0]"})
+    assert str(caught.value).startswith(f"{MALFORMED}:3:10: ") and "\n" not in str(caught.value)
+    assert caught.value.exit_code == 1
+    with pytest.raises(CompileError) as caught:
+        compile(str(tmp_path / "missing.mlir"), devices={"a": "local[0]"})
+    assert str(caught.value) == f"no such input file: {tmp_path / 'missing.mlir'}"
+    assert caught.value.exit_code == 2
+    with pytest.raises(CompileError) as caught:
+        compile(TWO_ARGS, devices=PAIR, iree_flags=["--iree-no-such-flag"])
+    assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
+
+
+def test_compile_to_a_stage(tmp_path):
+    stream = compile(TWO_ARGS, devices=PAIR, links=["a:b=staged"], compile_to="stream", iree_flags=CPU)
+    assert stream.vmfb is None and "stream.cmd.execute" in stream.text
+    assert stream.report is not None and stream.report.crossings
+    stream.save(tmp_path / "m.mlir")
+    assert (tmp_path / "m.mlir").read_text() == stream.text
+    flow = compile(TWO_ARGS, devices=PAIR, compile_to="flow", iree_flags=CPU)
+    assert "flow.tensor.transfer" in flow.text or "flow.dispatch" in flow.text
+    assert flow.report is None, "mdc's passes did not run before the flow stage"
+    with pytest.raises(CompileError, match="no report"):
+        flow.render_report(".json")
+    with pytest.raises(CompileError):
+        compile(TWO_ARGS, devices=PAIR, compile_to="llvm")
+
+
+def test_retry_without_result_storage_twins(tmp_path):
+    """IREE 3.13 cannot compile the twin of @loop (the scf.for result
+    written into an output argument; test/lit/regress/iree_loop_output_argument.test):
+    the driver compiles the program again without twins, and says so."""
+    devices = {"a": "local[0]", "b": "local[1]", "c": "local[2]"}
+    result = compile(LOOP, devices=devices, links=["a:b=staged", "c:b=staged"], iree_flags=CPU)
+    (warning,) = result.warnings
+    assert warning.location is None
+    assert warning.message.startswith("IREE could not compile the result-storage twins (@loop$into): ")
+    assert "compiled without them" in warning.message
+    assert result.report.storage_twins == []
+    assert "first try (with result-storage twins)" in [step for step, _ in result.timings]
+    path = tmp_path / "loop.vmfb"
+    result.save(path)
+    from mdc.runtime_shim import load
+
+    x = np.array([1, 2, 3, -4], dtype=np.int8)
+    with load(str(path), ["local-task", "local-sync", "local-task"]) as m:
+        assert m.manifest.storage_twins == ()
+        doubled, moved = m.loop(x, 3)
+        np.testing.assert_array_equal(np.asarray(doubled), (x.astype(np.int32) * 8).astype(np.int8))
+        np.testing.assert_array_equal(np.asarray(moved), x)
+
+
+def test_text_source_and_no_public_function():
+    with open(TWO_ARGS) as f:
+        text = f.read()
+    result = compile(MlirText(text, name="two_args"), devices=PAIR, links=["a:b=staged"], iree_flags=CPU)
+    assert result.vmfb and result.warnings == [] and result.source == "two_args"
+    empty = compile(MlirText("", name="empty.mlir"), devices={"a": "local[0]"}, iree_flags=CPU)
+    assert [str(w) for w in empty.warnings] == ["empty.mlir: the program has no public function"]
+    assert empty.vmfb
+
+
+ROUND_TRIP = os.path.join(REPO, "test", "lit", "passes", "Inputs", "local_cuda_round_trip.mlir")
+
+
+def test_run_passes_is_what_mdc_opt_prints():
+    """mdc.pipeline.run_passes, what mdc-opt runs on each input: the same
+    text as the command line, by pass name or class; an unknown pass is a
+    CompileError with mdc-opt's exit status for it."""
+    from mdc.passes import registry
+    from mdc.pipeline import run_passes
+
+    with open(ROUND_TRIP) as f:
+        text = f.read()
+    done = run_passes(text, ["transfer-insertion", "strip-mdc-marks"], name=ROUND_TRIP, staging="copy")
+    cli = subprocess.run([sys.executable, "-c", "import sys; from mdc.pipeline.cli import opt_main; "
+                          "sys.exit(opt_main())", ROUND_TRIP, "--pass=transfer-insertion,strip-mdc-marks",
+                          "--staging=copy"], check=True, capture_output=True, text=True, cwd=REPO)
+    assert done.text == cli.stdout and "mdc.staged" not in done.text
+    by_class = run_passes(text, [registry.lookup("transfer-insertion"), "strip-mdc-marks"], name=ROUND_TRIP,
+                          staging="copy")
+    assert by_class.text == done.text
+    with pytest.raises(CompileError) as caught:
+        run_passes(text, ["no-such-pass"])
+    assert str(caught.value) == "unknown pass 'no-such-pass'" and caught.value.exit_code == 2
