@@ -57,11 +57,6 @@ class Fence(NamedTuple):
     kind: str = "fence"
 
 
-def devices(facts) -> frozenset:
-    """The device names among ``facts``' Device records."""
-    return frozenset(f.name for f in facts if isinstance(f, Device))
-
-
 def of_kind(facts, kind: type) -> list:
     """The records of ``facts`` of one kind (Buffer, Fence, ...)."""
     return [f for f in facts if isinstance(f, kind)]
