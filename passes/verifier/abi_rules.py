@@ -72,7 +72,7 @@ class ResultMemory(OwnershipRule):
             argument = _entry_argument(value, fn)
             if not facts and argument is not None and argument < len(arguments) and arguments[argument]:
                 # The caller's own buffer, in the memory of the device it is declared on.
-                facts = [Buffer(arguments[argument], False, None, -1)]
+                facts = [Buffer.of(arguments[argument], False, None, -1)]
             for buf in facts:
                 if not evidence.access.can_use(user, buf.owner, buf.host_visible):
                     self._refuse(site, evidence, findings, i, user, buf, argument)

@@ -23,15 +23,15 @@ def _result(op):
 
 
 def _device_allocator(op, get, index, locate):
-    return _result(op), frozenset(Allocator(d.name) for d in of_kind(get(op.operands[0]), Device))
+    return _result(op), frozenset(Allocator.of(d.name) for d in of_kind(get(op.operands[0]), Device))
 
 
 def _command_buffer_create(op, get, index, locate):
-    return _result(op), frozenset(CommandBuffer(d.name) for d in of_kind(get(op.opview.device), Device))
+    return _result(op), frozenset(CommandBuffer.of(d.name) for d in of_kind(get(op.opview.device), Device))
 
 
 def _command_buffer_device(op, get, index, locate):
-    return _result(op), frozenset(Device(c.device) for c in of_kind(get(op.operands[0]), CommandBuffer))
+    return _result(op), frozenset(Device.of(c.device) for c in of_kind(get(op.operands[0]), CommandBuffer))
 
 
 def _allocator_select(op, get, index, locate):
@@ -43,7 +43,7 @@ def _queue_alloca(op, get, index, locate):
     view = op.opview
     hv = host_visible(view.memory_types)
     loc = locate()
-    return _result(op), frozenset(Buffer(d.name, hv, loc, index) for d in of_kind(get(view.device), Device))
+    return _result(op), frozenset(Buffer.of(d.name, hv, loc, index) for d in of_kind(get(view.device), Device))
 
 
 def _allocator_allocate(op, get, index, locate):
@@ -52,7 +52,7 @@ def _allocator_allocate(op, get, index, locate):
     view = op.opview
     hv = host_visible(view.memory_types)
     loc = locate()
-    facts = frozenset(Buffer(a.device, hv, loc, index) for a in of_kind(get(view.allocator), Allocator))
+    facts = frozenset(Buffer.of(a.device, hv, loc, index) for a in of_kind(get(view.allocator), Allocator))
     return op.results[len(op.results) - 1], facts
 
 
@@ -69,12 +69,12 @@ def _buffer_assert(op, get, index, locate):
         return None
     loc = locate()
     hv = None if has_host_visible_attr(op) else False
-    return buf, frozenset(Buffer(a.device, hv, loc, index) for a in of_kind(get(op.opview.allocator), Allocator))
+    return buf, frozenset(Buffer.of(a.device, hv, loc, index) for a in of_kind(get(op.opview.allocator), Allocator))
 
 
 def _fence_create(op, get, index, locate):
     loc = locate()
-    return _result(op), frozenset(Fence(d.name, loc, index) for d in of_kind(get(op.opview.device), Device))
+    return _result(op), frozenset(Fence.of(d.name, loc, index) for d in of_kind(get(op.opview.device), Device))
 
 
 def _fence_join(op, get, index, locate):

@@ -125,7 +125,7 @@ class _Solver:
     def __init__(self, module, devices, pinned: dict):
         self.functions, self.initializers, self.op_names = collect_functions(module)
         self.pinned = pinned
-        self.globals: dict[str, frozenset] = {name: frozenset({Device(name)}) for name in devices}
+        self.globals: dict[str, frozenset] = {name: frozenset({Device.of(name)}) for name in devices}
         self.memo: dict = {}  # (function name, context) -> (state, returns)
         self.in_progress: set = set()
         self.globals_changed = False
@@ -148,8 +148,8 @@ class _Solver:
                 loc = format_location(fn.op.location)
                 in_pinned = self.pinned.get(fn.name, {})
                 ctx = tuple(
-                    frozenset({Fence(CALLER, loc, -1)}) if str(a.type) == "!hal.fence"
-                    else frozenset({Buffer(in_pinned[i], True, loc, -1)}) if i in in_pinned
+                    frozenset({Fence.of(CALLER, loc, -1)}) if str(a.type) == "!hal.fence"
+                    else frozenset({Buffer.of(in_pinned[i], True, loc, -1)}) if i in in_pinned
                     else EMPTY
                     for i, a in enumerate(fn.entry_args)
                 )
