@@ -18,7 +18,7 @@
 // CHECK:       util.call @__mdc_stage_piece_onto_or_in_place(
 // CHECK:       util.list.set
 // CHECK:       util.call @__mdc_stage_pieces_arrived_or_in_place(
-// The verifier refuses the module it was (rule 6, list order, of device_isolation_verifier.py;
+// The verifier refuses the module it was (its rule list-order, passes/verifier/module_rules.py;
 // test/lit/verifier/list_order.mlir).
 
 func.func public @constant_twice(%x: tensor<3xf32>) -> tensor<3xf32> {

@@ -1,4 +1,4 @@
-// Rule 2: no queue operation or command buffer of a device uses a buffer in
+// Rules queue-buffer and command-buffer-buffer: no queue operation or command buffer of a device uses a buffer in
 // memory that device cannot access. A device's own buffers, buffers of a
 // device sharing its memory, and (for a CPU) host-visible buffers of any
 // allocator are fine. Origins are followed through buffer views, calls,

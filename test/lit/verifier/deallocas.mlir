@@ -1,4 +1,4 @@
-// Deallocations (rule 2): a queue deallocation touches no memory, so only
+// Deallocations (rule pooled-dealloca): a queue deallocation touches no memory, so only
 // queue-allocated buffers must belong to the queue's device; with
 // flags(PreferOrigin) the runtime performs it on the device that allocated
 // the buffer, whatever device the op names. IREE frees a loop-carried GPU

@@ -1,4 +1,4 @@
-// Rule 6: an argument declared on no device is placed by the caller (mdc-run,
+// Rule default-device: an argument declared on no device is placed by the caller (mdc-run,
 // load) on the manifest's default device, and IREE imports it on its own
 // default device (mdc's place-unplaced-ops makes every such import run
 // there). The two must agree: mdc once wrote no default into the manifest,

@@ -1,4 +1,4 @@
-// Rule 3: in a program with a staged pair, no GPU queue operation waits on a
+// Rules foreign-fence and caller-fence: in a program with a staged pair, no GPU queue operation waits on a
 // fence created on a device of another driver (a CUDA queue told to wait on
 // a local-task semaphore never runs), directly or through hal.fence.join,
 // nor on a fence the caller passed in (async-external). A CPU queue may wait

@@ -1,4 +1,4 @@
-// Rule 6: no list a call reads is filled after the call. mdc's staging
+// Rule list-order: no list a call reads is filled after the call. mdc's staging
 // hands the fences of a value's pieces to the helper that waits for them in
 // a list; IREE's scheduling once moved the fill after that call (the
 // constant of test/lit/regress/constant_to_staged_and_shared_device.mlir),

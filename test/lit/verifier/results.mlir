@@ -1,4 +1,4 @@
-// Rule 5: every result of a public function that its declaration (the
+// Rule result-memory: every result of a public function that its declaration (the
 // iree.abi.declaration IREE keeps) puts on a device is memory that device
 // can use: the caller reads it as that device's. An argument returned as it
 // is stays in the memory of the device it is declared on. IREE's ABI folds

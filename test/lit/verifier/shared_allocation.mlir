@@ -1,4 +1,4 @@
-// Rule 1: no allocation is shared across a staged pair. IREE memoizes
+// Rule shared-allocation: no allocation is shared across a staged pair. IREE memoizes
 // `hal.allocator.select` over the devices that use a value into a global
 // (`@__allocator_select_device`) and allocates from whatever it picks; for a
 // CPU and a GPU no such memory exists. Devices are recognised the way IREE

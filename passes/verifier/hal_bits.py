@@ -1,0 +1,53 @@
+"""Bits of IREE's HAL enums read off ops: memory types and dealloca flags.
+
+An attribute is an integer, or a printed enum where the bindings do not
+expose it as one; both are read here.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+
+HOST_VISIBLE = 1 << 1  # IREE_HAL_MEMORY_TYPE_HOST_VISIBLE
+PREFER_ORIGIN = 1  # IREE_HAL_DEALLOCA_FLAG_PREFER_ORIGIN
+
+
+def has_bit(op, name: str, bit: int, *words: str) -> bool:
+    """Whether integer attribute ``name`` of ``op`` has ``bit`` set (or, for
+    a printed enum, names one of ``words``)."""
+    if name not in op.attributes:
+        return False
+    try:
+        return bool(ir.IntegerAttr(op.attributes[name]).value & bit)
+    except (ValueError, TypeError):
+        return any(w in str(op.attributes[name]) for w in words)
+
+
+def prefers_origin(op) -> bool:
+    """Whether a ``hal.device.queue.dealloca`` has flags(PreferOrigin)."""
+    return has_bit(op, "flags", PREFER_ORIGIN, "PreferOrigin")
+
+
+def has_host_visible_attr(op) -> bool:
+    """Whether ``op``'s ``memory_types`` attribute includes HostVisible."""
+    return has_bit(op, "memory_types", HOST_VISIBLE)
+
+
+def host_visible(value) -> bool | None:
+    """Whether a memory type operand includes HostVisible (None: unknown)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    owner = owner.operation
+    attr = None
+    if owner.name == "hal.memory_type" and "type" in owner.attributes:
+        attr = owner.attributes["type"]
+    elif owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+    if attr is None:
+        return None
+    try:
+        bits = ir.IntegerAttr(attr).value
+    except (ValueError, TypeError):
+        return "HostVisible" in str(attr) or "HostLocal" in str(attr) or None
+    return bool(bits & HOST_VISIBLE)
