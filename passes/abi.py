@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from .ir_util import get_attr
+from . import ir_adapter as irx
 
 
 def function_argument(value: ir.Value) -> tuple[str, int] | None:
@@ -71,8 +71,7 @@ def function_argument_view(value: ir.Value) -> ir.Value | None:
     function = block.owner
     if function is None or function.name != "util.func" or block != function.regions[0].blocks[0]:
         return None
-    visibility = get_attr(function, "sym_visibility")
-    if visibility is not None and str(visibility) != '"public"':
+    if not irx.is_public(function):
         return None
     return value
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import stream
 
+from . import ir_adapter as irx
 from . import placement_graph
 from .crossings import policy_at
 from .diagnostics import MdcError, format_location
@@ -109,8 +110,7 @@ def _public_functions(module):
     for function in top_level_ops(module):
         if function.name != "util.func" or not function.regions[0].blocks:
             continue
-        visibility = get_attr(function, "sym_visibility")
-        if visibility is None or str(visibility) == '"public"':
+        if irx.is_public(function):
             yield function
 
 

@@ -36,6 +36,7 @@ from iree.compiler import ir
 
 from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
 
+from . import ir_adapter as irx
 from .ir_util import get_attr, top_level_ops
 from .module_facts import declared_argument_devices, declared_result_devices, module_default_device, single_device
 
@@ -88,8 +89,7 @@ def abi_functions(module) -> dict[str, ir.Operation]:
     for op in top_level_ops(module):
         if op.name != "util.func" or "function_type" not in op.attributes:
             continue
-        visibility = get_attr(op, "sym_visibility")
-        if visibility is not None and ir.StringAttr(visibility).value != "public":
+        if not irx.is_public(op):
             continue
         if not len(op.regions) or not len(op.regions[0].blocks):
             continue

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 from iree.compiler import ir, passmanager
 
-from .ir_util import get_attr, top_level_ops, walk
+from . import ir_adapter as irx
+from .ir_util import top_level_ops, walk
 
 FUNCTIONS = ("util.func", "func.func")
 CALLS = ("util.call", "func.call")
@@ -199,8 +200,7 @@ def _argument_groups(arguments: list[ir.Value], sizes: _Sizes) -> list[Group]:
 
 
 def _is_public(op: ir.Operation) -> bool:
-    visibility = get_attr(op, "sym_visibility")
-    return visibility is None or ir.StringAttr(visibility).value == "public"
+    return irx.is_public(op)
 
 
 def tied_dims(module) -> dict[str, list[Group]]:

@@ -13,7 +13,8 @@ from iree.compiler.dialects import arith, stream, util
 
 from .. import staging_template
 from ..crossings import describe
-from ..ir_util import affinity_attr, unique_symbol
+from ..ir_adapter import SymbolNames
+from ..ir_util import affinity_attr
 from ..memory_model import MemoryModel
 
 STAGE_FUNCTION = "__mdc_stage"
@@ -59,6 +60,7 @@ class Emitter:
     def __init__(self, module, model: MemoryModel):
         self.module = module
         self.model = model
+        self.symbols = SymbolNames(module)  # every symbol a lowering adds is named here
         self._functions: dict[tuple, str] = {}  # helper key -> function name
 
     def insert(self, text: str, with_globals: bool = True) -> None:
@@ -84,7 +86,7 @@ class Emitter:
         """A staging helper function without a cache of its own, once per module."""
         key = (kind,)
         if key not in self._functions:
-            name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kind}")
+            name = self.symbols.unique(f"{STAGE_FUNCTION}_{kind}")
             self.insert(text_of(name))
             self._functions[key] = name
         return self._functions[key]
@@ -107,10 +109,10 @@ class Emitter:
 
     def _new_site(self, read_in_place: bool, read_if_in_place: bool = False) -> tuple[str, str | None]:
         shared = self.helper("pinned_view", staging_template.pinned_view_function_text)
-        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
-        reads = unique_symbol(self.module, f"{cache}_read") if read_in_place else None
-        name = unique_symbol(self.module, f"{cache}_view")
-        record = unique_symbol(self.module, f"{cache}_record_read") if read_in_place else None
+        cache = self.symbols.unique(f"{STAGE_FUNCTION}_pinned_site")
+        reads = self.symbols.unique(f"{cache}_read") if read_in_place else None
+        name = self.symbols.unique(f"{cache}_view")
+        record = self.symbols.unique(f"{cache}_record_read") if read_in_place else None
         self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record, read_if_in_place))
         return name, record
 
@@ -141,7 +143,7 @@ class Emitter:
         one per device, so no executable is shared by two targets."""
         key = ("copy_executable", device)
         if key not in self._functions:
-            name = unique_symbol(self.module, f"{COPY_EXECUTABLE}{device}")
+            name = self.symbols.unique(f"{COPY_EXECUTABLE}{device}")
             self.insert(staging_template.copy_executable_text(name))
             self._functions[key] = name
         return self._functions[key]
