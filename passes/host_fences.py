@@ -30,7 +30,7 @@ from .pass_base import MemoryModelOptions, ModulePass
 
 
 # Host waits live in never-inlined helpers: the wait for the caller's fence
-# is the one every lowering uses (staging_template.await_function_text: a
+# is the one every lowering uses (staging_library.mlir's @await: a
 # null fence, which a synchronous wrapper passes, is no wait). The relay
 # hands a failure on to the caller's fence instead of aborting: where IREE
 # can prove the program's own fence is already signalled it folds the wait
@@ -55,8 +55,9 @@ util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attribute
 def _add_helpers(module) -> tuple[str, str]:
     await_name = unique_symbol(module, "__mdc_host_await")
     relay_name = unique_symbol(module, "__mdc_host_relay")
-    append_functions(module, staging_template.await_function_text(
-        await_name, "mdc: waiting on a fence on the host failed") + _RELAY.format(relay_name=relay_name))
+    staging_template.instantiate(module, staging_template.helper("await"), {"await": await_name},
+                                 message="mdc: waiting on a fence on the host failed")
+    append_functions(module, _RELAY.format(relay_name=relay_name))
     return await_name, relay_name
 
 

@@ -1,5 +1,5 @@
 """What every lowering of a crossing emits with: the staging helpers the
-module gets once (staging_template.py), crossing sites with their own pinned
+module gets once (staging_library.mlir), crossing sites with their own pinned
 buffers, the byte-copy dispatch, exports to and imports from buffer views,
 barriers and host waits.
 
@@ -14,7 +14,7 @@ from iree.compiler.dialects import arith, stream, util
 from .. import staging_template
 from ..crossings import describe
 from ..ir_adapter import SymbolNames
-from ..ir_util import affinity_attr
+from ..ir_util import affinity_attr, append_functions
 from ..memory_model import MemoryModel
 
 STAGE_FUNCTION = "__mdc_stage"
@@ -63,31 +63,24 @@ class Emitter:
         self.symbols = SymbolNames(module)  # every symbol a lowering adds is named here
         self._functions: dict[tuple, str] = {}  # helper key -> function name
 
-    def insert(self, text: str, with_globals: bool = True) -> None:
-        """Adds the ops of ``text`` (staging_template output) to the module:
-        globals first in the module (initializers that stage values reach
-        them, and IREE requires globals to precede their use; dropped with
-        ``with_globals=False``, when the module has them already), function
-        definitions at the end; bodiless declarations, there only so the
-        text verifies on its own, are dropped."""
-        parsed = ir.Module.parse(text)  # alive until its ops are moved out
-        body = self.module.regions[0].blocks[0]
-        for op in [op.operation for op in parsed.body.operations]:
-            if op.name == "util.global":
-                if with_globals:
-                    op.move_before(body.operations[0].operation)
-            elif len(op.regions[0].blocks):
-                body.append(op)
+    def instantiate(self, helper: staging_template.Helper, names: dict[str, str], with_globals: bool = True) -> None:
+        """Adds ``helper`` (staging_library.mlir) to the module, its library
+        symbols renamed by ``names``: globals first in the module
+        (initializers that stage values reach them, and IREE requires
+        globals to precede their use; none with ``with_globals=False``, when
+        the module has them already), functions at the end."""
+        staging_template.instantiate(self.module, helper, names, with_globals)
 
     def device(self, name: str) -> ir.Value:
         return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
 
-    def helper(self, kind: str, text_of) -> str:
-        """A staging helper function without a cache of its own, once per module."""
+    def helper(self, kind: str) -> str:
+        """The library's staging helper ``kind``, a function without a cache
+        of its own, once per module."""
         key = (kind,)
         if key not in self._functions:
             name = self.symbols.unique(f"{STAGE_FUNCTION}_{kind}")
-            self.insert(text_of(name))
+            self.instantiate(staging_template.helper(kind), {kind: name})
             self._functions[key] = name
         return self._functions[key]
 
@@ -104,16 +97,18 @@ class Emitter:
         on the host for the site's last reads, ``(%fence)``, which records
         the fence of the reads just issued; ``(%fence, %read)`` with
         ``read_if_in_place``, which records it only where the view ``%read``
-        is of the site's buffer); staging_template.site_view_function_text."""
+        is of the site's buffer); staging_template.site_helper."""
         return self._new_site(read_in_place=True, read_if_in_place=read_if_in_place)
 
     def _new_site(self, read_in_place: bool, read_if_in_place: bool = False) -> tuple[str, str | None]:
-        shared = self.helper("pinned_view", staging_template.pinned_view_function_text)
+        shared = self.helper("pinned_view")
         cache = self.symbols.unique(f"{STAGE_FUNCTION}_pinned_site")
         reads = self.symbols.unique(f"{cache}_read") if read_in_place else None
         name = self.symbols.unique(f"{cache}_view")
         record = self.symbols.unique(f"{cache}_record_read") if read_in_place else None
-        self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record, read_if_in_place))
+        site = staging_template.site_helper(read_in_place, read_if_in_place)
+        made = [cache, reads, name, record] if read_in_place else [cache, name]
+        self.instantiate(site, {**dict(zip(site.symbols, made)), "pinned_view": shared})
         return name, record
 
     def early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
@@ -144,7 +139,7 @@ class Emitter:
         key = ("copy_executable", device)
         if key not in self._functions:
             name = self.symbols.unique(f"{COPY_EXECUTABLE}{device}")
-            self.insert(staging_template.copy_executable_text(name))
+            append_functions(self.module, staging_template.copy_executable_text(name))
             self._functions[key] = name
         return self._functions[key]
 
@@ -180,14 +175,14 @@ class Emitter:
         return resource, export_fence(timepoint, device)
 
     def host_await(self, fence) -> None:
-        """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
-        staging_call([], self.helper("await", staging_template.await_function_text), [fence])
+        """The host waits until ``fence`` is reached (the library's ``@await``)."""
+        staging_call([], self.helper("await"), [fence])
 
     def awaited_view(self, fence, view) -> ir.Value:
         """``view`` once the host has waited for ``fence``: the view a device
         must import to read what was waited for
-        (staging_template.await_view_function_text)."""
-        return staging_call([view.type], self.helper("await_view", staging_template.await_view_function_text),
+        (the library's ``@await_view``)."""
+        return staging_call([view.type], self.helper("await_view"),
                            [fence, view]).results[0]
 
     def waited(self, resource, size, device, lifetime: str = "external"):

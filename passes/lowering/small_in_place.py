@@ -61,7 +61,7 @@ class SmallInPlace(Lowering):
         submission of its consumers: no queue copy, allocation or host wait
         of its own. Nothing waits for those reads but the site's next write,
         which first waits on the host for the fence the site records
-        (staging_template.site_view_function_text); ``finish`` emits
+        (staging_template.site_helper); ``finish`` emits
         the reads' fence once every crossing is rewritten."""
         value, size, src, dst, policy, result_type = (site.value, site.size, site.src, site.dst, site.policy,
                                                       site.result_type)

@@ -1,11 +1,13 @@
 """The IR adapter (passes/ir_adapter.py) alone: what it reads off printed
-IREE attributes, function visibility and the symbol table."""
+IREE attributes, function visibility, the symbol table, and the staging
+library it clones helpers from."""
 
 from __future__ import annotations
 
 from iree.compiler import ir
 
 from mdc.passes import ir_adapter as irx
+from mdc.passes import staging_template
 from mdc.pipeline.ireec import Compiler
 
 _MODULE = """
@@ -67,3 +69,18 @@ def test_visibility_and_symbols():
         assert names.unique("fresh") == "fresh"
         assert irx.unique_symbol(module, "shown") == "shown_1"  # a fresh read of the module
 
+
+def test_staging_library_instantiates_renamed():
+    compiler, module = _parsed(_MODULE)
+    with compiler.context, ir.Location.unknown():
+        staging_template.instantiate(module, staging_template.stage_helper(True, False),
+                                     {"pinned_cache": "__cache", "stage_local_to_gpu": "__stage"})
+        staging_template.instantiate(module, staging_template.helper("await"), {"await": "__wait"},
+                                     message="mdc: said otherwise")
+        ops = irx.top_level_ops(module)
+        assert irx.symbol_name(ops[0]) == "__cache"  # globals first
+        assert [irx.symbol_name(op) for op in ops[-2:]] == ["__stage", "__wait"]
+        text = str(module)
+        assert "util.global.load @__cache" in text and "@pinned_cache" not in text
+        assert '"mdc: said otherwise"' in text and staging_template.AWAIT_MESSAGE not in text
+        assert module.verify()
