@@ -84,3 +84,16 @@ def test_staging_library_instantiates_renamed():
         assert "util.global.load @__cache" in text and "@pinned_cache" not in text
         assert '"mdc: said otherwise"' in text and staging_template.AWAIT_MESSAGE not in text
         assert module.verify()
+
+
+def test_staging_library_polled_waits(monkeypatch):
+    # HOST_WAIT_POLL (test/e2e/gpu_stall.py) rewrites every host wait of
+    # the library into a polling loop that names the wait that timed out.
+    monkeypatch.setattr(staging_template, "HOST_WAIT_POLL", (5, 3))
+    compiler, module = _parsed("")
+    with compiler.context, ir.Location.unknown():
+        staging_template.instantiate(module, staging_template.helper("pieces_arrived"), {"pieces_arrived": "__arrived"})
+        text = str(module)
+        assert "timeout_millis(%c-1_i32)" not in text and "scf.while" in text
+        assert '"mdc: copy out of staging memory failed (copied timed out)"' in text
+        assert module.verify()
