@@ -40,12 +40,12 @@ from .memory_model import MemoryModel
 from .module_facts import declared_affinities, iree_default_device, module_default_device, single_device
 from .pass_base import DeviceOptions, ModulePass
 
-_FUNCTIONS = ("func.func", "util.func")
-_RETURNS = ("func.return", "util.return")
-_CALLS = ("func.call", "util.call")
+_FUNCTIONS = (irx.FUNC_FUNC, irx.UTIL_FUNC)
+_RETURNS = (irx.FUNC_RETURN, irx.UTIL_RETURN)
+_CALLS = (irx.FUNC_CALL, irx.UTIL_CALL)
 # Tensors whose device is their own: an explicit move (the program says
 # where the value goes), a global, anything already lowered.
-_ELSEWHERE = ("flow.tensor.transfer", "util.global.load", "util.global.load.indirect")
+_ELSEWHERE = (irx.FLOW_TENSOR_TRANSFER, irx.UTIL_GLOBAL_LOAD, irx.UTIL_GLOBAL_LOAD_INDIRECT)
 _LOWERED = ("hal.", "stream.")
 
 

@@ -16,7 +16,7 @@ from .diagnostics import MdcError
 from .ir_util import symbol_ref, top_level_ops
 from .module_facts import declared_device
 
-FUNCTION_OPS = ("util.func", "func.func")
+FUNCTION_OPS = (irx.UTIL_FUNC, irx.FUNC_FUNC)
 
 
 @dataclasses.dataclass

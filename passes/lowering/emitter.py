@@ -11,6 +11,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
+from .. import ir_adapter as irx
 from .. import staging_template
 from ..crossings import describe
 from ..ir_adapter import SymbolNames
@@ -45,12 +46,12 @@ def staging_call(results, callee: str, operands) -> ir.Operation:
 
 def is_staging_call(op: ir.Operation) -> bool:
     """``op`` calls one of the staging helpers lowerings add."""
-    return op.name == "util.call" and STAGED in op.attributes
+    return op.name == irx.UTIL_CALL and STAGED in op.attributes
 
 
 def is_copy_dispatch(op: ir.Operation) -> bool:
     """``op`` is a dispatch of a byte-copy executable lowerings add."""
-    return op.name == "stream.tensor.dispatch" and STAGED in op.attributes
+    return op.name == irx.STREAM_TENSOR_DISPATCH and STAGED in op.attributes
 
 
 class Emitter:
@@ -122,7 +123,7 @@ class Emitter:
         at = ir.InsertionPoint.at_block_begin(block)
         if not isinstance(defining, ir.Block) and defining.operation.block == block:
             ops = list(block.operations)
-            if defining.operation.name in ("stream.tensor.sizeof", "arith.constant") and \
+            if defining.operation.name in (irx.STREAM_TENSOR_SIZEOF, irx.ARITH_CONSTANT) and \
                     len(defining.operation.operands) == 0:
                 # A static size (stream.tensor.sizeof of a static shape, a
                 # constant): computed at the block's start instead.
@@ -251,7 +252,7 @@ def in_initializer(op: ir.Operation | None = None) -> bool:
     random programs seed 4242 index 143)."""
     op = ir.InsertionPoint.current.block.owner if op is None else op
     while op is not None:
-        if op.name == "util.initializer":
+        if irx.is_initializer(op):
             return True
         op = op.parent
     return False

@@ -14,6 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
 
+from .. import ir_adapter as irx
 from .. import staging_template
 from ..ir_util import affinity_attr
 from ..memory_model import LinkPolicy, MemoryModel
@@ -163,7 +164,7 @@ class Emplace(Lowering):
     def _is_only_use_of_dispatch(value) -> bool:
         """``value`` is made by a dispatch and crossing is its one use."""
         produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
-            "stream.tensor.dispatch", "stream.async.dispatch")
+            irx.STREAM_TENSOR_DISPATCH, irx.STREAM_ASYNC_DISPATCH)
         return produced and len(list(value.uses)) == 1
 
     def _in_pieces(self, dst: str) -> bool:
