@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from .ir_util import get_attr
+from . import ir_adapter as irx
 
 
 def function_argument(value: ir.Value) -> tuple[str, int] | None:
@@ -27,7 +27,7 @@ def update_into_argument(value: ir.Value):
     from offset 0 into a public function's argument (how IREE writes a
     result into an output argument, iree.abi.output); else None."""
     uses = list(value.uses)
-    if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+    if len(uses) != 1 or uses[0].owner.name != irx.STREAM_ASYNC_UPDATE:
         return None
     update = uses[0].owner
     view = update.opview
@@ -38,7 +38,7 @@ def update_into_argument(value: ir.Value):
 
 def is_constant_zero(value: ir.Value) -> bool:
     owner = value.owner
-    return (not isinstance(owner, ir.Block) and owner.name == "arith.constant"
+    return (not isinstance(owner, ir.Block) and owner.name == irx.ARITH_CONSTANT
             and str(owner.attributes["value"]) == "0 : index")
 
 
@@ -47,11 +47,11 @@ def import_of(value: ir.Value) -> ir.Operation | None:
     awaits; else None."""
     while not isinstance(value.owner, ir.Block):
         op = value.owner
-        if op.name == "stream.async.cast":
+        if op.name == irx.STREAM_ASYNC_CAST:
             value = op.operands[0]
-        elif op.name == "stream.timepoint.await":
+        elif op.name == irx.STREAM_TIMEPOINT_AWAIT:
             value = op.opview.resource_operands[ir.OpResult(value).result_number]
-        elif op.name == "stream.tensor.import":
+        elif op.name == irx.STREAM_TENSOR_IMPORT:
             return op
         else:
             return None
@@ -69,10 +69,9 @@ def function_argument_view(value: ir.Value) -> ir.Value | None:
         return None
     block = value.owner
     function = block.owner
-    if function is None or function.name != "util.func" or block != function.regions[0].blocks[0]:
+    if function is None or function.name != irx.UTIL_FUNC or block != function.regions[0].blocks[0]:
         return None
-    visibility = get_attr(function, "sym_visibility")
-    if visibility is not None and str(visibility) != '"public"':
+    if not irx.is_public(function):
         return None
     return value
 

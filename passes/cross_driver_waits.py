@@ -34,9 +34,10 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import stream, util
 
+from . import ir_adapter as irx
 from . import staging_template
 from .diagnostics import MdcError
-from .ir_util import append_functions, get_attr, incoming_values, top_level_ops, unique_symbol, walk
+from .ir_util import get_attr, incoming_values, top_level_ops, unique_symbol, walk
 from .memory_model import MemoryModel
 from .module_facts import affinity_devices, module_default_device
 from .pass_base import Fact, ModulePass, NoOptions
@@ -44,8 +45,8 @@ from .pass_base import Fact, ModulePass, NoOptions
 # Queue operations: each awaits one timepoint on the device of its affinity
 # (the module's default device where it has none: IREE's HAL conversion
 # puts it there).
-_QUEUE_OPS = ("stream.cmd.execute", "stream.resource.alloca", "stream.resource.dealloca",
-              "stream.file.read", "stream.file.write", "stream.timepoint.chain_external")
+_QUEUE_OPS = (irx.STREAM_CMD_EXECUTE, irx.STREAM_RESOURCE_ALLOCA, irx.STREAM_RESOURCE_DEALLOCA,
+              irx.STREAM_FILE_READ, irx.STREAM_FILE_WRITE, irx.STREAM_TIMEPOINT_CHAIN_EXTERNAL)
 _TIMEPOINT = "!stream.timepoint"
 
 
@@ -92,11 +93,11 @@ class _Waits:
                 work.extend(sources)
                 continue
             op = owner.operation
-            if op.name == "stream.timepoint.immediate":
+            if op.name == irx.STREAM_TIMEPOINT_IMMEDIATE:
                 continue
-            if op.name == "stream.timepoint.join":
+            if op.name == irx.STREAM_TIMEPOINT_JOIN:
                 work.extend(op.operands)
-            elif op.name in _QUEUE_OPS or op.name == "stream.timepoint.import":
+            elif op.name in _QUEUE_OPS or op.name == irx.STREAM_TIMEPOINT_IMPORT:
                 devices = self.devices_of(op)
                 if not devices:
                     return None
@@ -117,7 +118,7 @@ class _Waits:
         unknown origin stays on the queue (as the verifier takes it), and
         does not keep a known cross-driver part of the same join there."""
         owner = timepoint.owner
-        if not isinstance(owner, ir.Block) and owner.operation.name == "stream.timepoint.join":
+        if not isinstance(owner, ir.Block) and owner.operation.name == irx.STREAM_TIMEPOINT_JOIN:
             kept, host = [], []
             for part in owner.operation.operands:
                 k, h = self.split(waiters, part)
@@ -148,7 +149,7 @@ def wait_on_host(module, model: MemoryModel) -> int:
     default = module_default_device(module)
     host_await = None
     changed = 0
-    for function in [op for op in top_level_ops(module) if op.name in ("util.func", "util.initializer")]:
+    for function in [op for op in top_level_ops(module) if op.name in (irx.UTIL_FUNC, irx.UTIL_INITIALIZER)]:
         waits = _Waits(function, model, default)
         for op in [o for o in walk(function) if o.name in _QUEUE_OPS]:
             number = _awaited_operand(op)
@@ -169,8 +170,8 @@ def wait_on_host(module, model: MemoryModel) -> int:
 
 def _add_host_await(module) -> str:
     name = unique_symbol(module, "__mdc_host_await_other_driver")
-    append_functions(module, staging_template.await_function_text(
-        name, "mdc: waiting on the host for another driver's device failed"))
+    staging_template.instantiate(module, staging_template.helper("await"), {"await": name},
+                                 message="mdc: waiting on the host for another driver's device failed")
     return name
 
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .diagnostics import format_location
 from .executable_per_target import DISPATCH_OPS, executables_of
-from .ir_util import get_attr, top_level_ops, walk
-from .module_facts import declared_devices, module_default_device, single_device
+from .ir_util import top_level_ops, walk
+from .module_facts import declared_devices, module_default_device
 from .outputs import Report
 from .pass_base import ANALYSES, Fact, ModulePass, NoOptions
 
@@ -43,7 +44,7 @@ def cuda_executables(module) -> dict[str, str]:
     for op in walk(module):
         if op.name not in DISPATCH_OPS or "entry_points" not in op.attributes:
             continue
-        device = single_device(get_attr(op, "affinity")) or default
+        device = irx.affinity_of(op).single or default
         if drivers.get(device) == "cuda":
             for exe in executables_of(op):
                 found.setdefault(exe, device)
@@ -60,7 +61,7 @@ def _is_int32_min_fill(value: ir.Value) -> bool:
     if fill is None or fill.name != "linalg.fill":
         return False
     constant = _defining_op(fill.operands[0])
-    return (constant is not None and constant.name == "arith.constant" and str(fill.operands[0].type) == "i32"
+    return (constant is not None and constant.name == irx.ARITH_CONSTANT and str(fill.operands[0].type) == "i32"
             and ir.IntegerAttr(constant.attributes["value"]).value == INT32_MIN)
 
 
@@ -81,7 +82,7 @@ def _maxsi_outputs(generic) -> list[int]:
     for k, value in enumerate(yielded):
         op = _defining_op(value)
         accumulator = block.arguments[len(inputs) + k]
-        if op is not None and op.name == "arith.maxsi" and accumulator in list(op.operands):
+        if op is not None and op.name == irx.ARITH_MAXSI and accumulator in list(op.operands):
             found.append(k)
     return found
 
@@ -117,7 +118,7 @@ def maxsi_warnings(module) -> list[tuple[str | None, str]]:
     on_cuda = cuda_executables(module)
     found: dict = {}
     for exe in top_level_ops(module):
-        device = on_cuda.get(exe.attributes["sym_name"].value) if exe.name == "stream.executable" else None
+        device = on_cuda.get(exe.attributes["sym_name"].value) if exe.name == irx.STREAM_EXECUTABLE else None
         if device is None:
             continue
         for op in walk(exe):

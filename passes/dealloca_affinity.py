@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .ir_util import branch_targets, incoming_values, walk
 from .pass_base import Fact, ModulePass, NoOptions
 
-_ALLOCATIONS = ("stream.resource.alloca", "stream.resource.alloc")
+_ALLOCATIONS = (irx.STREAM_RESOURCE_ALLOCA, irx.STREAM_RESOURCE_ALLOC)
 
 
 def origin_affinity(resource: ir.Value, incoming: dict) -> ir.Attribute | None:
@@ -58,7 +59,7 @@ def origin_affinity(resource: ir.Value, incoming: dict) -> ir.Attribute | None:
         if op.name in _ALLOCATIONS and "affinity" in op.attributes:
             attr = op.attributes["affinity"]
             found[str(attr)] = attr
-        elif op.name == "stream.timepoint.await":
+        elif op.name == irx.STREAM_TIMEPOINT_AWAIT:
             work.append(op.opview.resource_operands[ir.OpResult(value).result_number])
         else:
             return None
@@ -77,10 +78,10 @@ def awaited_elsewhere(timepoint: ir.Value, default: str | None) -> bool:
         seen.add(value)
         for use in value.uses:
             user = use.owner
-            if user.name in ("cf.br", "cf.cond_br"):
+            if irx.is_branch(user):
                 for block, values in branch_targets(user):
                     work.extend(block.arguments[i] for i, v in enumerate(values) if v == value)
-            elif user.name == "stream.timepoint.join":
+            elif user.name == irx.STREAM_TIMEPOINT_JOIN:
                 work.append(user.results[0])
             elif "affinity" in user.attributes and str(user.attributes["affinity"]) != default:
                 return True
@@ -92,14 +93,14 @@ def place_deallocas(module) -> int:
     not the module's default device (where IREE puts it anyway) and a queue
     of another device waits on it; returns how many it placed."""
     attrs = module.operation.attributes
-    default = str(attrs["stream.affinity.default"]) if "stream.affinity.default" in attrs else None
+    default = str(attrs[irx.DEFAULT_AFFINITY]) if irx.DEFAULT_AFFINITY in attrs else None
     placed = 0
     for function in [op for op in module.regions[0].blocks[0].operations]:
         function = function.operation
-        if function.name != "util.func":
+        if function.name != irx.UTIL_FUNC:
             continue
         deallocas = [op for op in walk(function)
-                     if op.name == "stream.resource.dealloca" and "affinity" not in op.attributes
+                     if op.name == irx.STREAM_RESOURCE_DEALLOCA and "affinity" not in op.attributes
                      and awaited_elsewhere(op.results[0], default)]
         if not deallocas:
             continue

@@ -20,11 +20,12 @@ command line), is left as it is.
 
 from __future__ import annotations
 
+from . import ir_adapter as irx
 from .ir_util import affinity_attr, get_attr
 from .module_facts import device_globals, iree_default_device
 from .pass_base import Fact, ModulePass, NoOptions
 
-DEFAULT_ATTR = "stream.affinity.default"
+DEFAULT_ATTR = irx.DEFAULT_AFFINITY
 
 
 def add_default_device(module) -> None:

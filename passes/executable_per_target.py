@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
 from .pass_base import Fact, ModulePass, NoOptions
 
 # Ops that name executables: each has an `entry_points` array of @exe::@fn.
-DISPATCH_OPS = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
+DISPATCH_OPS = (irx.STREAM_TENSOR_DISPATCH, irx.STREAM_ASYNC_DISPATCH, irx.STREAM_CMD_DISPATCH)
 
 
 def dispatch_target(op, targets: dict[str, str], default: str | None) -> str:
@@ -88,7 +89,7 @@ def split_executables(module) -> list[tuple[str, str]]:
     executables = {
         op.attributes["sym_name"].value: op
         for op in top_level_ops(module)
-        if op.name == "stream.executable"
+        if op.name == irx.STREAM_EXECUTABLE
     }
     made = []
     for exe, further in plan.items():

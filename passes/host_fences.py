@@ -23,6 +23,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import hal, stream, util
 
+from . import ir_adapter as irx
 from . import staging_template
 from .ir_util import append_functions, get_attr, unique_symbol, walk
 from .memory_model import MemoryModel
@@ -30,7 +31,7 @@ from .pass_base import Fact, ModulePass, NoOptions
 
 
 # Host waits live in never-inlined helpers: the wait for the caller's fence
-# is the one every lowering uses (staging_template.await_function_text: a
+# is the one every lowering uses (staging_library.mlir's @await: a
 # null fence, which a synchronous wrapper passes, is no wait). The relay
 # hands a failure on to the caller's fence instead of aborting: where IREE
 # can prove the program's own fence is already signalled it folds the wait
@@ -55,8 +56,9 @@ util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attribute
 def _add_helpers(module) -> tuple[str, str]:
     await_name = unique_symbol(module, "__mdc_host_await")
     relay_name = unique_symbol(module, "__mdc_host_relay")
-    append_functions(module, staging_template.await_function_text(
-        await_name, "mdc: waiting on a fence on the host failed") + _RELAY.format(relay_name=relay_name))
+    staging_template.instantiate(module, staging_template.helper("await"), {"await": await_name},
+                                 message="mdc: waiting on a fence on the host failed")
+    append_functions(module, _RELAY.format(relay_name=relay_name))
     return await_name, relay_name
 
 
@@ -65,7 +67,7 @@ def isolate_caller_fences(module) -> int:
     helpers = None
     rewritten = 0
     for op in list(walk(module)):
-        if op.name == "stream.timepoint.import" and _is_function_argument(op.operands[0]):
+        if op.name == irx.STREAM_TIMEPOINT_IMPORT and _is_function_argument(op.operands[0]):
             helpers = helpers or _add_helpers(module)
             with ir.InsertionPoint(op), op.location:
                 util.CallOp([], helpers[0], [op.operands[0]])
@@ -73,13 +75,13 @@ def isolate_caller_fences(module) -> int:
             op.results[0].replace_all_uses_with(ready)
             op.erase()
             rewritten += 1
-        elif op.name == "stream.timepoint.chain_external" and all(
+        elif op.name == irx.STREAM_TIMEPOINT_CHAIN_EXTERNAL and all(
             _is_function_argument(v) for v in list(op.operands)[1:]
         ):
             timepoint = op.operands[0]
             barrier = timepoint.owner
             with ir.InsertionPoint(op), op.location:
-                if not isinstance(barrier, ir.Block) and barrier.operation.name == "stream.timepoint.barrier":
+                if not isinstance(barrier, ir.Block) and barrier.operation.name == irx.STREAM_TIMEPOINT_BARRIER:
                     # Wait for the results themselves: IREE folds this wait
                     # away when the timepoint turns out to be immediate.
                     barrier = barrier.operation
@@ -118,7 +120,7 @@ def _is_function_argument(value: ir.Value) -> bool:
     if not isinstance(owner, ir.Block) or str(value.type) != "!hal.fence":
         return False
     parent = owner.owner
-    return parent is not None and parent.operation.name == "util.func"
+    return parent is not None and parent.operation.name == irx.UTIL_FUNC
 
 
 class HostFences(ModulePass):

@@ -1,33 +1,24 @@
-"""Small helpers over IREE IR from Python: walking, attributes, types.
-
-IREE attributes have no Python classes, so affinities are built by parsing
-their printed form (``#hal.device.affinity<@device_a>``); reading what a
-module says about its devices is module_facts.py's job.
+"""Small helpers over IREE IR from Python: branches, resources, helper
+functions appended from text. The typed layer they stand on (op names,
+affinities, symbol names) is ir_adapter.py; reading what a module says
+about its devices is module_facts.py's job.
 """
 
 from __future__ import annotations
 
-import re
-
-from typing import Iterator
-
 from iree.compiler import ir
 
-def walk(op) -> Iterator[ir.Operation]:
-    """Every operation nested in ``op``, in program (pre-)order."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from walk(child)
+from . import ir_adapter as irx
+# Re-exported: the passes import these from here.
+from .ir_adapter import (affinity_attr, get_attr, symbol_ref, top_level_ops,  # noqa: F401
+                         unique_symbol, walk)
 
 
 def branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
     """(successor, the values passed to its arguments) of a cf branch."""
-    if op.name == "cf.br":
+    if op.name == irx.CF_BR:
         return [(op.successors[0], list(op.operands))]
-    if op.name == "cf.cond_br":
+    if op.name == irx.CF_COND_BR:
         sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
         operands = list(op.operands)
         true_start = sizes[0]
@@ -48,34 +39,8 @@ def incoming_values(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
     return incoming
 
 
-def top_level_ops(module) -> list[ir.Operation]:
-    return [op.operation for op in module.regions[0].blocks[0].operations]
-
-
-def get_attr(op: ir.Operation, name: str):
-    attrs = op.attributes
-    return attrs[name] if name in attrs else None
-
-
-def affinity_attr(device: str) -> ir.Attribute:
-    return ir.Attribute.parse(f"#hal.device.affinity<@{device}>")
-
-
 def is_resource(value: ir.Value) -> bool:
     return str(value.type).startswith("!stream.resource<")
-
-
-def unique_symbol(module, base: str) -> str:
-    taken = {
-        op.attributes["sym_name"].value
-        for op in top_level_ops(module)
-        if "sym_name" in op.attributes
-    }
-    name, n = base, 0
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name
 
 
 def append_functions(module, text: str) -> None:
@@ -90,18 +55,8 @@ def inside_executable(op: ir.Operation) -> bool:
     """``op`` is inside an executable (a kernel's body, not the program)."""
     parent = op.parent
     while parent is not None:
-        if parent.name in ("stream.executable", "hal.executable", "flow.executable"):
+        if irx.is_executable(parent):
             return True
         parent = parent.parent
     return False
 
-
-_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-
-
-def symbol_ref(name: str) -> str:
-    """``@name`` as MLIR text: bare where MLIR's syntax allows it (a letter
-    or ``_``, then letters, digits, ``_``, ``$``, ``.``), else quoted."""
-    if _BARE_SYMBOL.fullmatch(name):
-        return f"@{name}"
-    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -29,6 +29,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import stream, util
 
+from . import ir_adapter as irx
 from .ir_util import affinity_attr, walk
 from .memory_model import MemoryModel
 from .placement import Placement
@@ -40,9 +41,9 @@ _BYTES = "tensor<?xi8>"
 
 def loop_inits(op: ir.Operation) -> list[int]:
     """Operand indices of a loop op's initial values (none for other ops)."""
-    if op.name == "scf.for":
+    if op.name == irx.SCF_FOR:
         return list(range(3, len(op.operands)))
-    if op.name == "scf.while":
+    if op.name == irx.SCF_WHILE:
         return list(range(len(op.operands)))
     return []
 
@@ -66,7 +67,7 @@ def isolate(value: ir.Value, device: str) -> ir.Value:
 
 def yielded(op: ir.Operation, index: int) -> ir.Value | None:
     """What the back edge carries into the loop argument of init ``index``."""
-    if op.name == "scf.for":
+    if op.name == irx.SCF_FOR:
         region, position = op.regions[0], index - 3
     else:  # scf.while: the `do` region's yield feeds the `before` arguments
         region, position = op.regions[1], index
@@ -85,7 +86,7 @@ def comes_from_staging(value: ir.Value | None, depth: int = 0) -> bool:
         if isinstance(owner, ir.Block):
             return False
         owner = owner.operation
-        if owner.name == "stream.tensor.import":
+        if owner.name == irx.STREAM_TENSOR_IMPORT:
             # Staged: the view comes from mdc's staging call (an argument
             # imported by the ABI is not).
             view = owner.operands[0].owner
@@ -93,13 +94,13 @@ def comes_from_staging(value: ir.Value | None, depth: int = 0) -> bool:
                 return False
             view = view.operation
             return is_staging_call(view)
-        if owner.name == "stream.tensor.dispatch":
+        if owner.name == irx.STREAM_TENSOR_DISPATCH:
             # --staging=emplace: a CPU copies the value out of the pinned
             # buffer with mdc's copy dispatch (its only other use, the copy
             # into the pinned buffer, is never yielded).
             return is_copy_dispatch(owner)
-        if owner.name not in ("stream.async.cast", "stream.async.clone", "stream.async.transfer",
-                              "stream.timepoint.barrier"):
+        if owner.name not in (irx.STREAM_ASYNC_CAST, irx.STREAM_ASYNC_CLONE, irx.STREAM_ASYNC_TRANSFER,
+                              irx.STREAM_TIMEPOINT_BARRIER):
             return False
         value, depth = owner.operands[0], depth + 1
     return False
@@ -109,7 +110,7 @@ def isolate_loop_inits(module, placement: Placement) -> int:
     """Rewrites the unrefined resource inits of loops whose back edge
     carries a staged value; returns how many."""
     done = 0
-    for op in [op for op in walk(module) if op.name in ("scf.for", "scf.while")]:
+    for op in [op for op in walk(module) if irx.is_loop(op)]:
         for index in loop_inits(op):
             value = op.operands[index]
             if str(value.type) != "!stream.resource<*>":

@@ -1,8 +1,8 @@
 """What a module says about its devices, read off its IR in one place.
 
-IREE attributes have no Python classes, so these facts are read from their
-printed forms; every pass and the command lines use these readers rather
-than parsing the text themselves:
+IREE attributes have no Python classes; their printed forms are read by
+ir_adapter.py, and every pass and the command lines use these readers
+rather than reading the IR themselves:
 
 * symbols and affinities: ``SYMBOL`` (``@device_a``), the devices an
   affinity names (``#hal.device.affinity<@device_a>``), the devices a
@@ -20,28 +20,16 @@ than parsing the text themselves:
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from iree.compiler import ir
 
 from mdc.contract.declaration_text import bracketed_list
 from mdc.contract.manifest import kind_uses_host_memory
 
-from .ir_util import get_attr, top_level_ops, walk
+from . import ir_adapter as irx
+from .ir_adapter import SYMBOL, executable_formats, get_attr, top_level_ops, walk  # noqa: F401 (SYMBOL: re-exported)
 
-SYMBOL = re.compile(r"@([A-Za-z0-9_$.\-]+)")
 AFFINITY = "iree.abi.affinity"
-
-_DEVICE_REFERENCE = re.compile(r"#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)")
-_DECLARED_AFFINITY = re.compile(r"iree\.abi\.affinity\s*=\s*#hal\.device\.(?:promise|affinity)<@([A-Za-z0-9_$.\-]+)>")
-# A target's driver, and its ordinal where the first {...} after it has one.
-_TARGET = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
-_TARGET_DRIVER = re.compile(r'#hal\.device\.target<"([A-Za-z0-9_-]+)"')
-_ORDINAL = re.compile(r"ordinal\s*=\s*(\d+)")
-_ORDINAL_ENTRY = re.compile(r"\{?\s*ordinal\s*=\s*\d+\s*:\s*index\s*\}?,?\s*")
-_DEFINED_DEVICE = re.compile(
-    r'^#hal\.device\.(?:target|alias)<"([A-Za-z0-9_-]+)"(\[\d+\])?(?:,\s*\{[^}]*?ordinal\s*=\s*(\d+))?')
-_EXECUTABLE_TARGET = re.compile(r'#hal\.executable\.target<"[^"]*",\s*"([^"]+)"')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,21 +55,18 @@ class Device:
 
 def affinity_devices(attr) -> list[str]:
     """Device symbols named by an affinity attribute (empty if none)."""
-    if attr is None:
-        return []
-    return SYMBOL.findall(str(attr))
+    return list(irx.Affinity.of_attr(attr).devices)
 
 
 def single_device(attr) -> str | None:
     """The device of an affinity naming exactly one device, else None."""
-    names = affinity_devices(attr)
-    return names[0] if len(set(names)) == 1 else None
+    return irx.Affinity.of_attr(attr).single
 
 
 def module_default_device(module) -> str | None:
     """The device IREE gives values and ops without an affinity
     (``stream.affinity.default``, set from its flow phase on)."""
-    return single_device(get_attr(module, "stream.affinity.default"))
+    return irx.affinity_of(module, irx.DEFAULT_AFFINITY).single
 
 
 def iree_default_device(names, chosen: str | None = None) -> str | None:
@@ -103,7 +88,7 @@ def referenced_devices(module) -> dict[str, object]:
     for op in walk(module):
         attrs = op.attributes
         for i in range(len(attrs)):
-            for name in _DEVICE_REFERENCE.findall(str(attrs[i].attr)):
+            for name in irx.device_references(attrs[i].attr):
                 found.setdefault(name, op.location)
     return found
 
@@ -116,7 +101,7 @@ def device_globals(module) -> list[tuple[str, ir.Operation, str | None]]:
     (symbol, op, printed initial value or None)."""
     out = []
     for op in top_level_ops(module):
-        if op.name != "util.global" or str(op.attributes["type"]) != "!hal.device":
+        if not irx.is_device_global(op):
             continue
         attrs = op.attributes
         out.append((attrs["sym_name"].value, op, str(attrs["initial_value"]) if "initial_value" in attrs else None))
@@ -130,11 +115,9 @@ def declared_devices(module) -> dict[str, Device]:
     for name, op, text in device_globals(module):
         if text is None:
             continue
-        drivers = _TARGET_DRIVER.findall(text)
-        if not drivers:
-            continue
-        ordinal = _ORDINAL.search(text)
-        devices[name] = Device(name, drivers[0], int(ordinal.group(1)) if ordinal else 0, op.location)
+        target = irx.target_device(text)
+        if target is not None:
+            devices[name] = Device(name, *target, op.location)
     return devices
 
 
@@ -144,18 +127,17 @@ def defined_devices(module) -> dict[str, tuple[str, int | None, object]]:
     ``#hal.device.alias``): {symbol: (kind, ordinal or None, location)}."""
     found = {}
     for name, op, text in device_globals(module):
-        m = _DEFINED_DEVICE.match(text) if text is not None else None
-        if m:
-            ordinal = m.group(2)[1:-1] if m.group(2) else m.group(3)
-            found[name] = (m.group(1), None if ordinal is None else int(ordinal), op.location)
+        defined = irx.defined_device(text) if text is not None else None
+        if defined is not None:
+            found[name] = (*defined, op.location)
     return found
 
 
 def device_targets(module) -> dict[str, str]:
     """Each device global's executable targets, as text, with the ordinal
     dropped: two devices with equal text run the same executable variants."""
-    return {name: _ORDINAL_ENTRY.sub("", text) for name, _, text in device_globals(module)
-            if text is not None and "#hal.device.target<" in text}
+    return {name: irx.without_ordinals(text) for name, _, text in device_globals(module)
+            if text is not None and irx.TARGET_PREFIX in text}
 
 
 def _device_initializers(module):
@@ -164,16 +146,16 @@ def _device_initializers(module):
     each top-level initializer: (globals it stores, its status-check
     messages, the device ids it queries)."""
     for op in top_level_ops(module):
-        if op.name != "util.initializer":
+        if not irx.is_initializer(op):
             continue
         stored, messages, queried = [], [], []
         for inner in walk(op):
             name = inner.name
-            if name == "util.global.store":
+            if name == irx.UTIL_GLOBAL_STORE:
                 stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
-            elif name == "util.status.check_ok" and "message" in inner.attributes:
+            elif name == irx.UTIL_STATUS_CHECK_OK and "message" in inner.attributes:
                 messages.append(inner.attributes["message"].value)
-            elif name == "hal.device.query" and str(inner.attributes["category"]) == '"hal.device.id"':
+            elif name == irx.HAL_DEVICE_QUERY and str(inner.attributes["category"]) == '"hal.device.id"':
                 queried.append(inner.attributes["key"].value)
         yield stored, messages, queried
 
@@ -189,10 +171,10 @@ def hal_devices(module) -> dict[str, Device]:
     for stored, messages, queried in _device_initializers(module):
         drivers, ordinals = [], []
         for message in messages:
-            for driver, ordinal in _TARGET.findall(message):
+            for driver, ordinal in irx.targets_named(message):
                 drivers.append(driver)
-                if ordinal:
-                    ordinals.append(int(ordinal))
+                if ordinal is not None:
+                    ordinals.append(ordinal)
         drivers += [key.rstrip("*") for key in queried]
         drivers = sorted(set(drivers))
         if len(drivers) != 1:
@@ -213,11 +195,6 @@ def hal_devices(module) -> dict[str, Device]:
     return ordered
 
 
-def executable_formats(text: str) -> list[str]:
-    """The formats of the ``#hal.executable.target``s printed in ``text``."""
-    return _EXECUTABLE_TARGET.findall(text)
-
-
 def device_formats(module) -> dict[str, set]:
     """The executable formats each device global can run, at any level:
     from its ``#hal.device.target`` initial value, or at the HAL phase from
@@ -230,7 +207,7 @@ def device_formats(module) -> dict[str, set]:
     for stored, messages, _ in _device_initializers(module):
         found = set()
         for message in messages:
-            if "#hal.device.target<" in message:
+            if irx.TARGET_PREFIX in message:
                 found |= set(executable_formats(message))
         if found:
             for name in stored:
@@ -276,7 +253,7 @@ def _declaration(function) -> str | None:
 
 
 def _devices_of(items: list[str]) -> list[str | None]:
-    return [m.group(1) if (m := _DECLARED_AFFINITY.search(item)) else None for item in items]
+    return [irx.declared_affinity_device(item) for item in items]
 
 
 def declared_argument_devices(function) -> list[str | None] | None:
@@ -315,7 +292,7 @@ def mutable_globals(module) -> list[str]:
     before mdc's passes, which add mutable globals of their own."""
     names = []
     for op in top_level_ops(module):
-        if op.name not in ("util.global", "ml_program.global") or "sym_name" not in op.attributes:
+        if op.name not in irx.GLOBALS or "sym_name" not in op.attributes:
             continue
         if "is_mutable" not in op.attributes:
             continue
@@ -335,12 +312,11 @@ def state_by_function(module) -> dict[str, list[str]]:
     if not state:
         return {}
     functions = {op.attributes["sym_name"].value: op for op in top_level_ops(module)
-                 if op.name in ("func.func", "util.func") and "sym_name" in op.attributes}
+                 if irx.is_function(op) and "sym_name" in op.attributes}
     refers = {name: _symbols_referred_to(op) for name, op in functions.items()}
     result = {}
     for name, op in functions.items():
-        visibility = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
-        if visibility != "public":
+        if not irx.is_public(op):
             continue
         seen, todo = {name}, [name]
         while todo:

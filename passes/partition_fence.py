@@ -43,11 +43,12 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, util
 
+from . import ir_adapter as irx
 from .ir_util import walk
 from .memory_model import MemoryModel
 from .pass_base import Fact, ModulePass, NoOptions
 
-REGION_OPS = ("scf.for", "scf.while", "scf.if", "scf.index_switch")
+REGION_OPS = (irx.SCF_FOR, irx.SCF_WHILE, irx.SCF_IF, irx.SCF_INDEX_SWITCH)
 
 
 def needs_fence(op: ir.Operation) -> bool:
@@ -82,10 +83,10 @@ def read_through_barriers(block: ir.Block) -> int:
     moved = 0
     for op in block.operations:
         op = op.operation
-        if op.name == "stream.async.transfer" and op.operands[0] in waited:
+        if irx.is_transfer(op) and op.operands[0] in waited:
             op.operands[0] = waited[op.operands[0]]
             moved += 1
-        elif op.name == "stream.timepoint.barrier" and op.results[0].type == op.operands[0].type:
+        elif op.name == irx.STREAM_TIMEPOINT_BARRIER and op.results[0].type == op.operands[0].type:
             waited[op.operands[0]] = op.results[0]
     return moved
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import stream
 
+from . import ir_adapter as irx
 from . import placement_graph
 from .crossings import policy_at
 from .diagnostics import MdcError, format_location
 from .ir_util import affinity_attr, get_attr, inside_executable, top_level_ops, walk
 from .memory_model import MemoryModel
-from .module_facts import affinity_devices, declared_argument_devices, module_default_device, single_device
+from .module_facts import affinity_devices, declared_argument_devices, module_default_device
 from .outputs import PlacedOp, Report
 from .pass_base import Fact, ModulePass, NoOptions
 from .placement import Placement, place_unplaced_ops
@@ -98,10 +99,9 @@ def _import_arguments_where_declared(module, model: MemoryModel) -> None:
 
 def _public_functions(module):
     for function in top_level_ops(module):
-        if function.name != "util.func" or not function.regions[0].blocks:
+        if function.name != irx.UTIL_FUNC or not function.regions[0].blocks:
             continue
-        visibility = get_attr(function, "sym_visibility")
-        if visibility is None or str(visibility) == '"public"':
+        if irx.is_public(function):
             yield function
 
 
@@ -111,10 +111,10 @@ def _argument_imports(function) -> dict[int, list[tuple[ir.Operation, str]]]:
     entry = function.regions[0].blocks[0]
     imports: dict[int, list] = {}
     for op in walk(function):
-        if op.name != "stream.tensor.import" or not isinstance(op.operands[0].owner, ir.Block) \
+        if op.name != irx.STREAM_TENSOR_IMPORT or not isinstance(op.operands[0].owner, ir.Block) \
                 or op.operands[0].owner != entry:
             continue
-        device = single_device(get_attr(op, "affinity"))
+        device = irx.affinity_of(op).single
         if device is not None:
             imports.setdefault(ir.BlockArgument(op.operands[0]).arg_number, []).append((op, device))
     return imports

@@ -16,24 +16,25 @@ import re
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .diagnostics import MdcError, format_location
 from .ir_util import get_attr, is_resource, walk
 
 _NODE_OPS = {
-    "stream.tensor.dispatch": "dispatch",
-    "stream.async.dispatch": "dispatch",
-    "stream.tensor.import": "argument",
-    "stream.tensor.export": "result",
-    "stream.tensor.splat": "splat",
-    "stream.tensor.fill": "fill",
-    "stream.tensor.constant": "constant",
-    "stream.async.constant": "constant",
-    "stream.tensor.empty": "empty",
-    "util.global.load": "global load",
-    "util.global.store": "global store",
+    irx.STREAM_TENSOR_DISPATCH: "dispatch",
+    irx.STREAM_ASYNC_DISPATCH: "dispatch",
+    irx.STREAM_TENSOR_IMPORT: "argument",
+    irx.STREAM_TENSOR_EXPORT: "result",
+    irx.STREAM_TENSOR_SPLAT: "splat",
+    irx.STREAM_TENSOR_FILL: "fill",
+    irx.STREAM_TENSOR_CONSTANT: "constant",
+    irx.STREAM_ASYNC_CONSTANT: "constant",
+    irx.STREAM_TENSOR_EMPTY: "empty",
+    irx.UTIL_GLOBAL_LOAD: "global load",
+    irx.UTIL_GLOBAL_STORE: "global store",
 }
-_THROUGH = {"stream.async.cast", "stream.async.transfer", "stream.timepoint.barrier",
-            "stream.timepoint.await", "stream.async.clone", "util.optimization_barrier"}
+_THROUGH = {irx.STREAM_ASYNC_CAST, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TIMEPOINT_BARRIER,
+            irx.STREAM_TIMEPOINT_AWAIT, irx.STREAM_ASYNC_CLONE, irx.UTIL_OPTIMIZATION_BARRIER}
 
 
 @dataclasses.dataclass
@@ -78,8 +79,8 @@ def _label(op: ir.Operation, kind: str) -> str:
 def _enclosing_function(op: ir.Operation) -> str:
     parent = op.parent
     while parent is not None:
-        if parent.name in ("util.func", "util.initializer"):
-            if parent.name == "util.initializer":
+        if parent.name in (irx.UTIL_FUNC, irx.UTIL_INITIALIZER):
+            if irx.is_initializer(parent):
                 return "initializer"
             return parent.attributes["sym_name"].value
         parent = parent.parent
@@ -97,9 +98,9 @@ def snapshot(module, placement, model, describe) -> PlacementGraph:
             continue
         if kind.startswith("global") and not any(is_resource(v) for v in [*op.operands, *op.results]):
             continue
-        if op.name in ("stream.tensor.import",) and not op.results:
+        if op.name in (irx.STREAM_TENSOR_IMPORT,) and not op.results:
             continue
-        device = placement.exec_device(op) if op.name != "util.global.load" else placement.home(op.results[0])
+        device = placement.exec_device(op) if op.name != irx.UTIL_GLOBAL_LOAD else placement.home(op.results[0])
         node = Node(len(nodes), _enclosing_function(op), kind, _label(op, kind), device,
                     format_location(op.location))
         nodes.append(node)
@@ -133,7 +134,7 @@ def _producer(value: ir.Value, by_op: dict, depth: int = 0):
     owner = value.owner
     if isinstance(owner, ir.Block):
         parent = owner.owner.operation if owner.owner is not None else None
-        if parent is not None and parent.name == "scf.for" and value.arg_number >= 1:
+        if parent is not None and parent.name == irx.SCF_FOR and value.arg_number >= 1:
             inits = list(parent.operands)[3:]
             if value.arg_number - 1 < len(inits):
                 return _producer(inits[value.arg_number - 1], by_op, depth + 1)
@@ -143,7 +144,7 @@ def _producer(value: ir.Value, by_op: dict, depth: int = 0):
         return by_op[op]
     if op.name in _THROUGH and op.operands:
         return _producer(op.operands[0], by_op, depth + 1)
-    if op.name in ("scf.for",):
+    if op.name in (irx.SCF_FOR,):
         index = list(op.results).index(value)
         inits = list(op.operands)[3:]
         return _producer(inits[index], by_op, depth + 1) if index < len(inits) else None

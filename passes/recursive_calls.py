@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .diagnostics import MdcError
 from .ir_util import top_level_ops, walk
 from .pass_base import ANALYSES, Fact, ModulePass, NoOptions
 
-_FUNCTIONS = ("func.func", "util.func")
-_CALLS = ("func.call", "util.call")
+_FUNCTIONS = (irx.FUNC_FUNC, irx.UTIL_FUNC)
+_CALLS = (irx.FUNC_CALL, irx.UTIL_CALL)
 
 
 def call_graph(module) -> dict[str, list[tuple[str, ir.Operation]]]:

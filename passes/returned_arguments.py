@@ -33,18 +33,19 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, flow, tensor
 
+from . import ir_adapter as irx
 from .diagnostics import MdcError
-from .ir_util import get_attr, top_level_ops, walk
+from .ir_util import top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import declared_affinities, iree_default_device, module_default_device, single_device
 from .pass_base import DeviceOptions, Fact, ModulePass
 
-_FUNCTIONS = ("func.func", "util.func")
-_RETURNS = ("func.return", "util.return")
-_CALLS = ("func.call", "util.call")
+_FUNCTIONS = (irx.FUNC_FUNC, irx.UTIL_FUNC)
+_RETURNS = (irx.FUNC_RETURN, irx.UTIL_RETURN)
+_CALLS = (irx.FUNC_CALL, irx.UTIL_CALL)
 # Tensors whose device is their own: an explicit move (the program says
 # where the value goes), a global, anything already lowered.
-_ELSEWHERE = ("flow.tensor.transfer", "util.global.load", "util.global.load.indirect")
+_ELSEWHERE = (irx.FLOW_TENSOR_TRANSFER, irx.UTIL_GLOBAL_LOAD, irx.UTIL_GLOBAL_LOAD_INDIRECT)
 _LOWERED = ("hal.", "stream.")
 
 
@@ -172,8 +173,7 @@ def move_returned_arguments(module, model: MemoryModel, default: str | None) -> 
     for function in top_level_ops(module):
         if function.name not in _FUNCTIONS or not function.regions[0].blocks:
             continue
-        visibility = get_attr(function, "sym_visibility")
-        if visibility is not None and ir.StringAttr(visibility).value != "public":
+        if not irx.is_public(function):
             continue
         arguments, results = declared_affinities(function, "arg_attrs"), declared_affinities(function, "res_attrs")
         if not any(results):

@@ -25,11 +25,12 @@ import re
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .diagnostics import format_location
 from .ir_util import get_attr, walk
 
 _ELEMENT = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z]+)(\d+)")
-_FUNCTIONS = ("util.func", "func.func")
+_FUNCTIONS = (irx.UTIL_FUNC, irx.FUNC_FUNC)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +82,7 @@ UNKNOWN = TensorSize(None)
 
 def _function_of(op: ir.Operation) -> ir.Operation | None:
     parent = op
-    while parent is not None and parent.name not in (*_FUNCTIONS, "util.initializer"):
+    while parent is not None and parent.name not in (*_FUNCTIONS, irx.UTIL_INITIALIZER):
         parent = parent.parent
     return parent
 
@@ -105,7 +106,7 @@ def _argument_dim(value: ir.Value, k: int) -> Extent | None:
 
 def _call_result_dim(view: ir.Value, k: int) -> Extent | None:
     """Dimension ``k`` of a view a ``util.call`` returns."""
-    if isinstance(view.owner, ir.Block) or view.owner.operation.name != "util.call":
+    if isinstance(view.owner, ir.Block) or view.owner.operation.name != irx.UTIL_CALL:
         return None
     callee = "@" + ir.FlatSymbolRefAttr(view.owner.operation.attributes["callee"]).value
     j = ir.OpResult(view).result_number
@@ -136,13 +137,13 @@ def index_extent(value: ir.Value, depth: int = 0) -> Extent:
     if depth > 16 or isinstance(owner, ir.Block):
         return _opaque(value)
     op = owner.operation
-    if op.name == "arith.constant":
+    if op.name == irx.ARITH_CONSTANT:
         m = re.match(r"(-?\d+) : index", str(op.attributes["value"]))
         if m:
             return Extent(int(m.group(1)))
-    elif op.name == "arith.muli":
+    elif op.name == irx.ARITH_MULI:
         return index_extent(op.operands[0], depth + 1).times(index_extent(op.operands[1], depth + 1))
-    elif op.name == "hal.buffer_view.dim":
+    elif op.name == irx.HAL_BUFFER_VIEW_DIM:
         k = ir.IntegerAttr(op.attributes["index"]).value
         found = _argument_dim(op.operands[0], k) or _call_result_dim(op.operands[0], k)
         if found is not None:
@@ -206,7 +207,7 @@ def static_bytes(encoding: str) -> int | None:
 def _encoded(op: ir.Operation, candidate: ir.Value) -> TensorSize | None:
     """The size a stream op's encoding attribute gives ``candidate``."""
     view = op.opview
-    if op.name == "stream.tensor.sizeof":
+    if op.name == irx.STREAM_TENSOR_SIZEOF:
         return _size_of(str(get_attr(op, "encoding").value), [index_extent(v) for v in view.encoding_dims])
     encodings = get_attr(op, "result_encodings")
     if encodings is not None:
@@ -234,7 +235,7 @@ def measure(value: ir.Value, size: ir.Value | None = None) -> TensorSize:
         if owner is None or isinstance(owner, ir.Block):
             continue
         op = owner.operation
-        if op.name in ("stream.async.cast", "stream.async.transfer", "stream.timepoint.barrier"):
+        if op.name in (irx.STREAM_ASYNC_CAST, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TIMEPOINT_BARRIER):
             return measure(op.operands[0], None)
         found = _encoded(op, candidate)
         if found is not None:
@@ -247,7 +248,7 @@ def source_types(module) -> dict[str, list[TensorSize]]:
     size, by source location."""
     found: dict[str, list[TensorSize]] = {}
     for op in walk(module):
-        if op.name != "flow.tensor.transfer":
+        if op.name != irx.FLOW_TENSOR_TRANSFER:
             continue
         where = format_location(op.location)
         value = op.results[0]

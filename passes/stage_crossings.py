@@ -27,19 +27,19 @@ import dataclasses
 from iree.compiler import ir
 from iree.compiler.dialects import stream
 
+from . import ir_adapter as irx
 from .abi import PINNED_ARGUMENTS_ATTR, is_constant_zero, pinned_arguments_attr, update_into_argument
 from .crossings import Crossing, policy_at
 from .diagnostics import format_location
 from .ir_util import affinity_attr, get_attr, inside_executable, is_resource, walk
 from .lowering import Lowerings, Site, StagingOptions
 from .memory_model import MemoryModel
-from .module_facts import single_device
 from .outputs import Report
 from .pass_base import Fact, ModulePass
 from .placement import Placement
 from .sizes import measure
 
-_REGION_ARGUMENT_USERS = {"scf.yield", "scf.for", "scf.while", "scf.condition", "scf.if", "cf.br", "cf.cond_br"}
+_REGION_ARGUMENT_USERS = {irx.SCF_YIELD, irx.SCF_FOR, irx.SCF_WHILE, irx.SCF_CONDITION, irx.SCF_IF, irx.CF_BR, irx.CF_COND_BR}
 
 
 def stage_crossings(module, model: MemoryModel, placement: Placement, options: StagingOptions) -> list[Crossing]:
@@ -54,7 +54,7 @@ def stage_crossings(module, model: MemoryModel, placement: Placement, options: S
     # Python reference to an erased op reads freed memory without an error
     # (its name came back as garbage once: a crash in nanobind's string
     # conversion in the bench's build).
-    transfers = [op for op in walk(module) if op.name == "stream.async.transfer" and not inside_executable(op)]
+    transfers = [op for op in walk(module) if irx.is_transfer(op) and not inside_executable(op)]
     for op in transfers:
         _rewrite_transfer(op, placement, model, lowerings, crossings)
     for op in [op for op in walk(module) if not inside_executable(op)]:
@@ -89,7 +89,7 @@ def _say_where_it_goes(op, placement: Placement) -> None:
         # Say where it goes: left targetless, IREE runs it on the default
         # device, which may not be able to use the source's memory.
         op.attributes["target_affinity"] = affinity_attr(dst)
-    if single_device(get_attr(op, "source_affinity")) != src:
+    if irx.affinity_of(op, "source_affinity").single != src:
         # And where it comes from: left sourceless, IREE may schedule the
         # copy in another device's partition and allocate the result for
         # both devices (test/lit/regress/constant_round_trip_result_on_b.mlir);
@@ -136,7 +136,7 @@ def _stage_into_output(site: Site, into_output, lowerings: Lowerings):
         return None
     into_output.results[0].replace_all_uses_with(staged.value)
     into_output.erase()
-    if storage.name == "stream.tensor.import" and not list(storage.results[0].uses):
+    if storage.name == irx.STREAM_TENSOR_IMPORT and not list(storage.results[0].uses):
         storage.erase()  # the caller's pinned storage, now imported after the copy into it
     return staged
 
@@ -149,10 +149,10 @@ def _return_storage_uncloned(storage: ir.Value) -> None:
     the output argument says it is: the caller's storage, with no copy."""
     for use in list(storage.uses):
         sliced = use.owner
-        if sliced.name != "stream.async.slice" or not is_constant_zero(sliced.opview.source_offset):
+        if sliced.name != irx.STREAM_ASYNC_SLICE or not is_constant_zero(sliced.opview.source_offset):
             continue
         users = list(sliced.results[0].uses)
-        if len(users) != 1 or users[0].owner.name != "stream.async.clone":
+        if len(users) != 1 or users[0].owner.name != irx.STREAM_ASYNC_CLONE:
             continue
         clone = users[0].owner
         with ir.InsertionPoint(clone), clone.location:
@@ -164,12 +164,12 @@ def _return_storage_uncloned(storage: ir.Value) -> None:
 
 def _operand_targets(op, placement: Placement) -> list[str | None]:
     """Where each operand of ``op`` is used (empty: nowhere that counts)."""
-    if op.name == "scf.yield":
+    if op.name == irx.SCF_YIELD:
         return placement.yield_targets(op)
-    if op.name in ("cf.br", "cf.cond_br"):
+    if irx.is_branch(op):
         return placement.branch_targets(op)
     device = placement.exec_device(op)
-    if device is None or op.name == "stream.async.transfer":
+    if device is None or irx.is_transfer(op):
         return []
     return [device] * len(op.operands)
 
@@ -218,7 +218,7 @@ def _staged_type(value: ir.Value, user: ir.Operation) -> ir.Type:
     test/lit/regress/global_read_on_gpu_side.mlir), as it does on a cast to
     ``constant`` (emitter.as_lifetime moves such a value with a transfer,
     which would cost a read a copy here)."""
-    if user.name == "util.global.store" or user.name in _REGION_ARGUMENT_USERS:
+    if user.name == irx.UTIL_GLOBAL_STORE or user.name in _REGION_ARGUMENT_USERS:
         return value.type
     if str(value.type) == "!stream.resource<variable>":
         return ir.Type.parse("!stream.resource<*>")

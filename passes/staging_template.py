@@ -1,4 +1,6 @@
-"""The host-staging function transfer-insertion calls, as MLIR text.
+"""The staging helpers lowerings call, from a checked-in MLIR library
+(staging_library.mlir, beside this file), parsed once per context and
+cloned into a module under the names the module gets.
 
     @__mdc_stage*(%src_view, %src_ready, %src_device, %dst_device, %owner_device) -> view
 
@@ -15,20 +17,44 @@ Stock HAL VM ops only (plus util/scf/arith):
    copy staging into it; wait on the host.
 
 A copy issued to a *local* device's queue is a host memcpy; it is split into
-chunks issued together, so the task system runs them on several workers
-instead of one thread. GPU queues get one copy (their DMA engine gains
-nothing from splitting).
+CHUNKS_ON_LOCAL_QUEUE chunks issued together, so the task system runs them
+on several workers instead of one thread. GPU queues get one copy (their
+DMA engine gains nothing from splitting).
 
 Every queue only sees fences of its own device and buffers it can use. The
 staging buffer is reused only after the host has seen both copies finish,
 so calls may not overlap on one module context (IREE's synchronous calls
-never do).
+never do). The library says what each helper does; ``Helper`` names the
+library's symbols a helper is made of. The byte-copy executable alone is
+still made from text (copy_executable_text).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.resources
+import re
+
+from iree.compiler import ir
+
+from .ir_adapter import UTIL_GLOBAL, UTIL_STATUS_CHECK_OK, walk
+
+# The chunking the library's ``@stage_local_to_*`` functions have.
 CHUNKS_ON_LOCAL_QUEUE = 8
 MIN_CHUNK_BYTES = 1 << 20
+
+# A value a CPU writes into pinned memory goes on to a GPU in pieces, each
+# piece's DMA overlapping the CPU's copy of the next: by default one piece
+# per PIECE_BYTES, at most MAX_PIECES (mdc-compile --staging-pieces=N: N).
+# On the H200 (docs/PERFORMANCE.md, run 24) pieces of 16-64 MiB did best and
+# pieces of 2 MiB or less cost more than they gave. The first lowering of
+# pieces chained the CPU's piece copies on its queue (piece i+1's execute
+# waiting on piece i's fence) and stalled within a few thousand calls under
+# IREE 3.13's local-task, with no cuda involved (test/e2e/gpu_stall.py); the
+# host now starts each piece (the library's ``@piece_onto``).
+PIECE_BYTES = 16 << 20
+MAX_PIECES = 16
+CHUNK_ALIGNMENT = 64
 
 # Host waits on a fence. None: wait without a deadline (the lowering). For the
 # stall investigation (test/e2e/gpu_stall.py): (millis, tries) waits
@@ -36,23 +62,143 @@ MIN_CHUNK_BYTES = 1 << 20
 # naming the wait after ``tries`` timeouts (None: never fails).
 HOST_WAIT_POLL: tuple[int, int | None] | None = None
 
+LIBRARY = "staging_library.mlir"
+# What the library's ``@await`` says when its wait fails; a caller may say more.
+AWAIT_MESSAGE = "mdc: a copy through staging memory failed"
 
-def _host_wait(indent: str, status: str, fences: str, what: str) -> str:
-    """``%status``: the host waits until all of ``fences`` are reached; a
-    failure stops the call with ``what``."""
-    if HOST_WAIT_POLL is None:
-        # The check sits in an scf.if: when IREE's IPO proves every fence
-        # null (an argument given in pinned memory needs no wait), the await
-        # folds to status 0, and a bare util.status.check_ok of a constant 0
-        # is not folded away but becomes a vm.cond_fail that IREE 3.13's
-        # verifier rejects ("status is 0; expected to not be OK").
-        return f"""{indent}%{status} = hal.fence.await until([{fences}]) timeout_millis(%forever) flags("None") : i32
-{indent}%{status}_ok = arith.constant 0 : i32
-{indent}%{status}_failed = arith.cmpi ne, %{status}, %{status}_ok : i32
-{indent}scf.if %{status}_failed {{
-{indent}  util.status.check_ok %{status}, "{what}"
-{indent}}}
+
+@dataclasses.dataclass(frozen=True)
+class Helper:
+    """A staging helper: the library symbols it is made of, in the order
+    they go into a module (globals first in the module, functions at its
+    end), and the one a caller calls."""
+
+    symbols: tuple[str, ...]
+
+
+def helper(symbol: str) -> Helper:
+    """A helper of one library function."""
+    return Helper((symbol,))
+
+
+def stage_helper(src_is_local: bool, dst_is_local: bool) -> Helper:
+    """``@stage_*``: through the owner's pinned buffer (``pinned_cache``)."""
+    kinds = f"{'local' if src_is_local else 'gpu'}_to_{'local' if dst_is_local else 'gpu'}"
+    return Helper(("pinned_cache", f"stage_{kinds}"))
+
+
+def site_helper(read_in_place: bool, read_if_in_place: bool = False) -> Helper:
+    """A crossing site's view function (calling ``@pinned_view``) and its
+    buffer's global; ``read_in_place``: and the global and function that
+    record the fence of its reads (``read_if_in_place``: only where read in
+    place)."""
+    if not read_in_place:
+        return Helper(("site_cache", "site_view"))
+    if read_if_in_place:
+        return Helper(("in_place_site_cache", "in_place_site_reads", "in_place_site_view", "record_read_if_in_place"))
+    return Helper(("released_site_cache", "released_site_reads", "released_site_view", "record_read"))
+
+
+_libraries: dict = {}  # (context, HOST_WAIT_POLL) -> the parsed library
+
+
+def library(context: ir.Context) -> dict[str, ir.Operation]:
+    """The library's top-level ops by symbol, parsed once per context."""
+    key = (context, HOST_WAIT_POLL)
+    if key not in _libraries:
+        text = importlib.resources.files(__package__).joinpath(LIBRARY).read_text()
+        if HOST_WAIT_POLL is not None:
+            text = _DEFAULT_WAIT.sub(lambda m: _polled_wait(m["indent"], m["status"], m["fences"], m["what"]), text)
+        module = ir.Module.parse(text, context)
+        _libraries[key] = (module, {ir.StringAttr(op.attributes["sym_name"]).value: op
+                                    for op in [o.operation for o in module.body.operations]})
+    return _libraries[key][1]
+
+
+def instantiate(module, helper: Helper, names: dict[str, str], with_globals: bool = True,
+                message: str | None = None) -> None:
+    """Clones ``helper``'s library ops into ``module``, each library symbol
+    renamed to ``names[symbol]`` (nested ones too): globals before the
+    module's first op (none with ``with_globals=False``, when the module
+    has them already), functions at its end. ``message``: what a failed
+    wait says instead of AWAIT_MESSAGE."""
+    ops = library(module.context)
+    body = module.regions[0].blocks[0]
+    for symbol in helper.symbols:
+        op = ops[symbol]
+        if op.name == UTIL_GLOBAL:
+            if not with_globals:
+                continue
+            clone = op.clone(ip=ir.InsertionPoint(body.operations[0]))
+        else:
+            clone = op.clone(ip=ir.InsertionPoint(body))
+        for nested in [clone, *walk(clone)]:
+            if "sym_name" in nested.attributes:
+                old = ir.StringAttr(nested.attributes["sym_name"]).value
+                if old in names:
+                    ir.SymbolTable.set_symbol_name(nested, names[old])
+            if message is not None and nested.name == UTIL_STATUS_CHECK_OK:
+                said = ir.StringAttr(nested.attributes["message"]).value.replace(AWAIT_MESSAGE, message)
+                nested.attributes["message"] = ir.StringAttr.get(said)
+        for old, new in names.items():
+            ir.SymbolTable.replace_all_symbol_uses(old, new, clone)
+
+
+def copy_executable_text(name: str) -> str:
+    """``stream.executable @name`` with ``@name_bytes``: a byte copy as a
+    dispatch (export names must be unique across executables), of
+    ``%length`` bytes from ``%offset`` of a ``%total``-byte source.
+    A CPU device runs a dispatch on all its workers, whereas a local-task
+    queue copy runs on one thread (bench components: 8-10 GB/s at 256 MiB
+    whatever the worker count, against 26-32 GB/s for 8 host threads). The
+    load is stored as is: IREE then tiles it 4 KiB per workgroup, where a
+    linalg.copy between them got 64-byte tiles copied a byte at a time. The
+    source is bound whole and read at ``%offset``: a slice of it as operand
+    made IREE copy the slice on the queue first. Text, not the library's:
+    an executable's locations reach the CPU kernel's debug info, and so
+    the vmfb, and these are the locations it always had."""
+    tensor = "!iree_tensor_ext.dispatch.tensor"
+    return f"""
+stream.executable private @{name} {{
+  stream.executable.export public @{name}_bytes workgroups(%n: index) -> (index, index, index) {{
+    %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice(%n)
+    stream.return %x, %y, %z : index, index, index
+  }}
+  builtin.module {{
+    func.func @{name}_bytes(%source: !stream.binding, %total_arg: index, %offset_arg: index, %length: index, %target: !stream.binding) {{
+      %c0 = arith.constant 0 : index
+      %n = iree_tensor_ext.dispatch.workload.ordinal %length, 0 : index
+      %in = stream.binding.subspan %source[%c0] : !stream.binding -> {tensor}<readonly:tensor<?xi8>>{{%total_arg}}
+      %out = stream.binding.subspan %target[%c0] : !stream.binding -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
+      %bytes = iree_tensor_ext.dispatch.tensor.load %in, offsets = [%offset_arg], sizes = [%n], strides = [1] : {tensor}<readonly:tensor<?xi8>>{{%total_arg}} -> tensor<?xi8>
+      iree_tensor_ext.dispatch.tensor.store %bytes, %out, offsets = [0], sizes = [%n], strides = [1] : tensor<?xi8> -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
+      return
+    }}
+  }}
+}}
 """
+
+
+# The library's host wait: ``%status`` until all ``fences`` are reached; a
+# failure stops the call with ``what``. The check sits in an scf.if: when
+# IREE's IPO proves every fence null (an argument given in pinned memory
+# needs no wait), the await folds to status 0, and a bare
+# util.status.check_ok of a constant 0 is not folded away but becomes a
+# vm.cond_fail that IREE 3.13's verifier rejects ("status is 0; expected to
+# not be OK").
+_DEFAULT_WAIT = re.compile(
+    r'(?P<indent> *)%(?P<status>\w+) = hal\.fence\.await until\(\[(?P<fences>[^\]]*)\]\) '
+    r'timeout_millis\(%forever\) flags\("None"\) : i32\n'
+    r'(?P=indent)%(?P=status)_ok = arith\.constant 0 : i32\n'
+    r'(?P=indent)%(?P=status)_failed = arith\.cmpi ne, %(?P=status), %(?P=status)_ok : i32\n'
+    r'(?P=indent)scf\.if %(?P=status)_failed \{\n'
+    r'(?P=indent)  util\.status\.check_ok %(?P=status), "(?P<what>[^"]*)"\n'
+    r'(?P=indent)\}\n')
+
+
+def _polled_wait(indent: str, status: str, fences: str, what: str) -> str:
+    """The host wait with HOST_WAIT_POLL: ``millis`` at a time, failing
+    after ``tries`` timeouts."""
     millis, tries = HOST_WAIT_POLL
     v = f"%{status}"
     late = f"{v}_late"  # IREE_STATUS_DEADLINE_EXCEEDED
@@ -76,448 +222,4 @@ def _host_wait(indent: str, status: str, fences: str, what: str) -> str:
 {indent}  scf.yield {v}_r, {v}_k3 : i32, index
 {indent}}}
 {indent}util.status.check_ok {v}#0, "{what} ({status} timed out)"
-"""
-
-
-def _copy(indent: str, tag: str, device: str, wait: str, src: str, dst: str, chunks: int, what: str) -> str:
-    """A copy of %length bytes, in ``chunks`` concurrent pieces, then a host wait."""
-    if chunks <= 1:
-        return f"""
-{indent}%{tag}_done = hal.fence.create device({device} : !hal.device) flags("None") : !hal.fence
-{indent}hal.device.queue.copy<{device} : !hal.device> affinity(%any_queue) wait({wait}) signal(%{tag}_done) source({src} : !hal.buffer)[%c0] target({dst} : !hal.buffer)[%c0] length(%length) flags("None")
-{_host_wait(indent, f"{tag}_status", f"%{tag}_done", what)}"""
-    return f"""
-{indent}%{tag}_parts = arith.constant {chunks} : index
-{indent}%{tag}_min = arith.constant {MIN_CHUNK_BYTES} : index
-{indent}%{tag}_even = arith.ceildivui %length, %{tag}_parts : index
-{indent}%{tag}_chunk = arith.maxui %{tag}_even, %{tag}_min : index
-{indent}%{tag}_count = arith.ceildivui %length, %{tag}_chunk : index
-{indent}%{tag}_fences = util.list.create %{tag}_count : !util.list<?>
-{indent}util.list.resize %{tag}_fences, %{tag}_count : !util.list<?>
-{indent}scf.for %i = %c0 to %{tag}_count step %c1 {{
-{indent}  %offset = arith.muli %i, %{tag}_chunk : index
-{indent}  %rest = arith.subi %length, %offset : index
-{indent}  %bytes = arith.minui %rest, %{tag}_chunk : index
-{indent}  %done = hal.fence.create device({device} : !hal.device) flags("None") : !hal.fence
-{indent}  hal.device.queue.copy<{device} : !hal.device> affinity(%any_queue) wait({wait}) signal(%done) source({src} : !hal.buffer)[%offset] target({dst} : !hal.buffer)[%offset] length(%bytes) flags("None")
-{indent}  util.list.set %{tag}_fences[%i], %done : !hal.fence -> !util.list<?>
-{indent}}}
-{indent}scf.for %i = %c0 to %{tag}_count step %c1 {{
-{indent}  %done = util.list.get %{tag}_fences[%i] : !util.list<?> -> !hal.fence
-{_host_wait(indent + "  ", "status", "%done", what)}{indent}}}
-"""
-
-
-def _byte_view(view: str, buffer: str) -> str:
-    """``%view``: a view of ``%length`` bytes of ``%buffer`` from offset 0."""
-    return f"""  %i8 = hal.element_type<i8> : i32
-  %dense = hal.encoding_type<dense_row_major> : i32
-  %{view} = hal.buffer_view.create buffer(%{buffer} : !hal.buffer)[%c0, %length] shape([%length]) type(%i8) encoding(%dense) : !hal.buffer_view
-"""
-
-
-def _allocate_destination() -> str:
-    """``%dst``: a new buffer of the destination device, allocated on its
-    queue (stream-ordered: IREE serves it from the device's pool, where an
-    allocator allocation is a cuMemAlloc now and a cuMemFree when released);
-    the copy into it waits on ``%dst_ready``. The helpers ask for it before
-    they wait on the host or copy: a cuda queue operation that waits on a
-    fence not reached yet costs more on IREE 3.13 (a queue_alloca then a
-    copy into it: 127 us, against 31 us for the copy alone; bench
-    queue-latency), and by then the allocation is usually done."""
-    return """  %dst_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
-  %dst_usage = hal.buffer_usage<"Transfer|DispatchStorage"> : i32
-  %dst_pool = arith.constant 0 : i64
-  %no_wait = util.null : !hal.fence
-  %dst_ready = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-  %dst = hal.device.queue.alloca<%dst_device : !hal.device> affinity(%any_queue) wait(%no_wait) signal(%dst_ready) pool(%dst_pool) type(%dst_type) usage(%dst_usage) flags("None") : !hal.buffer{%length}
-"""
-
-
-def _allocate_staging(cache: str | None) -> str:
-    store = f"    util.global.store %new, @{cache} : !hal.buffer\n" if cache else ""
-    return f"""
-    %new = hal.allocator.allocate<%owner_allocator : !hal.allocator> affinity(%any_queue) type(%pinned_type) usage(%pinned_usage) : !hal.buffer{{%length}}
-{store}"""
-
-
-def _get_or_grow(cache: str | None) -> str:
-    """``%staging``: ``%cached`` if it holds ``%length`` bytes, else a new
-    pinned buffer from the owner's allocator (stored into global ``cache``
-    when one is given)."""
-    return f"""  %no_buffer = util.null : !hal.buffer
-  %empty = util.cmp.eq %cached, %no_buffer : !hal.buffer
-  %staging = scf.if %empty -> (!hal.buffer) {{{_allocate_staging(cache)}    scf.yield %new : !hal.buffer
-  }} else {{
-    %have = hal.buffer.length<%cached : !hal.buffer> : index
-    %too_small = arith.cmpi ult, %have, %length : index
-    %grown = scf.if %too_small -> (!hal.buffer) {{{_allocate_staging(cache)}      scf.yield %new : !hal.buffer
-    }} else {{
-      scf.yield %cached : !hal.buffer
-    }}
-    scf.yield %grown : !hal.buffer
-  }}"""
-
-
-def cache_global_text(cache: str) -> str:
-    return f"util.global private mutable @{cache} : !hal.buffer\n"
-
-
-def stage_function_text(name: str, cache: str, src_is_local: bool, dst_is_local: bool) -> str:
-    src_chunks = CHUNKS_ON_LOCAL_QUEUE if src_is_local else 1
-    dst_chunks = CHUNKS_ON_LOCAL_QUEUE if dst_is_local else 1
-    return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %src_device: !hal.device, %dst_device: !hal.device, %owner_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
-  %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
-  %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
-  %cached = util.global.load @{cache} : !hal.buffer
-{_get_or_grow(cache)}
-{_allocate_destination()}{_copy("  ", "in", "%src_device", "%src_ready", "%src", "%staging", src_chunks, "mdc: copy into staging memory failed")}
-{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", dst_chunks, "mdc: copy out of staging memory failed")}
-{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
-}}
-"""
-
-
-def pinned_view_function_text(name: str) -> str:
-    """``@name(%cached, %length, %owner) -> (buffer, view)``: a crossing
-    site's own pinned staging buffer (``%cached``, null the first time;
-    reallocated when too small) and a ``%length``-byte view of it, for a CPU
-    producer to write into directly. The caller keeps the buffer in the
-    site's global: two crossings never share one, since IREE may run their
-    producers together (random programs seed 4242 index 41)."""
-    return f"""
-util.func private @{name}(%cached: !hal.buffer, %length: index, %owner_device: !hal.device) -> (!hal.buffer, !hal.buffer_view) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %owner_allocator = hal.device.allocator<%owner_device : !hal.device> : !hal.allocator
-  %pinned_type = hal.memory_type<"HostLocal|DeviceVisible"> : i32
-  %pinned_usage = hal.buffer_usage<"Transfer|Mapping|MappingPersistent|DispatchStorage"> : i32
-{_get_or_grow(None)}
-{_byte_view("view", "staging")}  util.return %staging, %view : !hal.buffer, !hal.buffer_view
-}}
-"""
-
-
-def site_view_function_text(name: str, cache: str, shared: str, reads: str | None = None,
-                            record: str | None = None, read_if_in_place: bool = False) -> str:
-    """``@name(%length, %owner) -> view``: one crossing site's pinned buffer,
-    kept in global ``cache`` and handed out by ``shared``
-    (pinned_view_function_text), with a declaration of ``shared`` so the
-    text verifies on its own. ``reads``: the destination reads the buffer
-    asynchronously (no host wait after the reads); the function first waits
-    on the host for the fence in global ``reads`` (null until the first
-    read), and ``@record(%fence)`` stores there the fence of the reads just
-    issued. So the source never writes the buffer again before the
-    destination has read it. ``read_if_in_place``: ``@record(%fence,
-    %in_place)`` stores ``%fence`` only where ``%in_place`` (what the helper
-    that chose said: a value small enough at run time to be read in place),
-    and null otherwise (the destination read its own copy, which the host
-    waited for). The helper says so with a flag, not by comparing buffers:
-    a view IREE exports from an imported buffer is of a buffer of its own."""
-    globals_, first, recorder = cache_global_text(cache), "", ""
-    if reads is not None:
-        globals_ += f"util.global private mutable @{reads} : !hal.fence\n"
-        first = f"""  %forever = arith.constant -1 : i32
-  %fence = util.global.load @{reads} : !hal.fence
-{_wait_unless_null("  ", "%fence", "mdc: an earlier read of staging memory failed")}"""
-        recorder = f"""util.func private @{record}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  util.global.store %fence, @{reads} : !hal.fence
-  util.return
-}}
-"""
-        if read_if_in_place:
-            recorder = f"""util.func private @{record}(%fence: !hal.fence, %in_place: i1) attributes {{inlining_policy = #util.inline.never}} {{
-  %kept = scf.if %in_place -> (!hal.fence) {{
-    scf.yield %fence : !hal.fence
-  }} else {{
-    %no_fence = util.null : !hal.fence
-    scf.yield %no_fence : !hal.fence
-  }}
-  util.global.store %kept, @{reads} : !hal.fence
-  util.return
-}}
-"""
-    return globals_ + f"""
-util.func private @{shared}(%cached: !hal.buffer, %length: index, %owner: !hal.device) -> (!hal.buffer, !hal.buffer_view)
-util.func private @{name}(%length: index, %owner: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-{first}  %cached = util.global.load @{cache} : !hal.buffer
-  %buffer, %view = util.call @{shared}(%cached, %length, %owner) : (!hal.buffer, index, !hal.device) -> (!hal.buffer, !hal.buffer_view)
-  util.global.store %buffer, @{cache} : !hal.buffer
-  util.return %view : !hal.buffer_view
-}}
-{recorder}"""
-
-
-def stage_from_pinned_function_text(name: str, in_place: bool = False) -> str:
-    """``@name(%pinned_view, %ready, %dst_device) -> view``: the value is
-    already in pinned memory (written there by the source device, done when
-    ``%ready``, a source-device fence, is); wait for it on the host, then
-    copy it on the destination queue into the destination's memory.
-    ``in_place``: ``@name(..., %in_place_max) -> (view, in place)`` returns,
-    for a value of at most ``%in_place_max`` bytes, a new view of the pinned
-    bytes themselves, for the destination to read there, and says which it
-    did."""
-    written = "mdc: the value written into staging memory failed"
-    if in_place:
-        return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %dst_device: !hal.device, %in_place_max: index) -> (!hal.buffer_view, i1) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  %small = arith.cmpi ule, %length, %in_place_max : index
-  %view = scf.if %small -> (!hal.buffer_view) {{
-{_host_wait("    ", "ready_status", "%src_ready", written)}{_byte_view("in_place", "staging")}    scf.yield %in_place : !hal.buffer_view
-  }} else {{
-{_allocate_destination()}{_host_wait("    ", "ready_status", "%src_ready", written)}{_copy("    ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
-{_byte_view("copied", "dst")}    scf.yield %copied : !hal.buffer_view
-  }}
-  util.return %view, %small : !hal.buffer_view, i1
-}}
-"""
-    return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %dst_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %staging = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-{_allocate_destination()}{_host_wait("  ", "ready_status", "%src_ready", "mdc: the value written into staging memory failed")}{_copy("  ", "out", "%dst_device", "%dst_ready", "%staging", "%dst", 1, "mdc: copy out of staging memory failed")}
-{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
-}}
-"""
-
-
-def copy_executable_text(name: str) -> str:
-    """``stream.executable @name`` with ``@name_bytes``: a byte copy as a
-    dispatch (export names must be unique across executables), of
-    ``%length`` bytes from ``%offset`` of a ``%total``-byte source.
-    A CPU device runs a dispatch on all its workers, whereas a local-task
-    queue copy runs on one thread (bench components: 8-10 GB/s at 256 MiB
-    whatever the worker count, against 26-32 GB/s for 8 host threads). The
-    load is stored as is: IREE then tiles it 4 KiB per workgroup, where a
-    linalg.copy between them got 64-byte tiles copied a byte at a time. The
-    source is bound whole and read at ``%offset``: a slice of it as operand
-    made IREE copy the slice on the queue first."""
-    tensor = "!iree_tensor_ext.dispatch.tensor"
-    return f"""
-stream.executable private @{name} {{
-  stream.executable.export public @{name}_bytes workgroups(%n: index) -> (index, index, index) {{
-    %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice(%n)
-    stream.return %x, %y, %z : index, index, index
-  }}
-  builtin.module {{
-    func.func @{name}_bytes(%source: !stream.binding, %total_arg: index, %offset_arg: index, %length: index, %target: !stream.binding) {{
-      %c0 = arith.constant 0 : index
-      %n = iree_tensor_ext.dispatch.workload.ordinal %length, 0 : index
-      %in = stream.binding.subspan %source[%c0] : !stream.binding -> {tensor}<readonly:tensor<?xi8>>{{%total_arg}}
-      %out = stream.binding.subspan %target[%c0] : !stream.binding -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
-      %bytes = iree_tensor_ext.dispatch.tensor.load %in, offsets = [%offset_arg], sizes = [%n], strides = [1] : {tensor}<readonly:tensor<?xi8>>{{%total_arg}} -> tensor<?xi8>
-      iree_tensor_ext.dispatch.tensor.store %bytes, %out, offsets = [0], sizes = [%n], strides = [1] : tensor<?xi8> -> {tensor}<writeonly:tensor<?xi8>>{{%n}}
-      return
-    }}
-  }}
-}}
-"""
-
-
-def await_function_text(name: str, what: str = "mdc: a copy through staging memory failed") -> str:
-    """``@name(%fence)``: waits on the host until ``%fence`` (null: no wait);
-    a failure stops the call with ``what``. The one host wait mdc emits
-    (lowerings, and host-fences for the caller's wait fence)."""
-    return f"""
-util.func private @{name}(%fence: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  %forever = arith.constant -1 : i32
-{_wait_unless_null("  ", "%fence", what)}  util.return
-}}
-"""
-
-
-def await_view_function_text(name: str) -> str:
-    """``@name(%fence, %view) -> view``: waits on the host until ``%fence``
-    (null: no wait), then returns ``%view``. A device that reads what the
-    host waited for must import the view this returns, not the one passed
-    in: a ``stream.tensor.import`` has no side effects, and IREE's stream
-    scheduling moves it, and the work reading it, above a call that returns
-    nothing (random programs seed 20261201 index 247: the CPU copied a
-    GPU's result out of pinned memory before the GPU's copy into it, and
-    returned zeros). A returned value is a dependency IREE keeps, if it is
-    a new one: IREE's inter-procedural optimization replaces a result that
-    is an argument passed through with that argument, and the dependency
-    with it, so the view returned is a new view of the same bytes."""
-    return f"""
-util.func private @{name}(%fence: !hal.fence, %view: !hal.buffer_view) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %forever = arith.constant -1 : i32
-{_wait_unless_null("  ", "%fence", "mdc: a copy through staging memory failed")}{_same_bytes_anew("view", "again")}  util.return %again : !hal.buffer_view
-}}
-"""
-
-
-def _same_bytes_anew(view: str, again: str) -> str:
-    """``%again``: a new byte view of the bytes ``%view`` views."""
-    return f"""  %length = hal.buffer_view.dim<%{view} : !hal.buffer_view>[0] : index
-  %{again}_buffer = hal.buffer_view.buffer<%{view} : !hal.buffer_view> : !hal.buffer
-{_byte_view(again, again + "_buffer")}"""
-
-
-def _wait_unless_null(indent: str, fence: str, what: str) -> str:
-    """The host waits until ``fence`` is reached, unless it is null."""
-    return f"""{indent}%none = util.null : !hal.fence
-{indent}%is_none = util.cmp.eq {fence}, %none : !hal.fence
-{indent}scf.if %is_none {{
-{indent}}} else {{
-{_host_wait(indent + "  ", "status", fence, what)}{indent}}}
-"""
-
-
-def copy_into_pinned_function_text(name: str, output: bool = False) -> str:
-    """``@name(%src_view, %src_ready, %pinned_view, %src_device) -> view``:
-    on the source (GPU) queue, after ``%src_ready``, copies the value into
-    the pinned buffer; waits on the host; returns a new view of the pinned
-    bytes, which is what the destination must import (see
-    await_view_function_text). ``output``: the pinned buffer is the
-    caller's output storage (an output argument given in the source
-    device's pinned memory), first checked to be host-visible memory that
-    can take the value: IREE checks a storage it imports, but this one is
-    written before any import of it."""
-    target, tag, what, check = "%staging", "in", "mdc: copy into staging memory failed", ""
-    if output:
-        target, tag, what = "%output", "out", "mdc: copy into output storage failed"
-        check = """  %allocator = hal.device.allocator<%src_device : !hal.device> : !hal.allocator
-  hal.buffer.assert<%output : !hal.buffer> message("mdc: output storage") allocator(%allocator : !hal.allocator) minimum_length(%length) type(HostVisible) usage("TransferTarget")
-"""
-    return f"""
-util.func private @{name}(%src_view: !hal.buffer_view, %src_ready: !hal.fence, %pinned_view: !hal.buffer_view, %src_device: !hal.device) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%src_view : !hal.buffer_view>[0] : index
-  %src = hal.buffer_view.buffer<%src_view : !hal.buffer_view> : !hal.buffer
-  {target} = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
-{check}{_copy("  ", tag, "%src_device", "%src_ready", "%src", target, 1, what)}
-{_byte_view("again", target[1:])}  util.return %again : !hal.buffer_view
-}}
-"""
-
-
-# A value a CPU writes into pinned memory goes on to a GPU in pieces, each
-# piece's DMA overlapping the CPU's copy of the next: by default one piece
-# per PIECE_BYTES, at most MAX_PIECES (mdc-compile --staging-pieces=N: N).
-# On the H200 (docs/PERFORMANCE.md, run 24) pieces of 16-64 MiB did best and
-# pieces of 2 MiB or less cost more than they gave. The first lowering of
-# pieces chained the CPU's piece copies on its queue (piece i+1's execute
-# waiting on piece i's fence) and stalled within a few thousand calls under
-# IREE 3.13's local-task, with no cuda involved (test/e2e/gpu_stall.py); the
-# host now starts each piece (piece_onto_function_text).
-PIECE_BYTES = 16 << 20
-MAX_PIECES = 16
-CHUNK_ALIGNMENT = 64
-
-
-def pieces_destination_function_text(name: str, in_place: bool = False) -> str:
-    """``@name(%length, %dst_device) -> (view, ready)``: a new
-    ``%length``-byte buffer of the destination device, usable once
-    ``ready`` (a destination fence) is reached, for pieces to be copied
-    into. ``in_place``: ``@name(..., %pinned_view, %in_place_max) -> (view,
-    ready, in place)`` returns, for at most ``%in_place_max`` bytes, a new
-    view of the pinned buffer itself, a null fence and true: piece_onto then
-    copies nothing, and the destination reads the value there."""
-    if in_place:
-        return f"""
-util.func private @{name}(%length: index, %dst_device: !hal.device, %pinned_view: !hal.buffer_view, %in_place_max: index) -> (!hal.buffer_view, !hal.fence, i1) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %small = arith.cmpi ule, %length, %in_place_max : index
-  %view, %ready = scf.if %small -> (!hal.buffer_view, !hal.fence) {{
-    %pinned = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
-{_byte_view("in_place", "pinned")}    %no_fence = util.null : !hal.fence
-    scf.yield %in_place, %no_fence : !hal.buffer_view, !hal.fence
-  }} else {{
-{_allocate_destination()}{_byte_view("copied", "dst")}    scf.yield %copied, %dst_ready : !hal.buffer_view, !hal.fence
-  }}
-  util.return %view, %ready, %small : !hal.buffer_view, !hal.fence, i1
-}}
-"""
-    return f"""
-util.func private @{name}(%length: index, %dst_device: !hal.device) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-{_allocate_destination()}{_byte_view("view", "dst")}  util.return %view, %dst_ready : !hal.buffer_view, !hal.fence
-}}
-"""
-
-
-def piece_onto_function_text(name: str, in_place: bool = False) -> str:
-    """``@name(%pinned_view, %ready, %offset, %bytes, %dst_view, %dst_ready,
-    %dst_device) -> (pinned view, done)``: one piece, ``%bytes`` bytes at
-    ``%offset``, is being written into pinned memory by the source device
-    (done when ``%ready``, a source fence, is). The host waits for it, then
-    starts its copy on the destination queue into the same range of
-    ``%dst_view`` (after ``%dst_ready``), signalling ``done``. Returns a new
-    view of the pinned buffer, so that the source device's next piece, which
-    writes into that view, is issued only after this call: its queue then
-    never waits on a fence of its own earlier piece. ``in_place``: ``@name(
-    ..., %in_place)``; where ``%in_place`` (``%dst_view`` views the pinned
-    buffer itself: pieces_destination_function_text's in-place answer),
-    nothing is copied and ``done`` is null."""
-    copy = """  %done = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-  hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%done) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")"""
-    in_place_operand = ""
-    if in_place:
-        in_place_operand = ", %in_place: i1"
-        copy = """  %done = scf.if %in_place -> (!hal.fence) {
-    %no_fence = util.null : !hal.fence
-    scf.yield %no_fence : !hal.fence
-  } else {
-    %copied = hal.fence.create device(%dst_device : !hal.device) flags("None") : !hal.fence
-    hal.device.queue.copy<%dst_device : !hal.device> affinity(%any_queue) wait(%dst_ready) signal(%copied) source(%staging : !hal.buffer)[%offset] target(%dst : !hal.buffer)[%offset] length(%bytes) flags("None")
-    scf.yield %copied : !hal.fence
-  }"""
-    return f"""
-util.func private @{name}(%pinned_view: !hal.buffer_view, %ready: !hal.fence, %offset: index, %bytes: index, %dst_view: !hal.buffer_view, %dst_ready: !hal.fence, %dst_device: !hal.device{in_place_operand}) -> (!hal.buffer_view, !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %any_queue = arith.constant -1 : i64
-  %forever = arith.constant -1 : i32
-  %length = hal.buffer_view.dim<%pinned_view : !hal.buffer_view>[0] : index
-  %staging = hal.buffer_view.buffer<%pinned_view : !hal.buffer_view> : !hal.buffer
-  %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
-{_host_wait("  ", "ready_status", "%ready", "mdc: the value written into staging memory failed")}{copy}
-{_byte_view("again", "staging")}  util.return %again, %done : !hal.buffer_view, !hal.fence
-}}
-"""
-
-
-def pieces_arrived_function_text(name: str, in_place: bool = False) -> str:
-    """``@name(%dst_view, %dones) -> view``: waits on the host for every
-    piece's copy (``%dones``, a list of destination fences), in order, then
-    returns a new view of the destination buffer (new, so nothing reads it
-    before this call). ``in_place``: a null fence (a piece read in place)
-    is not waited for."""
-    what = "mdc: copy out of staging memory failed"
-    wait = _wait_unless_null("    ", "%done", what) if in_place else _host_wait("    ", "copied", "%done", what)
-    return f"""
-util.func private @{name}(%dst_view: !hal.buffer_view, %dones: !util.list<?>) -> !hal.buffer_view attributes {{inlining_policy = #util.inline.never}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %forever = arith.constant -1 : i32
-  %count = util.list.size %dones : !util.list<?>
-  scf.for %i = %c0 to %count step %c1 {{
-    %done = util.list.get %dones[%i] : !util.list<?> -> !hal.fence
-{wait}  }}
-  %length = hal.buffer_view.dim<%dst_view : !hal.buffer_view>[0] : index
-  %dst = hal.buffer_view.buffer<%dst_view : !hal.buffer_view> : !hal.buffer
-{_byte_view("view", "dst")}  util.return %view : !hal.buffer_view
-}}
 """

@@ -36,8 +36,9 @@ from iree.compiler import ir
 
 from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
 
+from . import ir_adapter as irx
 from .ir_util import get_attr, top_level_ops
-from .module_facts import declared_argument_devices, declared_result_devices, module_default_device, single_device
+from .module_facts import declared_argument_devices, declared_result_devices, module_default_device
 
 BUFFER_VIEW = "!hal.buffer_view"
 FENCE = "!hal.fence"
@@ -86,10 +87,9 @@ def abi_functions(module) -> dict[str, ir.Operation]:
     buffer view), declared or not, by name."""
     out = {}
     for op in top_level_ops(module):
-        if op.name != "util.func" or "function_type" not in op.attributes:
+        if op.name != irx.UTIL_FUNC or "function_type" not in op.attributes:
             continue
-        visibility = get_attr(op, "sym_visibility")
-        if visibility is not None and ir.StringAttr(visibility).value != "public":
+        if not irx.is_public(op):
             continue
         if not len(op.regions) or not len(op.regions[0].blocks):
             continue
@@ -136,7 +136,7 @@ class _Reader:
         count = len(block.arguments) - (2 if model == MODEL_COARSE_FENCES else 0)
         arguments = tuple(self._argument(block.arguments[i]) for i in range(count))
         returns = [o.operation for b in op.regions[0].blocks for o in b.operations
-                   if o.operation.name == "util.return"]
+                   if o.operation.name == irx.UTIL_RETURN]
         returned = returns[0] if len(returns) == 1 else None
         if returned is not None:
             results = tuple(self._result(v) for v in returned.operands)
@@ -152,9 +152,9 @@ class _Reader:
             return StubValue(str(arg.type))
         for use in arg.uses:
             user = use.owner
-            if user.name == "stream.tensor.import" and use.operand_number == 0:
+            if user.name == irx.STREAM_TENSOR_IMPORT and use.operand_number == 0:
                 return StubValue(str(ir.TypeAttr(user.attributes["result_encoding"]).value),
-                                 single_device(get_attr(user, "affinity")))
+                                 irx.affinity_of(user).single)
         for use in arg.uses:
             callee = self._callee(use.owner)
             if callee is not None and use.operand_number < len(callee.arguments):
@@ -166,13 +166,13 @@ class _Reader:
             return StubValue(str(value.type))
         if isinstance(value.owner, ir.Block):  # an argument returned as it is
             block = value.owner
-            if block.owner is not None and block.owner.name == "util.func":
+            if block.owner is not None and block.owner.name == irx.UTIL_FUNC:
                 return self._argument(value)
             return StubValue(BUFFER_VIEW)
         op = value.owner
-        if op.name == "stream.tensor.export":
+        if op.name == irx.STREAM_TENSOR_EXPORT:
             return StubValue(str(ir.TypeAttr(op.attributes["source_encoding"]).value),
-                             single_device(get_attr(op, "affinity")))
+                             irx.affinity_of(op).single)
         callee = self._callee(op)
         index = ir.OpResult(value).result_number
         if callee is not None and index < len(callee.results):
@@ -180,7 +180,7 @@ class _Reader:
         return StubValue(BUFFER_VIEW)
 
     def _callee(self, op: ir.Operation) -> StubSignature | None:
-        if op.name != "util.call":
+        if op.name != irx.UTIL_CALL:
             return None
         return self.signature(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
 
@@ -189,7 +189,7 @@ class _Reader:
         arguments and whose results it returns, else None."""
         if _model(op) != MODEL_SYNC:
             return None
-        calls = [o.operation for o in block.operations if o.operation.name == "util.call"]
+        calls = [o.operation for o in block.operations if o.operation.name == irx.UTIL_CALL]
         if len(calls) != 1:
             return None
         call = calls[0]
@@ -274,7 +274,7 @@ def pin_wrapper_arguments(module) -> None:
         for name, op in functions.items():
             arguments = list(op.regions[0].blocks[0].arguments)
             for call in (o.operation for o in op.regions[0].blocks[0].operations):
-                if call.name != "util.call":
+                if call.name != irx.UTIL_CALL:
                     continue
                 callee = pinned.get(ir.FlatSymbolRefAttr(call.attributes["callee"]).value, {})
                 for j, operand in enumerate(call.operands):

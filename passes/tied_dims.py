@@ -41,13 +41,14 @@ from __future__ import annotations
 
 from iree.compiler import ir, passmanager
 
-from .ir_util import get_attr, top_level_ops, walk
+from . import ir_adapter as irx
+from .ir_util import top_level_ops, walk
 
-FUNCTIONS = ("util.func", "func.func")
-CALLS = ("util.call", "func.call")
+FUNCTIONS = (irx.UTIL_FUNC, irx.FUNC_FUNC)
+CALLS = (irx.UTIL_CALL, irx.FUNC_CALL)
 # Ops whose index operands are, in order, the dynamic dimensions of their
 # tensor (result, else operand), and whose results have their operand's shape.
-SHAPED_BY_OPERANDS = ("hal.tensor.import", "hal.tensor.export", "flow.tensor.transfer")
+SHAPED_BY_OPERANDS = (irx.HAL_TENSOR_IMPORT, irx.HAL_TENSOR_EXPORT, irx.FLOW_TENSOR_TRANSFER)
 
 Group = list[tuple[int, int]]  # (argument index, dimension)
 
@@ -92,7 +93,7 @@ def _rank(value: ir.Value) -> int | None:
 
 def _constant_index(value: ir.Value) -> int | None:
     owner = value.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+    if isinstance(owner, ir.Block) or owner.name != irx.ARITH_CONSTANT:
         return None
     attr = owner.attributes["value"]
     return attr.value if isinstance(attr, ir.IntegerAttr) else None
@@ -113,7 +114,7 @@ def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
             sizes.union((op.results[0], None), sizes.dim(op.operands[0], index))
     elif name == "tensor.empty":
         _dynamic_dims_are(sizes, op.results[0], list(op.operands))
-    elif name == "hal.buffer_view.dim":
+    elif name == irx.HAL_BUFFER_VIEW_DIM:
         index = ir.IntegerAttr(op.attributes["index"]).value
         sizes.union((op.results[0], None), sizes.dim(op.operands[0], index))
     elif name in SHAPED_BY_OPERANDS:
@@ -121,7 +122,7 @@ def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
         tensor = result if _rank(result) is not None else source
         _dynamic_dims_are(sizes, tensor, [v for v in list(op.operands)[1:] if str(v.type) == "index"])
         sizes.same_shape(source, result)
-    elif name == "hal.tensor.barrier":
+    elif name == irx.HAL_TENSOR_BARRIER:
         for operand, result in zip(op.operands, op.results):
             sizes.same_shape(operand, result)
     elif name == "linalg.generic" and len(op.results):
@@ -199,8 +200,7 @@ def _argument_groups(arguments: list[ir.Value], sizes: _Sizes) -> list[Group]:
 
 
 def _is_public(op: ir.Operation) -> bool:
-    visibility = get_attr(op, "sym_visibility")
-    return visibility is None or ir.StringAttr(visibility).value == "public"
+    return irx.is_public(op)
 
 
 def tied_dims(module) -> dict[str, list[Group]]:

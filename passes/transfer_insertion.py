@@ -11,7 +11,7 @@ IREE schedules or allocates anything, and rewrites each crossing between a
    ``!hal.buffer_view`` (``stream.async.cast`` to ``external``, then
    ``stream.tensor.export``; IREE inserts the host wait for the producer);
 2. host staging (``@__mdc_stage_*``, stock HAL VM ops only; see
-   staging_template.py): copy on the source queue, after the value's own
+   staging_library.mlir): copy on the source queue, after the value's own
    timepoint, into pinned host memory from the owner's allocator, wait on
    the host, copy on the destination queue into a buffer from the
    destination's allocator, wait on the host. Every queue only sees fences

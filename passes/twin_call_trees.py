@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .ir_util import get_attr, top_level_ops, unique_symbol, walk
 from .recursive_calls import call_graph, find_call_cycle
 
-_FUNCTIONS = ("func.func", "util.func")
-_CALLS = ("func.call", "util.call")
+_FUNCTIONS = (irx.FUNC_FUNC, irx.UTIL_FUNC)
+_CALLS = (irx.FUNC_CALL, irx.UTIL_CALL)
 
 
 def _never_inlined(function: ir.Operation) -> bool:

@@ -11,11 +11,12 @@ from typing import Callable
 
 from iree.compiler import ir
 
+from . import ir_adapter as irx
 from .diagnostics import MdcError
 from .ir_util import symbol_ref, top_level_ops
 from .module_facts import declared_device
 
-FUNCTION_OPS = ("util.func", "func.func")
+FUNCTION_OPS = (irx.UTIL_FUNC, irx.FUNC_FUNC)
 
 
 @dataclasses.dataclass
@@ -98,8 +99,7 @@ def public_functions(module) -> list[ir.Operation]:
     for op in top_level_ops(module):
         if op.name not in FUNCTION_OPS or "function_type" not in op.attributes:
             continue
-        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
-        if visibility is None or ir.StringAttr(visibility).value == "public":
+        if irx.is_public(op):
             if len(op.regions) and len(op.regions[0].blocks):  # a definition, not an import
                 out.append(op)
     return out

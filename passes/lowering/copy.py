@@ -1,7 +1,7 @@
 """The copy lowering, the one every staged crossing can take
 (``--staging=copy``, crossings in initializers, pairs emplace does not
 serve): export on the source device, host staging through pinned memory
-(``@__mdc_stage_*``, stock HAL VM ops only; staging_template.py), import on
+(``@__mdc_stage_*``, stock HAL VM ops only; staging_library.mlir), import on
 the destination. Each hop copies on the source queue, after the value's own
 timepoint, into pinned host memory from the owner's allocator, waits on the
 host, copies on the destination queue into a buffer from the destination's
@@ -15,7 +15,6 @@ from iree.compiler import ir
 from iree.compiler.dialects import util
 
 from .. import staging_template
-from ..ir_util import unique_symbol
 from .base import Lowering, Site
 from .emitter import Emitter, STAGE_FUNCTION, staging_call
 
@@ -39,14 +38,12 @@ class HostHopCopy(Lowering):
         if key not in self._functions:
             new_cache = owner not in self._caches
             if new_cache:
-                self._caches[owner] = unique_symbol(self.emit.module, f"{STAGE_FUNCTION}_pinned_{owner}")
+                self._caches[owner] = self.emit.symbols.unique(f"{STAGE_FUNCTION}_pinned_{owner}")
             cache = self._caches[owner]
             kinds = f"{'local' if src_local else 'gpu'}_to_{'local' if dst_local else 'gpu'}"
-            name = unique_symbol(self.emit.module, f"{STAGE_FUNCTION}_{kinds}_via_{owner}")
-            # Parsed with the cache's global so the function's reference verifies.
-            self.emit.insert(staging_template.cache_global_text(cache)
-                         + staging_template.stage_function_text(name, cache, src_local, dst_local),
-                         with_globals=new_cache)
+            name = self.emit.symbols.unique(f"{STAGE_FUNCTION}_{kinds}_via_{owner}")
+            self.emit.instantiate(staging_template.stage_helper(src_local, dst_local),
+                                  {"pinned_cache": cache, f"stage_{kinds}": name}, with_globals=new_cache)
             self._functions[key] = name
         return self._functions[key]
 

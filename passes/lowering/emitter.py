@@ -1,5 +1,5 @@
 """What every lowering of a crossing emits with: the staging helpers the
-module gets once (staging_template.py), crossing sites with their own pinned
+module gets once (staging_library.mlir), crossing sites with their own pinned
 buffers, the byte-copy dispatch, exports to and imports from buffer views,
 barriers and host waits.
 
@@ -11,9 +11,11 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
+from .. import ir_adapter as irx
 from .. import staging_template
 from ..crossings import describe
-from ..ir_util import affinity_attr, unique_symbol
+from ..ir_adapter import SymbolNames
+from ..ir_util import affinity_attr, append_functions
 from ..memory_model import MemoryModel
 
 STAGE_FUNCTION = "__mdc_stage"
@@ -44,12 +46,12 @@ def staging_call(results, callee: str, operands) -> ir.Operation:
 
 def is_staging_call(op: ir.Operation) -> bool:
     """``op`` calls one of the staging helpers lowerings add."""
-    return op.name == "util.call" and STAGED in op.attributes
+    return op.name == irx.UTIL_CALL and STAGED in op.attributes
 
 
 def is_copy_dispatch(op: ir.Operation) -> bool:
     """``op`` is a dispatch of a byte-copy executable lowerings add."""
-    return op.name == "stream.tensor.dispatch" and STAGED in op.attributes
+    return op.name == irx.STREAM_TENSOR_DISPATCH and STAGED in op.attributes
 
 
 class Emitter:
@@ -59,33 +61,27 @@ class Emitter:
     def __init__(self, module, model: MemoryModel):
         self.module = module
         self.model = model
+        self.symbols = SymbolNames(module)  # every symbol a lowering adds is named here
         self._functions: dict[tuple, str] = {}  # helper key -> function name
 
-    def insert(self, text: str, with_globals: bool = True) -> None:
-        """Adds the ops of ``text`` (staging_template output) to the module:
-        globals first in the module (initializers that stage values reach
-        them, and IREE requires globals to precede their use; dropped with
-        ``with_globals=False``, when the module has them already), function
-        definitions at the end; bodiless declarations, there only so the
-        text verifies on its own, are dropped."""
-        parsed = ir.Module.parse(text)  # alive until its ops are moved out
-        body = self.module.regions[0].blocks[0]
-        for op in [op.operation for op in parsed.body.operations]:
-            if op.name == "util.global":
-                if with_globals:
-                    op.move_before(body.operations[0].operation)
-            elif len(op.regions[0].blocks):
-                body.append(op)
+    def instantiate(self, helper: staging_template.Helper, names: dict[str, str], with_globals: bool = True) -> None:
+        """Adds ``helper`` (staging_library.mlir) to the module, its library
+        symbols renamed by ``names``: globals first in the module
+        (initializers that stage values reach them, and IREE requires
+        globals to precede their use; none with ``with_globals=False``, when
+        the module has them already), functions at the end."""
+        staging_template.instantiate(self.module, helper, names, with_globals)
 
     def device(self, name: str) -> ir.Value:
         return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
 
-    def helper(self, kind: str, text_of) -> str:
-        """A staging helper function without a cache of its own, once per module."""
+    def helper(self, kind: str) -> str:
+        """The library's staging helper ``kind``, a function without a cache
+        of its own, once per module."""
         key = (kind,)
         if key not in self._functions:
-            name = unique_symbol(self.module, f"{STAGE_FUNCTION}_{kind}")
-            self.insert(text_of(name))
+            name = self.symbols.unique(f"{STAGE_FUNCTION}_{kind}")
+            self.instantiate(staging_template.helper(kind), {kind: name})
             self._functions[key] = name
         return self._functions[key]
 
@@ -102,16 +98,18 @@ class Emitter:
         on the host for the site's last reads, ``(%fence)``, which records
         the fence of the reads just issued; ``(%fence, %read)`` with
         ``read_if_in_place``, which records it only where the view ``%read``
-        is of the site's buffer); staging_template.site_view_function_text."""
+        is of the site's buffer); staging_template.site_helper."""
         return self._new_site(read_in_place=True, read_if_in_place=read_if_in_place)
 
     def _new_site(self, read_in_place: bool, read_if_in_place: bool = False) -> tuple[str, str | None]:
-        shared = self.helper("pinned_view", staging_template.pinned_view_function_text)
-        cache = unique_symbol(self.module, f"{STAGE_FUNCTION}_pinned_site")
-        reads = unique_symbol(self.module, f"{cache}_read") if read_in_place else None
-        name = unique_symbol(self.module, f"{cache}_view")
-        record = unique_symbol(self.module, f"{cache}_record_read") if read_in_place else None
-        self.insert(staging_template.site_view_function_text(name, cache, shared, reads, record, read_if_in_place))
+        shared = self.helper("pinned_view")
+        cache = self.symbols.unique(f"{STAGE_FUNCTION}_pinned_site")
+        reads = self.symbols.unique(f"{cache}_read") if read_in_place else None
+        name = self.symbols.unique(f"{cache}_view")
+        record = self.symbols.unique(f"{cache}_record_read") if read_in_place else None
+        site = staging_template.site_helper(read_in_place, read_if_in_place)
+        made = [cache, reads, name, record] if read_in_place else [cache, name]
+        self.instantiate(site, {**dict(zip(site.symbols, made)), "pinned_view": shared})
         return name, record
 
     def early_site_view(self, function: str, size: ir.Value, owner: str) -> ir.Value:
@@ -125,7 +123,7 @@ class Emitter:
         at = ir.InsertionPoint.at_block_begin(block)
         if not isinstance(defining, ir.Block) and defining.operation.block == block:
             ops = list(block.operations)
-            if defining.operation.name in ("stream.tensor.sizeof", "arith.constant") and \
+            if defining.operation.name in (irx.STREAM_TENSOR_SIZEOF, irx.ARITH_CONSTANT) and \
                     len(defining.operation.operands) == 0:
                 # A static size (stream.tensor.sizeof of a static shape, a
                 # constant): computed at the block's start instead.
@@ -141,8 +139,8 @@ class Emitter:
         one per device, so no executable is shared by two targets."""
         key = ("copy_executable", device)
         if key not in self._functions:
-            name = unique_symbol(self.module, f"{COPY_EXECUTABLE}{device}")
-            self.insert(staging_template.copy_executable_text(name))
+            name = self.symbols.unique(f"{COPY_EXECUTABLE}{device}")
+            append_functions(self.module, staging_template.copy_executable_text(name))
             self._functions[key] = name
         return self._functions[key]
 
@@ -178,14 +176,14 @@ class Emitter:
         return resource, export_fence(timepoint, device)
 
     def host_await(self, fence) -> None:
-        """The host waits until ``fence`` is reached (staging_template.await_function_text)."""
-        staging_call([], self.helper("await", staging_template.await_function_text), [fence])
+        """The host waits until ``fence`` is reached (the library's ``@await``)."""
+        staging_call([], self.helper("await"), [fence])
 
     def awaited_view(self, fence, view) -> ir.Value:
         """``view`` once the host has waited for ``fence``: the view a device
         must import to read what was waited for
-        (staging_template.await_view_function_text)."""
-        return staging_call([view.type], self.helper("await_view", staging_template.await_view_function_text),
+        (the library's ``@await_view``)."""
+        return staging_call([view.type], self.helper("await_view"),
                            [fence, view]).results[0]
 
     def waited(self, resource, size, device, lifetime: str = "external"):
@@ -254,7 +252,7 @@ def in_initializer(op: ir.Operation | None = None) -> bool:
     random programs seed 4242 index 143)."""
     op = ir.InsertionPoint.current.block.owner if op is None else op
     while op is not None:
-        if op.name == "util.initializer":
+        if irx.is_initializer(op):
             return True
         op = op.parent
     return False

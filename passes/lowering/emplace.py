@@ -14,6 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
 
+from .. import ir_adapter as irx
 from .. import staging_template
 from ..ir_util import affinity_attr
 from ..memory_model import LinkPolicy, MemoryModel
@@ -68,7 +69,7 @@ class Emplace(Lowering):
         if ready is None:
             ready = util.NullOp(ir.Type.parse("!hal.fence")).result
         view = staging_call(
-            [view_type], self.emit.helper("from_pinned", staging_template.stage_from_pinned_function_text),
+            [view_type], self.emit.helper("from_pinned"),
             [view, ready, self.emit.device(dst)]).results[0]
         return self.emit.imported(view, size, dst, result_type, carried)
 
@@ -100,7 +101,7 @@ class Emplace(Lowering):
             return self.write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self.emit.export(value, size, src)
         written = staging_call(
-            [pinned_view.type], self.emit.helper("copy_into_pinned", staging_template.copy_into_pinned_function_text),
+            [pinned_view.type], self.emit.helper("copy_into_pinned"),
             [src_view, src_ready, pinned_view, self.emit.device(src)]).results[0]
         return written, None  # the helper waited on the host; its view is the one to import
 
@@ -154,8 +155,7 @@ class Emplace(Lowering):
         view, ready = self.write_into_pinned(value, size, src, pinned_view)
         if ready is None:
             ready = util.NullOp(ir.Type.parse("!hal.fence")).result
-        from_pinned = self.emit.helper(
-            "from_pinned_or_in_place", lambda name: staging_template.stage_from_pinned_function_text(name, True))
+        from_pinned = self.emit.helper("from_pinned_or_in_place")
         view, in_place = staging_call([view_type, ir.IntegerType.get_signless(1)], from_pinned,
                                       [view, ready, self.emit.device(dst), in_place_max]).results
         return view, in_place
@@ -164,7 +164,7 @@ class Emplace(Lowering):
     def _is_only_use_of_dispatch(value) -> bool:
         """``value`` is made by a dispatch and crossing is its one use."""
         produced = not isinstance(value.owner, ir.Block) and value.owner.name in (
-            "stream.tensor.dispatch", "stream.async.dispatch")
+            irx.STREAM_TENSOR_DISPATCH, irx.STREAM_ASYNC_DISPATCH)
         return produced and len(list(value.uses)) == 1
 
     def _in_pieces(self, dst: str) -> bool:
@@ -210,16 +210,14 @@ class Emplace(Lowering):
         dst_device = self.emit.device(dst)
         in_place = in_place_max is not None
         tag = "_or_in_place" if in_place else ""
-        helper = lambda kind, text: self.emit.helper(kind + tag, lambda name: text(name, in_place))  # noqa: E731
+        helper = lambda kind: self.emit.helper(kind + tag)  # noqa: E731
         destination_operands, flag = [size, dst_device], []
         if in_place:
             destination_operands += [pinned_view, in_place_max]
             flag = [ir.IntegerType.get_signless(1)]
         dst_view, dst_ready, *read_in_place = staging_call(
-            [view_type, fence_type, *flag],
-            helper("pieces_destination", staging_template.pieces_destination_function_text),
-            destination_operands).results
-        onto = helper("piece_onto", staging_template.piece_onto_function_text)
+            [view_type, fence_type, *flag], helper("pieces_destination"), destination_operands).results
+        onto = helper("piece_onto")
         count = self._piece_count(size)
         align = arith.ConstantOp(index, staging_template.CHUNK_ALIGNMENT).result
         even = arith.CeilDivUIOp(size, count).result
@@ -255,8 +253,7 @@ class Emplace(Lowering):
                                        *read_in_place]).results
             util.ListSetOp(dones, i, done)
             scf.YieldOp([again])
-        arrived = staging_call([view_type], helper("pieces_arrived", staging_template.pieces_arrived_function_text),
-                               [dst_view, dones]).results[0]
+        arrived = staging_call([view_type], helper("pieces_arrived"), [dst_view, dones]).results[0]
         return (arrived, read_in_place[0]) if in_place else arrived
 
     def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):

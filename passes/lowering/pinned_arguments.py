@@ -17,12 +17,9 @@ is for.
 
 from __future__ import annotations
 
-import functools
-
 from iree.compiler import ir
 from iree.compiler.dialects import stream
 
-from .. import staging_template
 from ..abi import function_argument, function_argument_view, import_of
 from ..ir_util import affinity_attr
 from .base import Lowering, Site
@@ -70,7 +67,7 @@ class PinnedArguments(Lowering):
         result_type, carried = site.result_type, site.carried
         view, ready = self.emit.export(value, size, src)
         view = staging_call(
-            [view.type], self.emit.helper("from_pinned", staging_template.stage_from_pinned_function_text),
+            [view.type], self.emit.helper("from_pinned"),
             [view, ready, self.emit.device(dst)]).results[0]
         return self.emit.imported(view, size, dst, result_type, carried)
 
@@ -98,8 +95,7 @@ class PinnedArguments(Lowering):
         value, size, src, dst = site.value, site.size, site.src, site.dst
         storage = function_argument_view(update.opview.target)
         src_view, src_ready = self.emit.export(value, size, src)
-        into_output = functools.partial(staging_template.copy_into_pinned_function_text, output=True)
-        storage = staging_call([storage.type], self.emit.helper("copy_into_output", into_output),
+        storage = staging_call([storage.type], self.emit.helper("copy_into_output"),
                               [src_view, src_ready, storage, self.emit.device(src)]).results[0]
         target_size = update.opview.target_size
         # Imported as IREE imported the storage: ``consume``d (the program

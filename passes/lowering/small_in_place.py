@@ -19,8 +19,8 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
+from .. import ir_adapter as irx
 from ..ir_util import affinity_attr, get_attr
-from ..module_facts import single_device
 from .base import Lowering, Site
 from .emitter import SMALL_CROSSING_BYTES, Emitter, barrier, export_fence, is_dynamic, is_small, staging_call
 from .emplace import Emplace
@@ -61,7 +61,7 @@ class SmallInPlace(Lowering):
         submission of its consumers: no queue copy, allocation or host wait
         of its own. Nothing waits for those reads but the site's next write,
         which first waits on the host for the fence the site records
-        (staging_template.site_view_function_text); ``finish`` emits
+        (staging_template.site_helper); ``finish`` emits
         the reads' fence once every crossing is rewritten."""
         value, size, src, dst, policy, result_type = (site.value, site.size, site.src, site.dst, site.policy,
                                                       site.result_type)
@@ -130,9 +130,9 @@ class SmallInPlace(Lowering):
 def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:
     """``op`` is a dispatch on ``device`` in ``block`` that only reads
     ``value`` (no result of it is tied to it, i.e. written in place)."""
-    if op.name != "stream.tensor.dispatch" or op.operation.block != block:
+    if op.name != irx.STREAM_TENSOR_DISPATCH or op.operation.block != block:
         return False
-    if single_device(get_attr(op.operation, "affinity")) != device:
+    if irx.affinity_of(op.operation).single != device:
         return False
     tied = get_attr(op.operation, "tied_operands")
     ties = [] if tied is None else [ir.IntegerAttr(t).value for t in tied]
@@ -145,7 +145,7 @@ def _emplaced_result(value: ir.Value) -> ir.Value:
     emplaces a dispatch into such an update's target, and the update's
     result is then ready when the dispatch is done)."""
     uses = list(value.uses)
-    if len(uses) != 1 or uses[0].owner.name != "stream.async.update":
+    if len(uses) != 1 or uses[0].owner.name != irx.STREAM_ASYNC_UPDATE:
         return value
     update = uses[0].owner
     if update.opview.update != value or update.operation.block != value.owner.operation.block:
@@ -156,6 +156,6 @@ def _emplaced_result(value: ir.Value) -> ir.Value:
 def _size_of(value: ir.Value) -> ir.Value:
     """The resource size of a dispatch's result or an update's result."""
     op = value.owner
-    if op.name == "stream.async.update":
+    if op.name == irx.STREAM_ASYNC_UPDATE:
         return op.opview.target_size
     return list(op.opview.result_sizes)[list(op.results).index(value)]

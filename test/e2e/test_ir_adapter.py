@@ -1,0 +1,99 @@
+"""The IR adapter (passes/ir_adapter.py) alone: what it reads off printed
+IREE attributes, function visibility, the symbol table, and the staging
+library it clones helpers from."""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+
+from mdc.passes import ir_adapter as irx
+from mdc.passes import staging_template
+from mdc.pipeline.ireec import Compiler
+
+_MODULE = """
+util.global private @dev : !hal.device = #hal.device.target<"cuda", {ordinal = 1 : index}, [#hal.executable.target<"cuda", "cuda-nvptx-fb">]> : !hal.device
+util.func private @hidden() {
+  util.return
+}
+util.func public @shown() {
+  util.return
+}
+util.func @plain() {
+  util.return
+}
+"""
+
+
+def _parsed(text: str):
+    compiler = Compiler([])
+    return compiler, compiler.parse_text(text, "adapter.mlir")
+
+
+def test_affinity_reads_devices():
+    compiler, _ = _parsed("")
+    with compiler.context:
+        one = ir.Attribute.parse("#hal.device.affinity<@device_a>")
+        two = ir.Attribute.parse("#hal.device.optimal<[#hal.device.affinity<@a>, #hal.device.affinity<@b>]>")
+        assert irx.Affinity.of_attr(one) == irx.Affinity(("device_a",))
+        assert irx.Affinity.of_attr(one).single == "device_a"
+        assert irx.Affinity.of_attr(two).devices == ("a", "b")
+        assert irx.Affinity.of_attr(two).single is None
+        assert irx.Affinity.of_attr(None).single is None
+        assert str(irx.affinity_attr("device_b")) == "#hal.device.affinity<@device_b>"
+
+
+def test_device_targets_read_once():
+    text = '#hal.device.target<"cuda", {ordinal = 1 : index}, [#hal.executable.target<"cuda", "cuda-nvptx-fb">]>'
+    assert irx.target_device(text) == ("cuda", 1)
+    assert irx.target_device('#hal.device.target<"local">') == ("local", 0)
+    assert irx.target_device("#hal.device.alias<\"local\">") is None
+    assert irx.defined_device('#hal.device.alias<"vulkan"[2]>') == ("vulkan", 2)
+    assert irx.defined_device('#hal.device.target<"local">') == ("local", None)
+    assert irx.executable_formats(text) == ["cuda-nvptx-fb"]
+    assert "ordinal" not in irx.without_ordinals(text)
+    assert irx.targets_named(f"device not found: {text}") == [("cuda", 1)]
+    assert irx.declared_affinity_device("tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@dev_b>}") == "dev_b"
+    assert irx.declared_affinity_device("tensor<4xf32>") is None
+
+
+def test_visibility_and_symbols():
+    compiler, module = _parsed(_MODULE)
+    with compiler.context:
+        functions = {irx.symbol_name(op): op for op in irx.top_level_ops(module) if irx.is_function(op)}
+        assert [name for name, op in functions.items() if irx.is_public(op)] == ["shown", "plain"]
+        assert irx.visibility(functions["hidden"]) == "private"
+        names = irx.SymbolNames(module)
+        assert "dev" in names
+        assert names.unique("shown") == "shown_1"
+        assert names.unique("shown") == "shown_2"  # taken once made, before any op has it
+        assert names.unique("fresh") == "fresh"
+        assert irx.unique_symbol(module, "shown") == "shown_1"  # a fresh read of the module
+
+
+def test_staging_library_instantiates_renamed():
+    compiler, module = _parsed(_MODULE)
+    with compiler.context, ir.Location.unknown():
+        staging_template.instantiate(module, staging_template.stage_helper(True, False),
+                                     {"pinned_cache": "__cache", "stage_local_to_gpu": "__stage"})
+        staging_template.instantiate(module, staging_template.helper("await"), {"await": "__wait"},
+                                     message="mdc: said otherwise")
+        ops = irx.top_level_ops(module)
+        assert irx.symbol_name(ops[0]) == "__cache"  # globals first
+        assert [irx.symbol_name(op) for op in ops[-2:]] == ["__stage", "__wait"]
+        text = str(module)
+        assert "util.global.load @__cache" in text and "@pinned_cache" not in text
+        assert '"mdc: said otherwise"' in text and staging_template.AWAIT_MESSAGE not in text
+        assert module.verify()
+
+
+def test_staging_library_polled_waits(monkeypatch):
+    # HOST_WAIT_POLL (test/e2e/gpu_stall.py) rewrites every host wait of
+    # the library into a polling loop that names the wait that timed out.
+    monkeypatch.setattr(staging_template, "HOST_WAIT_POLL", (5, 3))
+    compiler, module = _parsed("")
+    with compiler.context, ir.Location.unknown():
+        staging_template.instantiate(module, staging_template.helper("pieces_arrived"), {"pieces_arrived": "__arrived"})
+        text = str(module)
+        assert "timeout_millis(%c-1_i32)" not in text and "scf.while" in text
+        assert '"mdc: copy out of staging memory failed (copied timed out)"' in text
+        assert module.verify()
