@@ -123,7 +123,6 @@ def _boolean(text: str) -> bool:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     module = None
     argv = list(sys.argv[1:] if argv is None else argv)
-    del _NOTES[:]
     try:
         module, args = _load(argv)
         if args is None:
@@ -152,12 +151,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if module is not None and not isinstance(module, int):
             module.close()
-        for note in _NOTES:  # after the results or the error: an error's line comes first
-            print(note, file=sys.stderr)
 
 
-# One-line notes about how a flag was taken, printed when mdc-run ends.
-_NOTES: list[str] = []
+def _note(text: str) -> None:
+    """A one-line note on how a flag was taken, printed when it is taken:
+    before the run, so that it comes before a fatal error's line too."""
+    print(text, file=sys.stderr, flush=True)
 
 
 def _load(argv: list[str]):
@@ -174,7 +173,7 @@ def _load(argv: list[str]):
     ours, driver_flags = cli_flags.split_driver_flags(argv)
     args = _parser().parse_args(ours)
     if args.trace_execution:
-        _NOTES.append(TRACE_NOTE)
+        _note(TRACE_NOTE)
     if not args.device:
         raise ShimError("no --device given: name at least one, e.g. --device=local-task")
     from .module import load  # after flag errors: they need no runtime
@@ -216,8 +215,8 @@ def _run(module, args) -> int:
                         f"({module.reason}), where each call is a process of its own; time it there")
     signature = function.signature
     if args.expected_output is not None and args.output is not None:
-        _NOTES.append("mdc-run: note: --output is ignored with --expected_output, as iree-run-module "
-                      "ignores it")
+        _note("mdc-run: note: --output is ignored with --expected_output, as iree-run-module "
+              "ignores it")
         args.output = None
     cli_io.check_outputs(args.output, function.name, len(signature.results))
     inputs, expected = _read_inputs(function, args)

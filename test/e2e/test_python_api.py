@@ -388,6 +388,17 @@ def test_cli_trace_execution(seed, mdc_run):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, plain.stdout, "")
 
 
+def test_cli_trace_execution_note_before_error(seed, mdc_run):
+    """The note says how the flag was taken before anything runs, so a
+    fatal error's line comes after it, last, where a reader looks."""
+    proc = mdc_run(f"--module={seed}", "--device=local-task", "--device=local-sync", "--trace_execution",
+                   "--function=no_such_function", "--input=4xf32=10,11,12,13")
+    assert proc.returncode == 2 and proc.stdout == "", proc
+    note, error = proc.stderr.splitlines()
+    assert note.startswith("mdc-run: note: --trace_execution:"), proc.stderr
+    assert error.startswith("mdc-run: error: ") and "no_such_function" in error, proc.stderr
+
+
 def test_cli_no_device(seed, mdc_run):
     assert_user_error(mdc_run(f"--module={seed}", "--input=4xf32=1"), "no --device given")
 
