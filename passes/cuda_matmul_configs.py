@@ -11,8 +11,9 @@ the attribute on the op is the one way stock 3.13 takes such a config
 (docs/DESIGN.md, "CUDA matmul configs").
 
 The attribute is CUDA code generation's alone: IREE's CPU code generation
-fails on it, and its tiles mean nothing to Vulkan's. So it is set only inside executables that every
-dispatch runs on a cuda device; this pass runs after executable-per-target,
+fails on it, and its tiles mean nothing to Vulkan's. So it is set only
+inside executables that every dispatch runs on a cuda device; this pass
+runs after executable-per-target,
 which gives an executable dispatched on several targets one copy per
 target. An executable also dispatched on a CPU, a Vulkan device or on an
 affinity naming no single device is left as it is.
