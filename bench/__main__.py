@@ -94,7 +94,7 @@ import argparse
 import sys
 
 from .common import NO_GPU_STATUS, Config, configure_host, gpu_or_none
-from .model import Stack
+from .model import DTYPES, Stack
 
 SIZES_MIB = (1, 16, 256, 1024)
 
@@ -199,6 +199,8 @@ def _workload_commands(sub) -> list:
     b.add_argument("--layout", choices=["out_in", "in_out"], default=Stack().layout,
                    help="how each weight matrix is stored: out_in (torch.nn.Linear's, y = x @ W.T; default) "
                         "or in_out (y = x @ W, the first kits')")
+    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype,
+                   help="every float's type, in the program and the weights: f32 (default) or f16")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
     b.add_argument("--mdc-flag", action="append", default=[], metavar="FLAG",
                    help="one more mdc-compile flag for the split modules (repeatable; it applies to both "
@@ -272,7 +274,8 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
         return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
     small = a.smoke
     stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
-                        vocab=a.vocab or (256 if small else 8192), seed=a.seed, layout=a.layout)
+                        vocab=a.vocab or (256 if small else 8192), seed=a.seed, layout=a.layout,
+                        dtype=a.dtype)
     try:
         splits = sorted({int(k) for k in a.splits}) if a.splits else workload_kit.default_splits(stack.blocks)
     except ValueError:

@@ -6,6 +6,10 @@ its MLIR, placed block by block on a CPU and a GPU device.
       -> N blocks: h = h + silu(linear(rmsnorm(h) * g_i, W_i))   (W_i: H x H)
       -> linear(rmsnorm(h) * g_out, head) -> logits (B x V, f32)
 
+``dtype`` is every float's type in the program and the weights: f32 (the
+default) or f16, what GPU inference runs in (the weights are made in f32 and
+rounded to f16; the reference computes in float64 from the rounded ones).
+
 ``linear(x, W)`` is ``x @ W.T`` with W stored as torch.nn.Linear stores its
 weight, out x in (layout "out_in", the default: head V x H); layout "in_out"
 stores W in x out and computes ``x @ W`` (head H x V), as the first kits did.
@@ -27,10 +31,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import re
 
 import numpy as np
 
 EPS = 1e-5  # rmsnorm's epsilon
+# dtype -> (numpy type, check's tolerance). f32 arithmetic (TF32 included)
+# keeps 1e-2, a wrong block or a lost crossing does not; f16 rounds every
+# activation to 11 bits and IREE's f16 MMA code accumulates in f16.
+DTYPES = {"f32": (np.float32, 1e-2), "f16": (np.float16, 5e-2)}
 ALIGNMENT = 64  # what a CPU device needs to use an array in place
 
 
@@ -44,10 +53,22 @@ class Stack:
     vocab: int = 8192
     seed: int = 20261201
     layout: str = "out_in"  # or "in_out" (module docstring)
+    dtype: str = "f32"  # or "f16" (module docstring)
 
     def __post_init__(self):
         if self.layout not in ("out_in", "in_out"):
             raise ValueError(f"layout {self.layout!r}: expected out_in or in_out")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(DTYPES)}")
+
+    @property
+    def numpy_dtype(self):
+        return DTYPES[self.dtype][0]
+
+    @property
+    def tolerance(self) -> float:
+        """The largest error (check) a right result has."""
+        return DTYPES[self.dtype][1]
 
     @property
     def out_in(self) -> bool:
@@ -66,7 +87,8 @@ class Stack:
 
     @property
     def weight_bytes(self) -> int:
-        return sum(4 * math.prod(shape) for _, shape, _ in self.weights())
+        size = np.dtype(self.numpy_dtype).itemsize
+        return sum(size * math.prod(shape) for _, shape, _ in self.weights())
 
     def on_cpu(self, block: int, k: int) -> bool:
         """Whether ``block`` (-1: the embedding, N: the head) runs on the
@@ -137,7 +159,11 @@ def weight(stack: Stack, index: int, chunk: int = 1 << 22) -> np.ndarray:
 
 
 def weights(stack: Stack) -> list[np.ndarray]:
-    return [weight(stack, i) for i in range(len(stack.weights()))]
+    """Every weight, in the stack's dtype (f16: each f32 weight rounded)."""
+    made = [weight(stack, i) for i in range(len(stack.weights()))]
+    if stack.dtype == "f32":
+        return made
+    return [aligned_copy(w.astype(stack.numpy_dtype)) for w in made]
 
 
 def digest(arrays: list[np.ndarray]) -> str:
@@ -170,15 +196,15 @@ def reference(stack: Stack, params: list[np.ndarray], ids: np.ndarray) -> np.nda
     return _linear(stack, _rmsnorm(h, params[-2]), params[-1])
 
 
-def check(got: np.ndarray, want: np.ndarray) -> tuple[bool, float]:
+def check(got: np.ndarray, want: np.ndarray, tolerance: float = DTYPES["f32"][1]) -> tuple[bool, float]:
     """(right, error): the largest difference from the reference relative
-    to its largest magnitude; right below 1e-2, which float32 arithmetic
-    (TF32 included) keeps and a wrong block or lost crossing does not."""
+    to its largest magnitude; right below ``tolerance`` (the stack's,
+    DTYPES)."""
     got = np.asarray(got)
     if got.shape != want.shape or not np.all(np.isfinite(got)):
         return False, float("inf")
     error = float(np.max(np.abs(got.astype(np.float64) - want)) / max(np.max(np.abs(want)), 1e-30))
-    return error < 1e-2, error
+    return error < tolerance, error
 
 
 # -- the program --------------------------------------------------------------------
@@ -293,7 +319,8 @@ def _signature(stack: Stack, b: int, k: int | None) -> str:
 def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
     """The MLIR of one module: a function @forward_b<B> per batch size B.
     ``k``: blocks on the CPU device (see the module docstring); None: the
-    same stack with no devices named, for stock IREE on one device."""
+    same stack with no devices named, for stock IREE on one device. The
+    text is made in f32; every float type becomes the stack's dtype."""
     lines = [f"// {stack.blocks} blocks, hidden {stack.hidden}, vocab {stack.vocab}; "
              + ("no devices named" if k is None else f"blocks 0..{k - 1} on the CPU, the rest on the GPU")]
     for b in batches:
@@ -312,4 +339,4 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
             lines.append(f"  %logits_cpu = flow.tensor.transfer %logits : tensor<{b}x{stack.vocab}xf32> to {_CPU}")
             out = "%logits_cpu"
         lines += [f"  return {out} : tensor<{b}x{stack.vocab}xf32>", "}", ""]
-    return "\n".join(lines)
+    return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines))

@@ -100,7 +100,7 @@ class Measured:
     error: float  # largest difference relative to the reference's largest magnitude
 
 
-def measure(forward, want: np.ndarray, calls: int, ids: np.ndarray, warmup: int = 2) -> Measured:
+def measure(forward, want: np.ndarray, calls: int, ids: np.ndarray, tolerance: float, warmup: int = 2) -> Measured:
     """Median seconds of ``calls`` calls of ``forward(ids)`` (ids in, logits
     out, in host memory) after ``warmup``; every result is checked. Between
     calls, untimed, the garbage collector runs: iree.runtime's to_host
@@ -115,7 +115,7 @@ def measure(forward, want: np.ndarray, calls: int, ids: np.ndarray, warmup: int 
         got = forward(ids)
         if i >= warmup:
             times.append(time.perf_counter() - began)
-        ok, err = model.check(got, want)
+        ok, err = model.check(got, want, tolerance)
         right, error = right and ok, max(error, err)
         del got
         gc.collect()
@@ -131,10 +131,10 @@ def mdc_split(config: Config, kit: Kit, entry: dict, b: int, params, calls: int)
     with load(os.path.join(kit.path, entry["file"]), [CPU, config.gpu]) as m:
         f = m.function(f"forward_b{b}")
         placed = [f.place(1 + i, w) for i, w in enumerate(params)]
-        return measure(lambda x: f(x, *placed), want, calls, ids)
+        return measure(lambda x: f(x, *placed), want, calls, ids, kit.stack.tolerance)
 
 
-def stream(forward_stream, want: np.ndarray, items: int) -> Measured:
+def stream(forward_stream, want: np.ndarray, items: int, tolerance: float) -> Measured:
     """Seconds per item of the best of 3 streams of ``items`` calls
     (``forward_stream(items)`` yields each call's logits), after one
     untimed stream; every result is checked."""
@@ -143,7 +143,7 @@ def stream(forward_stream, want: np.ndarray, items: int) -> Measured:
     for i in range(4):
         began = time.perf_counter()
         for got in forward_stream(items):
-            ok, err = model.check(got, want)
+            ok, err = model.check(got, want, tolerance)
             right, error = right and ok, max(error, err)
             del got
         if i:
@@ -166,9 +166,9 @@ def mdc_stream(config: Config, kit: Kit, entry: dict, params, items: int, depth:
         f = m.function("forward_b1")
         placed = [f.place(1 + i, w) for i, w in enumerate(params)]
         if depth == 1:
-            return stream(lambda n: (f(ids, *placed) for _ in range(n)), want, items)
+            return stream(lambda n: (f(ids, *placed) for _ in range(n)), want, items, kit.stack.tolerance)
         return stream(lambda n: f.map(itertools.repeat(ids, n), *(itertools.repeat(p, n) for p in placed),
-                                      depth=depth), want, items)
+                                      depth=depth), want, items, kit.stack.tolerance)
 
 
 def stock_gpu(config: Config, kit: Kit, b: int, params, calls: int) -> Measured:
@@ -184,7 +184,7 @@ def stock_gpu(config: Config, kit: Kit, b: int, params, calls: int) -> Measured:
     context.add_vm_module(vm_module)
     f = context.modules[vm_module.name][f"forward_b{b}"]
     weights = [rt.asdevicearray(runtime.device, w) for w in params]
-    return measure(lambda x: f(x, *weights).to_host(), want, calls, ids)
+    return measure(lambda x: f(x, *weights).to_host(), want, calls, ids, kit.stack.tolerance)
 
 
 # -- torch ------------------------------------------------------------------------------
@@ -247,7 +247,8 @@ def find_torch(config: Config) -> tuple[Torch | None, str | None]:
 
 def torch_measure(torch: Torch, kit: Kit, b: int, params, k: int | None, calls: int) -> Measured:
     ids, want = kit.batches[b]
-    result = measure(TorchStack(torch.module, kit.stack, params, k, torch.gpu), want, calls, ids)
+    result = measure(TorchStack(torch.module, kit.stack, params, k, torch.gpu), want, calls, ids,
+                     kit.stack.tolerance)
     if torch.gpu == "cuda":
         torch.module.cuda.empty_cache()  # the stack's weights on the GPU are gone with it
     return result
@@ -320,7 +321,7 @@ def _stream_table(config: Config, kit: Kit, torch: Torch | None, params, items: 
         if torch:
             ids, want = kit.batches[1]
             forward = TorchStack(torch.module, kit.stack, params, k, torch.gpu)
-            split = stream(lambda n: (forward(ids) for _ in range(n)), want, items)
+            split = stream(lambda n: (forward(ids) for _ in range(n)), want, items, kit.stack.tolerance)
             del forward
             if torch.gpu == "cuda":
                 torch.module.cuda.empty_cache()
@@ -344,7 +345,7 @@ def _weights(kit: Kit) -> list[np.ndarray]:
     if model.digest(params) != kit.weights_sha256:
         raise KitError("the weights made here from the kit's seed differ from the ones its reference was "
                        "computed with (sha256); build the kit with this checkout's bench/model.py")
-    print(f"weights: {kit.stack.weight_bytes / 2**20:.1f} MiB of f32 made from seed {kit.stack.seed} in "
+    print(f"weights: {kit.stack.weight_bytes / 2**20:.1f} MiB of {kit.stack.dtype} made from seed {kit.stack.seed} in "
           f"{time.perf_counter() - began:.1f} s, sha256 as the kit's", flush=True)
     return params
 
@@ -352,7 +353,7 @@ def _weights(kit: Kit) -> list[np.ndarray]:
 def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) -> None:
     s = kit.stack
     print(f"workload: {s.blocks} blocks (matmul {s.hidden}x{s.hidden}, rmsnorm, silu), hidden {s.hidden}, "
-          f"vocab {s.vocab}, weights {s.layout.replace('_', ' x ')}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
+          f"vocab {s.vocab}, {s.dtype}, weights {s.layout.replace('_', ' x ')}; blocks 0..k-1 on the CPU ({CPU}), the rest and the head on the GPU "
           f"({config.gpu}); k = N: all on the CPU; execution models: {', '.join(kit.models)}; "
           f"split modules built with {kit.built_with}")
     if torch is None:

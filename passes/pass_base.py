@@ -55,6 +55,7 @@ class CompileSettings:
     affinity (module_facts.iree_default_device).
     ``host_entry_points``: whether host-entry-points adds twins.
     ``result_storage_twins``: whether result-storage-twins adds twins.
+    ``cuda_matmul_configs``: whether cuda-matmul-configs sets its configs.
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -65,6 +66,7 @@ class CompileSettings:
     default_device: str | None = None
     host_entry_points: bool = True
     result_storage_twins: bool = True
+    cuda_matmul_configs: bool = True
 
     @property
     def default(self) -> str | None:

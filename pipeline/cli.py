@@ -104,6 +104,7 @@ def _compile_parser() -> argparse.ArgumentParser:
         "and a value on a GPU, that writes those results into storage the caller gives (mdc-run "
         "and runtime_shim give it in the GPU's pinned memory, so a result from the GPU is copied "
         "once, by the GPU, and returned without a copy)")
+    options.add_codegen_arguments(parser)
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
     parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
@@ -188,6 +189,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
         links=args.link, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
         host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
+        cuda_matmul_configs=not args.no_cuda_matmul_configs,
         compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages)
     driver.check_request(args.device, opts)
     _check_usage(args)

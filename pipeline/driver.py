@@ -71,6 +71,7 @@ class CompileOptions:
     manifest: bool = True  # not --no-manifest
     host_entry_points: bool = True  # not --no-host-entry-points
     result_storage_twins: bool = True  # not --no-result-storage-twins
+    cuda_matmul_configs: bool = True  # not --no-cuda-matmul-configs
     compile_to: str | None = None  # --compile-to: the IR after this stage
     iree_flags: Sequence[str] = ()  # --iree-* flags, passed to IREE unchanged
     # MLIR's own flags (--mlir-timing, ...): IREE reads them from its global
@@ -289,7 +290,8 @@ class _Compile:
             links=link_overrides, staging=opts.staging, staging_pieces=opts.staging_pieces,
             pinned_arguments=opts.pinned_arguments,
             devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
-            default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins)
+            default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
+            cuda_matmul_configs=opts.cuda_matmul_configs)
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

@@ -195,6 +195,14 @@ def resolve_link_names(
     return out
 
 
+def add_codegen_arguments(parser) -> None:
+    """mdc-compile's flags for the code mdc's passes steer IREE to generate."""
+    parser.add_argument(
+        "--no-cuda-matmul-configs", action="store_true",
+        help="keep IREE's default CUDA code for every matmul (by default, matmuls that only a cuda "
+        "device runs get measured tile configs: passes/cuda_matmul_configs.py)")
+
+
 def iree_flags(devices: list[DeviceOption], passthrough: list[str]) -> list[str]:
     """The IREE flags mdc derives: target devices, backend defaults the user
     did not override, then the user's own ``--iree-*`` flags."""

@@ -166,3 +166,19 @@ def test_workload_smoke_in_out_layout(tmp_path):
     ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "2", "--batch-calls", "1", "--stream", "0")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "weights in x out;" in ran.stdout and ran.stdout.rstrip().endswith("every result right"), ran.stdout
+
+
+def test_workload_smoke_f16(tmp_path):
+    """--dtype f16: every float of the program and the weights is f16 (the
+    weights half the bytes), the run says so, and every result is checked
+    against numpy's at f16's tolerance."""
+    kit = tmp_path / "kit"
+    built = _bench("workload", "build", str(kit), "--smoke", "--splits", "2", "--dtype", "f16")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert json.loads((kit / "workload.json").read_text())["stack"]["dtype"] == "f16"
+    source = (kit / "workload_k2.mlir").read_text()
+    assert "xf16>" in source and "f32" not in source
+    ran = _bench("workload", "run", str(kit), "--smoke", "--calls", "2", "--batch-calls", "1", "--stream", "0")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "MiB of f16 made" in ran.stdout and ", f16, weights" in ran.stdout, ran.stdout
+    assert ran.stdout.rstrip().endswith("every result right"), ran.stdout

@@ -6,7 +6,8 @@
 ``build`` writes the matmul (f32/f16; weight in x out "nn" or out x in "nt",
 as torch.nn.Linear stores it) once per variant: IREE's default CUDA code,
 split-k dispatch formation (``--iree-dispatch-creation-split-matmul-reduction``),
-and hand-set ``#iree_codegen.compilation_info`` (lowering config + translation
+mdc-compile with one cuda device with its cuda-matmul-configs pass on ("mdc")
+and off ("mdc_off"), and hand-set ``#iree_codegen.compilation_info`` (lowering config + translation
 info on the op; stock 3.13's ``--iree-codegen-tuning-spec-path`` is not
 applied by iree-compile, see docs/PERFORMANCE.md). Each variant is compiled
 twice: plain, and with every dispatch repeated REPEAT times in its command
@@ -92,6 +93,25 @@ VARIANTS = {
     "wmma_16x16_k8": (("f16",), [], _mma(F16WMMA, (16, 16), (1, 1), 8, 32)),
     "wmma_32x16_k8": (("f16",), [], _mma(F16WMMA, (32, 16), (1, 1), 8, 64)),
 }
+
+
+def _table_config(dt: str) -> str:
+    """The config mdc's cuda-matmul-configs pass sets on this matmul."""
+    from mdc.passes.cuda_matmul_configs import config_for
+    return config_for(dt, M, N, K).attribute_text()
+
+
+# "table": iree-compile with the config the pass's table gives (built
+# twice, as the others, for the kernel's time). mdc-compile with one cuda
+# device, cuda-matmul-configs on ("mdc", its default) and off ("mdc_off"):
+# built once (mdc-compile does not take
+# --iree-hal-benchmark-dispatch-repeat-count), for the whole call.
+VARIANTS["table"] = (("f32", "f16"), [], _table_config)
+MDC_VARIANTS = {
+    "mdc": (("f32", "f16"), [], None),
+    "mdc_off": (("f32", "f16"), ["--no-cuda-matmul-configs"], None),
+}
+MDC_DEVICE = ["--device=a=cuda[0]", "--no-host-entry-points"]
 LAYOUTS = ("nn", "nt")
 # iree-benchmark-module's per-call time of a 4-element add (the call's floor)
 # and of two matmuls, under the CUDA HAL's runtime flags.
@@ -138,8 +158,8 @@ def _reference(a, b):
     return a.astype(np.float64) @ b.astype(np.float64)
 
 
-def _compile(src_path, out, flags):
-    cmd = ["iree-compile", *CUDA_FLAGS, *flags, src_path, "-o", out]
+def _compile(src_path, out, flags, mdc=False):
+    cmd = (["mdc-compile", *MDC_DEVICE] if mdc else ["iree-compile", *CUDA_FLAGS]) + [*flags, src_path, "-o", out]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
@@ -153,18 +173,20 @@ def build(kit: str, seed: int, only=None) -> int:
     np.save(os.path.join(kit, "ref.npy"), _reference(a, b))
     cases = []
     for layout in LAYOUTS:
-        for name, (dtypes, flags, ci) in VARIANTS.items():
+        for name, (dtypes, flags, ci) in {**VARIANTS, **MDC_VARIANTS}.items():
             for dt in dtypes:
                 if only and name not in only:
                     continue
+                mdc = name in MDC_VARIANTS
                 tag = f"{name}_{dt}_{layout}"
                 src = os.path.join(kit, tag + ".mlir")
                 with open(src, "w") as f:
-                    f.write(program(dt, layout, ci))
+                    f.write(program(dt, layout, ci(dt) if callable(ci) else ci))
                 try:
-                    _compile(src, os.path.join(kit, tag + ".vmfb"), flags)
-                    _compile(src, os.path.join(kit, tag + "_rep.vmfb"),
-                             flags + [f"--iree-hal-benchmark-dispatch-repeat-count={REPEAT}"])
+                    _compile(src, os.path.join(kit, tag + ".vmfb"), flags, mdc)
+                    if not mdc:
+                        _compile(src, os.path.join(kit, tag + "_rep.vmfb"),
+                                 flags + [f"--iree-hal-benchmark-dispatch-repeat-count={REPEAT}"])
                 except subprocess.CalledProcessError as e:
                     first = next((l for l in e.stderr.splitlines() if "error" in l), "?")
                     print(f"did not compile: {tag}: {first[:300]}", flush=True)
@@ -271,7 +293,8 @@ def run(kit: str, device: str) -> int:
         try:
             err = float(np.abs(_iree_output(vmfb, a, w, device) - ref).max())
             call = _bench_module(vmfb, paths, device)
-            rep = _bench_module(os.path.join(kit, case["tag"] + "_rep.vmfb"), paths, device)
+            rep_vmfb = os.path.join(kit, case["tag"] + "_rep.vmfb")
+            rep = _bench_module(rep_vmfb, paths, device) if os.path.exists(rep_vmfb) else float("nan")
         except Exception as e:  # a variant that fails to run is a row, not the end
             print(f"{case['tag']}: FAILED {type(e).__name__}: {str(e)[-300:]}", flush=True)
             failed += 1
@@ -288,7 +311,8 @@ def run(kit: str, device: str) -> int:
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.1f} "
               f"| {r[6]:.2f}x | {r[7]:.2f}x | {r[8]:.2e} | {r[9]:.2e} | {r[10]} |")
-    _probe(kit, device)
+    if all(os.path.exists(os.path.join(kit, tag + ".vmfb")) for tag in PROBE_TAGS):
+        _probe(kit, device)  # a kit built with --only may lack the probe's variants
     return 1 if failed else 0
 
 

@@ -25,7 +25,7 @@ EXPECTED = [
     "declared-devices-default", "host-entry-points", "result-storage-twins", "refuse-recursive-calls",
     "returned-argument-moves",
     "place-unplaced-ops", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
-    "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
+    "cuda-matmul-configs", "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
     "dealloca-affinity", "cross-driver-waits",
     "device-isolation-verifier",
 ]
