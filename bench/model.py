@@ -41,6 +41,9 @@ EPS = 1e-5  # rmsnorm's epsilon
 # activation to 11 bits and IREE's f16 MMA code accumulates in f16.
 DTYPES = {"f32": (np.float32, 1e-2), "f16": (np.float16, 5e-2)}
 ALIGNMENT = 64  # what a CPU device needs to use an array in place
+# A float type program() keeps f32 whatever the stack's dtype (rmsnorm's
+# accumulation in f16 stacks); spelled so that the dtype's rewrite skips it.
+KEEP32 = "F32KEEP"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,31 +234,42 @@ def _embedding(b: int, stack: Stack) -> list[str]:
     ]
 
 
-def _rmsnorm_ops(x: str, gain: str, out: str, b: int, hidden: int) -> list[str]:
-    """``out`` = rmsnorm(``x``) * ``gain``, rows of ``hidden``."""
-    t, r = f"tensor<{b}x{hidden}xf32>", f"tensor<{b}xf32>"
+def _rmsnorm_ops(x: str, gain: str, out: str, b: int, hidden: int, dtype: str = "f32") -> list[str]:
+    """``out`` = rmsnorm(``x``) * ``gain``, rows of ``hidden``. In f16 the
+    sum of squares and the scaling are computed in f32 (``KEEP32``, which
+    program() leaves f32), as f16 inference does (torch's reductions
+    accumulate in f32): 2048 squares of activations above about 5.7 overflow
+    f16's 65504, and the whole stack then returns zeros."""
+    wide = dtype != "f32"
+    acc = KEEP32 if wide else "f32"
+    t, r = f"tensor<{b}x{hidden}xf32>", f"tensor<{b}x{acc}>"
+    square = ([f"    %xw = arith.extf %x : f32 to {acc}", f"    %x2 = arith.mulf %xw, %xw : {acc}"] if wide else
+              ["    %x2 = arith.mulf %x, %x : f32"])
+    scale = ([f"    %xw = arith.extf %x : f32 to {acc}", f"    %gw = arith.extf %g : f32 to {acc}",
+              f"    %y = arith.mulf %xw, %inv : {acc}", f"    %zw = arith.mulf %y, %gw : {acc}",
+              f"    %z = arith.truncf %zw : {acc} to f32"] if wide else
+             ["    %y = arith.mulf %x, %inv : f32", "    %z = arith.mulf %y, %g : f32"])
     return [
         f"  {out}_z = tensor.empty() : {r}",
-        f"  {out}_0 = linalg.fill ins(%zero : f32) outs({out}_z : {r}) -> {r}",
+        f"  {out}_0 = linalg.fill ins(%zero{'_acc' if wide else ''} : {acc}) outs({out}_z : {r}) -> {r}",
         f"  {out}_ss = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0')}, "
         f'iterator_types = ["parallel", "reduction"]}} ins({x} : {t}) outs({out}_0 : {r}) {{',
-        "  ^bb0(%x: f32, %acc: f32):",
-        "    %x2 = arith.mulf %x, %x : f32",
-        "    %s = arith.addf %acc, %x2 : f32",
-        "    linalg.yield %s : f32",
+        f"  ^bb0(%x: f32, %acc: {acc}):",
+        *square,
+        f"    %s = arith.addf %acc, %x2 : {acc}",
+        f"    linalg.yield %s : {acc}",
         f"  }} -> {r}",
         f"  {out}_e = tensor.empty() : {t}",
         f"  {out} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0', 'd1', 'd0, d1')}, "
         f'iterator_types = ["parallel", "parallel"]}} ins({x}, {out}_ss, {gain} : {t}, {r}, tensor<{hidden}xf32>) '
         f"outs({out}_e : {t}) {{",
-        "  ^bb0(%x: f32, %ss: f32, %g: f32, %o: f32):",
-        f"    %n = arith.constant {float(hidden):.6e} : f32",
-        f"    %eps = arith.constant {EPS:.6e} : f32",
-        "    %mean = arith.divf %ss, %n : f32",
-        "    %var = arith.addf %mean, %eps : f32",
-        "    %inv = math.rsqrt %var : f32",
-        "    %y = arith.mulf %x, %inv : f32",
-        "    %z = arith.mulf %y, %g : f32",
+        f"  ^bb0(%x: f32, %ss: {acc}, %g: f32, %o: f32):",
+        f"    %n = arith.constant {float(hidden):.6e} : {acc}",
+        f"    %eps = arith.constant {EPS:.6e} : {acc}",
+        f"    %mean = arith.divf %ss, %n : {acc}",
+        f"    %var = arith.addf %mean, %eps : {acc}",
+        f"    %inv = math.rsqrt %var : {acc}",
+        *scale,
         "    linalg.yield %z : f32",
         f"  }} -> {t}",
     ]
@@ -278,11 +292,11 @@ def _matmul(x: str, w: str, out: str, b: int, inner: int, cols: int, out_in: boo
     ]
 
 
-def _block(i: int, h: str, b: int, hidden: int, out_in: bool) -> list[str]:
+def _block(i: int, h: str, b: int, hidden: int, out_in: bool, dtype: str = "f32") -> list[str]:
     """h_{i+1} = h_i + silu(linear(rmsnorm(h_i) * g_i, W_i))."""
     t = f"tensor<{b}x{hidden}xf32>"
     return [
-        *_rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hidden),
+        *_rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hidden, dtype),
         *_matmul(f"%n{i}", f"%w{i}", f"%u{i}", b, hidden, hidden, out_in),
         f"  %r{i}_e = tensor.empty() : {t}",
         f"  %r{i} = linalg.generic {{indexing_maps = {_maps('d0, d1', 'd0, d1', 'd0, d1')}, "
@@ -325,18 +339,20 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
              + ("no devices named" if k is None else f"blocks 0..{k - 1} on the CPU, the rest on the GPU")]
     for b in batches:
         lines += [_signature(stack, b, k), "  %zero = arith.constant 0.0 : f32", *_embedding(b, stack)]
+        if stack.dtype != "f32":
+            lines.insert(-len(_embedding(b, stack)), f"  %zero_acc = arith.constant 0.0 : {KEEP32}")
         h = "%h"
         for i in range(stack.blocks):
             if k is not None and i == k:
                 lines.append(f"  %h_to_gpu = flow.tensor.transfer {h} : tensor<{b}x{stack.hidden}xf32> to {_GPU}")
                 h = "%h_to_gpu"
-            lines += _block(i, h, b, stack.hidden, stack.out_in)
+            lines += _block(i, h, b, stack.hidden, stack.out_in, stack.dtype)
             h = f"%r{i}"
-        lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden)
+        lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden, stack.dtype)
         lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.out_in)
         out = "%logits"
         if k is not None and k < stack.blocks:
             lines.append(f"  %logits_cpu = flow.tensor.transfer %logits : tensor<{b}x{stack.vocab}xf32> to {_CPU}")
             out = "%logits_cpu"
         lines += [f"  return {out} : tensor<{b}x{stack.vocab}xf32>", "}", ""]
-    return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines))
+    return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines)).replace(KEEP32, "f32")
