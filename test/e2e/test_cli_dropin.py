@@ -102,7 +102,7 @@ def test_report_pair_compiles_for_hip(mdc_compile, mdc_run, run_tool, tmp_path):
     assert stock.returncode != 0 and "UNAVAILABLE" in stock.stderr
     ran = mdc_run(*flags)
     assert ran.returncode == 2 and ran.stdout == ""
-    error, note = ran.stderr.splitlines()  # the error first, the notes after it
+    note, error = ran.stderr.splitlines()  # the note as the flag is taken, then the error, last
     assert error.startswith("mdc-run: error: device 'hip:0': the 'hip' driver is not available here")
     assert note.startswith(TRACE_NOTE_START)
 
