@@ -42,6 +42,9 @@ class Result:
 
 
 WARNING = re.compile(r"^(\S+: )?warning: |^\S+:\d+:\d+: warning: ")
+# A tool's note on how it took a flag comes when the flag is taken, so
+# before a later error's line (mdc-run --trace_execution).
+NOTE = re.compile(r"^(mdc-compile|mdc-opt|mdc-run): note: ")
 FIRST_LINE = re.compile(r"^(mdc-compile: error: |mdc-opt: error: |mdc-run: error: |\S.*?:\d+:\d+: error: )")
 INTERNAL = re.compile(r"^(mdc-compile|mdc-opt|mdc-run): internal error: ")
 
@@ -81,7 +84,7 @@ def check(case: Case, returncode: int, stdout: str, stderr: str, outdir: str) ->
         msg = [line for line in stderr.splitlines() if line.strip()]
         if not msg:
             msg = [line for line in stdout.splitlines() if line.strip()]
-        first = next((line for line in msg if not WARNING.match(line)), "")
+        first = next((line for line in msg if not WARNING.match(line) and not NOTE.match(line)), "")
         if not msg:
             v.append("failed with no message")
         elif INTERNAL.match(first):
