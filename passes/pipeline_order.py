@@ -34,6 +34,7 @@ from .executable_per_target import ExecutablePerTarget
 from .host_entry_points import HostEntryPoints
 from .host_fences import HostFences
 from .loop_init_isolation import LoopInitIsolation
+from .memoized_selects_in_order import MemoizedSelectsInOrder
 from .partition_fence import PartitionFence
 from .pass_base import ModulePass
 from .recursive_calls import RefuseRecursiveCalls
@@ -103,6 +104,7 @@ PASSES = [
     HostEntryPoints,
     HostFences,
     LoopInitIsolation,
+    MemoizedSelectsInOrder,
     PartitionFence,
     PlaceUnplacedOps,
     RefuseRecursiveCalls,

@@ -27,7 +27,7 @@ EXPECTED = [
     "place-unplaced-ops", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
     "cuda-matmul-configs", "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
     "dealloca-affinity", "cross-driver-waits",
-    "device-isolation-verifier",
+    "device-isolation-verifier", "memoized-selects-in-order",
 ]
 
 
