@@ -48,13 +48,36 @@ def _outcome(status: int) -> tuple[int, Optional[str]]:
     return os.waitstatus_to_exitcode(status), None
 
 
+def _threads() -> int:
+    """The process's OS threads (native ones too: IREE's compiler and
+    runtime start their own), where the platform tells."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def _compiler_threads() -> bool:
+    """Whether IREE's compiler has run in this process beside other
+    threads: its thread pool's threads then exist, and a lock one of them
+    held at a fork is never released in the child, which hangs (seen
+    after an in-process ``mdc.pipeline.compile``). The tools fork before
+    they load the compiler; a caller that compiled in process runs the
+    body in process, without the crash isolation."""
+    loaded = any(name.startswith("iree.compiler._mlir_libs") for name in sys.modules)
+    return loaded and _threads() > 1
+
+
 def _can_fork() -> bool:
-    return hasattr(os, "fork") and not os.environ.get("MDC_NO_FORK")
+    return hasattr(os, "fork") and not os.environ.get("MDC_NO_FORK") and not _compiler_threads()
 
 
 def run_forked(body: Callable[[], int]) -> tuple[int, Optional[str]]:
     """Runs ``body`` in a child where the platform allows (not when
-    MDC_NO_FORK is set) and returns (exit code, None), or (1, signal name)
+    MDC_NO_FORK is set, nor after IREE's compiler ran here beside other
+    threads) and returns (exit code, None), or (1, signal name)
     when the child died of a signal. Output written by the child goes
     straight to the inherited stdout/stderr."""
     if not _can_fork():

@@ -175,3 +175,20 @@ def test_run_passes_is_what_mdc_opt_prints():
     with pytest.raises(CompileError) as caught:
         run_passes(text, ["no-such-pass"])
     assert str(caught.value) == "unknown pass 'no-such-pass'" and caught.value.exit_code == 2
+
+
+def test_no_fork_after_an_in_process_compile(tmp_path):
+    """Once IREE's compiler has run in this process its thread pool's
+    threads exist, and a forked child of such a process can hang on a lock
+    one of them held (mdc-compile's fork from a test process that had
+    compiled in process did). So the tools' crash isolation runs the body in
+    process then, and a command line given after compile() still works."""
+    from mdc.contract import forked
+    from mdc.pipeline import cli
+
+    first = compile(TWO_ARGS, devices=PAIR, links=["a:b=staged"], iree_flags=CPU)
+    assert not forked._can_fork()
+    out = tmp_path / "cli.vmfb"
+    assert cli.compile_main([TWO_ARGS, "--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged",
+                             *CPU, "-o", str(out)]) == 0
+    assert out.read_bytes() == first.vmfb
