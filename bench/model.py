@@ -338,9 +338,8 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
     lines = [f"// {stack.blocks} blocks, hidden {stack.hidden}, vocab {stack.vocab}; "
              + ("no devices named" if k is None else f"blocks 0..{k - 1} on the CPU, the rest on the GPU")]
     for b in batches:
-        lines += [_signature(stack, b, k), "  %zero = arith.constant 0.0 : f32", *_embedding(b, stack)]
-        if stack.dtype != "f32":
-            lines.insert(-len(_embedding(b, stack)), f"  %zero_acc = arith.constant 0.0 : {KEEP32}")
+        zero_acc = [f"  %zero_acc = arith.constant 0.0 : {KEEP32}"] if stack.dtype != "f32" else []
+        lines += [_signature(stack, b, k), "  %zero = arith.constant 0.0 : f32", *zero_acc, *_embedding(b, stack)]
         h = "%h"
         for i in range(stack.blocks):
             if k is not None and i == k:
