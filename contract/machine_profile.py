@@ -35,6 +35,7 @@ import json
 import math
 from typing import Any, Iterable, Mapping, Optional
 
+from .default_machine_profile import DOCUMENT
 from .errors import MdcError
 
 FORMAT = "mdc-machine-profile"
@@ -240,3 +241,9 @@ class _Reader:
         if positive and value == 0:
             raise self.fail(f"{where} is 0 (a rate must be positive)")
         return float(value)
+
+
+def default_profile() -> MachineProfile:
+    """mdc's built-in profile (default_machine_profile.py; docs/DESIGN.md,
+    "The cost model", says where its numbers come from)."""
+    return _Reader("mdc's default machine profile").profile(DOCUMENT)
