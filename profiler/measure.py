@@ -6,7 +6,8 @@ the host timed with the runtime's own buffer transfers.
 How each number is made (every time is a median of repeated runs):
 
 * seconds per dispatch: (@chain - @tiny) / (CHAIN_LENGTH - 1), @chain
-  being CHAIN_LENGTH one-dispatch steps and @tiny one;
+  being CHAIN_LENGTH one-dispatch steps and @tiny one (@chain / CHAIN_LENGTH
+  where noise makes @chain no slower);
 * seconds per call: @identity, which returns its argument (no dispatch);
 * a probe's kernel time: its call less @tiny (at least a tenth of the
   call, so that noise cannot make a rate infinite); a matmul's flops/s is
@@ -77,7 +78,7 @@ class DeviceProbe:
         per_call = self.time_call("identity", [np.ones(4, np.float32)])
         tiny = self.time_call("tiny", [np.ones(4, np.float32)])
         chain = self.time_call("chain", [np.ones(4, np.float32)])
-        per_dispatch = max(chain - tiny, 0.0) / (probes.CHAIN_LENGTH - 1)
+        per_dispatch = _per_dispatch(tiny, chain)
         work = probes.work_of(self.sizes)
 
         def kernel(name: str, arguments: list[np.ndarray]) -> float:
@@ -144,6 +145,14 @@ class DeviceProbe:
             copy_and_wait(pinned, on_device)
 
         return self.timer.median(upload if to_device else lambda: copy_and_wait(on_device, pinned))
+
+
+def _per_dispatch(tiny: float, chain: float) -> float:
+    """One more dispatch's seconds: @chain's extra time over @tiny's per
+    extra dispatch; where noise makes @chain no slower (a loaded machine),
+    @chain's whole time per dispatch, an upper bound that includes the call."""
+    extra = chain - tiny
+    return extra / (probes.CHAIN_LENGTH - 1) if extra > 0 else chain / probes.CHAIN_LENGTH
 
 
 def _line(small: int, small_s: float, large: int, large_s: float) -> CrossingCosts:
