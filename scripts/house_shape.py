@@ -1,7 +1,7 @@
 """The house's shape, as issue 33 states it: prints every module of
-passes/, pipeline/, runtime_shim/, contract/ and profiler/ over 450 lines, every class
-over 250 lines, every function over 70, and every import cycle among mdc's
-modules; exits 1 when any is found, 0 when none.
+passes/, pipeline/, runtime_shim/, contract/ and profiler/ over 450 lines,
+every class over 250 lines, every function over 70, and every import cycle
+among mdc's modules; exits 1 when any is found, 0 when none.
 
     python scripts/house_shape.py          # the findings, one a line
     python scripts/house_shape.py --stats  # also the largest module, class and function
