@@ -107,7 +107,7 @@ def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
     from mdc.runtime_shim.devices import open_device
     from mdc.runtime_shim.errors import ShimError, short
 
-    from .measure import DeviceProbe, Timer
+    from .measure import DeviceProbe, Timer, compile_probes
 
     timer = Timer(seconds=0.15, min_runs=3) if quick else Timer(seconds=1.0, min_runs=5)
     devices: dict[str, DeviceCosts] = {}
@@ -119,7 +119,8 @@ def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
         except ShimError as e:
             raise _Failure(str(e)) from None
         try:
-            probe = DeviceProbe(device, kind, probes.sizes_for(kind, quick), timer)
+            sizes = probes.sizes_for(kind, quick)
+            probe = DeviceProbe(device, kind, sizes, timer, compile_probes(kind, sizes))
             devices[kind] = probe.costs()
             to_device, to_host = probe.crossings()
         except Exception as e:  # a compile or runtime failure inside IREE: one line

@@ -30,7 +30,6 @@ from typing import Callable
 
 import numpy as np
 
-import iree.compiler as compiler
 import iree.runtime as rt
 
 from mdc.contract.machine_profile import BYTE_CLASSES, CrossingCosts, DeviceCosts
@@ -58,17 +57,25 @@ class Timer:
         return statistics.median(times)
 
 
+def compile_probes(kind: str, sizes: probes.ProbeSizes) -> bytes:
+    """The probe module for one device of ``kind``, compiled by
+    iree.compiler (imported here: measuring needs only the runtime)."""
+    import iree.compiler as compiler
+
+    text = probes.program(sizes, f16=kind not in probes.NO_F16_MATMUL)
+    return compiler.compile_str(text, extra_args=list(probes.COMPILE_FLAGS[kind]))
+
+
 class DeviceProbe:
     """One opened device of kind ``kind``, measured with probe sizes
-    ``sizes``."""
+    ``sizes`` by ``vmfb``, compile_probes's module for them."""
 
-    def __init__(self, device: rt.HalDevice, kind: str, sizes: probes.ProbeSizes, timer: Timer):
+    def __init__(self, device: rt.HalDevice, kind: str, sizes: probes.ProbeSizes, timer: Timer, vmfb: bytes):
         self.device = device
         self.kind = kind
         self.sizes = sizes
         self.timer = timer
         self.f16 = kind not in probes.NO_F16_MATMUL
-        vmfb = compiler.compile_str(probes.program(sizes, f16=self.f16), extra_args=list(probes.COMPILE_FLAGS[kind]))
         config = rt.Config(device=device)
         module = rt.VmModule.copy_buffer(config.vm_instance, vmfb)
         self.functions = rt.SystemContext(vm_modules=[module], config=config).modules.module

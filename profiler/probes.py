@@ -58,7 +58,7 @@ SMALL = ProbeSizes(matmul=256, matvec=1024, elements=1 << 21, rows=512, columns=
 MEDIUM = ProbeSizes(matmul=512, matvec=2048, elements=1 << 23, rows=2048, columns=2048,
                     table_rows=16384, gathered=4096, transfer=64 << 20)
 LARGE = ProbeSizes(matmul=2048, matvec=8192, elements=1 << 26, rows=8192, columns=4096,
-                   table_rows=65536, gathered=16384, transfer=256 << 20)
+                   table_rows=16384, gathered=16384, transfer=256 << 20)
 
 
 def sizes_for(kind: str, quick: bool) -> ProbeSizes:
