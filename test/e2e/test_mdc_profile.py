@@ -107,3 +107,19 @@ def test_help_and_version_exit_0(run_tool):
     assert r.returncode == 0 and "--device" in r.stdout and "--quick" in r.stdout, r.stdout + r.stderr
     r = run_tool([*PROFILE, "--version"])
     assert r.returncode == 0 and r.stdout.startswith("mdc-profile (mdc) "), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("kind", ["cuda", "hip"])
+def test_the_gpu_probes_compile(kind):
+    """No GPU here: the cuda and hip probe modules, at least, compile with
+    the flags mdc-profile passes (a wrong flag or a probe a backend cannot
+    compile fails here, not first on a GPU machine)."""
+    from mdc.profiler import probes
+    from mdc.profiler.measure import compile_probes
+
+    assert probes.kind_of_uri(f"{kind}://0") == kind
+    vmfb = compile_probes(kind, probes.sizes_for(kind, quick=True))
+    assert b"IREE" in vmfb[:256], vmfb[:256]  # the VM module's flatbuffer identifier
+    for function in ("identity", "chain", "matmul_f32", "matvec_f32", "elementwise", "reduction", "gather", "copy"):
+        assert function.encode() in vmfb, function
+    assert (b"matmul_f16" in vmfb) == (kind not in probes.NO_F16_MATMUL)
