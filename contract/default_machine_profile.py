@@ -4,26 +4,28 @@ document machine_profile.py reads. docs/DESIGN.md ("The cost model") says
 where each comes from; in short:
 
 * local: this project's 2-core development machine (AMD EPYC VM), measured
-  with ``mdc-profile --device=local-task`` (full, not --quick);
+  with ``mdc-profile --device=local-task`` (full, not --quick), the best of
+  four runs for each number (the machine was shared: other work only
+  slows a run down);
 * cuda: the H100/H200 rows of docs/PERFORMANCE.md and
   docs/performance-history.md: issue 35 run 3's matmul kernels (H100),
   IREE's ~130 us per call (issue 35 runs 1, 2), the workload's all-GPU
   stock IREE call (H200, run G1) for bytes/s, the 30-38 us queue copy and
   the 27.2 / 50.9 GB/s crossings (bench sizes, bench run B);
 * vulkan: lavapipe on the development machine, measured with
-  ``mdc-profile --device=vulkan`` (a CPU-backed Vulkan: profile a real
-  GPU's Vulkan driver before relying on it);
+  ``mdc-profile --device=vulkan`` in the same way (a CPU-backed Vulkan:
+  profile a real GPU's Vulkan driver before relying on it);
 * hip: a guess, stated as one: cuda's numbers (no AMD GPU was measured).
 
 Pure data, no imports.
 """
 
 _LOCAL = {
-    "matmul_flops_per_s": {"f32": 1.05e11, "f16": 7.46e9, "other": 7.46e9},
+    "matmul_flops_per_s": {"f32": 1.05e11, "f16": 8.59e9, "other": 8.59e9},
     "bytes_per_s": {"matmul": 2.84e9, "elementwise": 1.77e10, "reduction": 1.75e10, "gather": 3.35e9,
-                    "copy": 8.4e9},
-    "seconds_per_dispatch": 7.02e-6,
-    "seconds_per_call": 3.44e-6,
+                    "copy": 1.08e10},
+    "seconds_per_dispatch": 7.01e-6,
+    "seconds_per_call": 3.47e-6,
     "memory_bytes": None,
 }
 
@@ -41,10 +43,10 @@ _CUDA = {
 
 _VULKAN = {
     "matmul_flops_per_s": {"f32": 1.89e9, "f16": 1.89e9, "other": 1.89e9},
-    "bytes_per_s": {"matmul": 2.06e8, "elementwise": 7.56e8, "reduction": 1.06e9, "gather": 2.06e8,
+    "bytes_per_s": {"matmul": 2.06e8, "elementwise": 8.16e8, "reduction": 4.15e9, "gather": 2.06e8,
                     "copy": 3.82e8},
-    "seconds_per_dispatch": 9.57e-5,
-    "seconds_per_call": 3.37e-6,
+    "seconds_per_dispatch": 9.37e-5,
+    "seconds_per_call": 3.41e-6,
     "memory_bytes": None,
 }
 
@@ -67,8 +69,8 @@ DOCUMENT = {
         _crossing("local", "local", 6.1e-6, 3.36e9),
         _crossing("local", "cuda", 35e-6, 2.72e10),
         _crossing("cuda", "local", 35e-6, 5.09e10),
-        _crossing("local", "vulkan", 4.94e-5, 7.63e8),
-        _crossing("vulkan", "local", 6.04e-5, 1.38e9),
+        _crossing("local", "vulkan", 3.53e-5, 7.63e8),
+        _crossing("vulkan", "local", 4.82e-5, 3.22e9),
         _crossing("local", "hip", 35e-6, 2.72e10),
         _crossing("hip", "local", 35e-6, 5.09e10),
     ],

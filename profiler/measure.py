@@ -8,7 +8,10 @@ How each number is made (every time is a median of repeated runs):
 * seconds per dispatch: (@chain - @tiny) / (CHAIN_LENGTH - 1), @chain
   being CHAIN_LENGTH one-dispatch steps and @tiny one (@chain / CHAIN_LENGTH
   where noise makes @chain no slower);
-* seconds per call: @identity, which returns its argument (no dispatch);
+* seconds per call: @tiny less one dispatch: what a call that runs any
+  work costs before its dispatches (on cuda, building, submitting and
+  waiting for a command buffer: most of IREE's ~130 us); at least
+  @identity, a call that returns its argument and runs nothing;
 * a probe's kernel time: its call less @tiny (at least a tenth of the
   call, so that noise cannot make a rate infinite); a matmul's flops/s is
   2 N^3 over it, every other rate bytes read and written over it; the
@@ -110,7 +113,7 @@ class DeviceProbe:
         assert set(rates) == set(BYTE_CLASSES)
         return DeviceCosts(matmul_flops_per_s={"f32": f32, "f16": f16, "other": min(f32, f16)},
                            bytes_per_s=rates, seconds_per_dispatch=per_dispatch,
-                           seconds_per_call=per_call)
+                           seconds_per_call=max(tiny - per_dispatch, per_call))
 
     def time_call(self, name: str, arguments: list[np.ndarray]) -> float:
         """The median seconds of one call of ``name``, its arguments placed
