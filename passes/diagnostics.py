@@ -7,35 +7,11 @@ nothing in mdc shows users a Python traceback for their own mistakes.
 
 from __future__ import annotations
 
-import re
+# Defined in contract/ so that contract modules can raise it without
+# importing passes/; re-exported here, where the passes and tools import it.
+from mdc.contract.errors import MdcError, format_location
 
-_FILE_LINE_COL = re.compile(r'"([^"]+)":(\d+):(\d+)')
-
-
-def format_location(loc) -> str | None:
-    """``file:line:col`` for the first file position in an MLIR location."""
-    if loc is None:
-        return None
-    m = _FILE_LINE_COL.search(str(loc))
-    if not m:
-        return None
-    return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-
-
-class MdcError(Exception):
-    """A user-facing error: one line, an optional source location, notes."""
-
-    def __init__(self, message: str, location=None, notes: list[str] | None = None):
-        super().__init__(message)
-        self.message = message
-        self.location = location if isinstance(location, str) or location is None else format_location(location)
-        self.notes = list(notes or [])
-
-    def render(self, tool: str) -> str:
-        where = f"{self.location}: " if self.location else f"{tool}: "
-        lines = [f"{where}error: {self.message}"]
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
+__all__ = ["MdcError", "format_location", "render_warning"]
 
 
 def render_warning(tool: str, location: str | None, message: str) -> str:

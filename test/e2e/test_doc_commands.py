@@ -56,6 +56,9 @@ ELSEWHERE = (
     Elsewhere(r"mdc-run --module=split_mlp\.vmfb --device=local-task --device=cuda --function=main "
               r"--input=@x\.npy --output=@y\.npy", "test/e2e/test_pytorch_exports.py", "split_mlp",
               "the same: the doc's own export, run on a cuda device"),
+    Elsewhere(r"mdc-profile --device=local-task --device=cuda -o machine\.json", "test/e2e/test_mdc_profile.py",
+              "def test_local_task_and_lavapipe_quick",
+              "measures a GPU for a minute; the same tool runs there on local-task beside lavapipe (--quick)"),
     Elsewhere(r"python test/e2e/gpu_kit\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_kit.py",
               "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
     Elsewhere(r"python test/e2e/gpu_torch\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_torch.py",
@@ -145,9 +148,9 @@ def how_it_runs_here(command: DocCommand):
     text = command.text
     if text == "bash scripts/example.sh":
         return "example", None
-    if re.fullmatch(r"(mdc-compile|mdc-run|mdc-opt) --(help|version|list-passes)", text):
+    if re.fullmatch(r"(mdc-compile|mdc-run|mdc-opt|mdc-profile) --(help|version|list-passes)", text):
         return "cpu", shlex.split(text)
-    if not re.match(r"(mdc-compile|mdc-run|mdc-opt) ", text) or re.search(r"\bhip\b", text):
+    if not re.match(r"(mdc-compile|mdc-run|mdc-opt|mdc-profile) ", text) or re.search(r"\bhip\b", text):
         return None
     if re.search(r"\bcuda\b", text):
         if not _says_lavapipe_runs_it(command.doc):

@@ -1,7 +1,7 @@
 """What `pip install` puts into a user's environment: one import name, mdc.
 
 The source tree keeps its top-level folders (passes/, pipeline/,
-runtime_shim/, contract/); installed, they are mdc.passes and so on, so a
+runtime_shim/, contract/, profiler/); installed, they are mdc.passes and so on, so a
 user's own `pipeline` or `passes` module neither shadows ours nor is
 shadowed by it.
 """
@@ -19,7 +19,7 @@ def test_the_distribution_installs_one_top_level_name():
 def test_console_scripts_live_under_mdc():
     scripts = {e.name: e.value for e in importlib.metadata.distribution("mdc").entry_points
                if e.group == "console_scripts"}
-    assert set(scripts) == {"mdc-compile", "mdc-opt", "mdc-run"}
+    assert set(scripts) == {"mdc-compile", "mdc-opt", "mdc-run", "mdc-profile"}
     assert all(v.startswith("mdc.") for v in scripts.values()), scripts
 
 
@@ -28,9 +28,9 @@ def test_old_top_level_names_are_not_importable_outside_the_checkout(tmp_path):
     # the installed distribution provides.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = ("import importlib.util as u\n"
-             "print([n for n in ('passes', 'pipeline', 'runtime_shim', 'contract') if u.find_spec(n)])\n"
+             "print([n for n in ('passes', 'pipeline', 'runtime_shim', 'contract', 'profiler') if u.find_spec(n)])\n"
              "from mdc.runtime_shim import load\n"
-             "import mdc.passes.lowering, mdc.pipeline.cli, mdc.contract\n"
+             "import mdc.passes.lowering, mdc.pipeline.cli, mdc.contract, mdc.profiler.probes\n"
              "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=120)

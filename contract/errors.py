@@ -1,0 +1,41 @@
+"""MdcError, the one-line user error every mdc tool prints, and
+format_location, which gives it its ``file:line:col``.
+
+It lives in contract/, not in passes/, because contract/ modules raise it
+too (machine_profile.py's ProfileError is one) and contract/ imports
+nothing of passes/ or pipeline/: passes/diagnostics.py re-exports both
+names, so every existing ``from mdc.passes.diagnostics import MdcError``
+gets this same class. No IREE imports.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FILE_LINE_COL = re.compile(r'"([^"]+)":(\d+):(\d+)')
+
+
+def format_location(loc) -> str | None:
+    """``file:line:col`` for the first file position in an MLIR location."""
+    if loc is None:
+        return None
+    m = _FILE_LINE_COL.search(str(loc))
+    if not m:
+        return None
+    return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
+
+
+class MdcError(Exception):
+    """A user-facing error: one line, an optional source location, notes."""
+
+    def __init__(self, message: str, location=None, notes: list[str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location if isinstance(location, str) or location is None else format_location(location)
+        self.notes = list(notes or [])
+
+    def render(self, tool: str) -> str:
+        where = f"{self.location}: " if self.location else f"{tool}: "
+        lines = [f"{where}error: {self.message}"]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)

@@ -1,0 +1,9 @@
+"""mdc-profile: measures a machine's devices into the machine profile
+(contract/machine_profile.py) that automatic placement's cost model reads.
+
+* probes.py: the probe programs and how each kind compiles them (no IREE);
+* measure.py: one device timed through the stock runtime;
+* cli.py: the command line, the table it prints and the file it writes.
+
+It may import mdc.contract and mdc.runtime_shim; nothing imports it.
+"""

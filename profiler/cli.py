@@ -1,0 +1,169 @@
+"""mdc-profile: measures this machine's devices for automatic placement.
+
+    mdc-profile --device=local-task --device=cuda -o machine.json [--quick]
+
+Each --device (a runtime URI, as mdc-run takes it) is opened alone and
+measured with small probe programs (probes.py, measure.py); the profile
+(contract/machine_profile.py) is written atomically to -o, then a short
+table is printed. A usage mistake is one line and exit status 2; a device
+that cannot be opened, or a failure while measuring, one line and 1; no
+file is written then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+from typing import Optional, Sequence
+
+from mdc.contract.atomic_write import CannotWrite, why_unwritable, write_atomically
+from mdc.contract.machine_profile import HOST_KIND, CrossingCosts, DeviceCosts, MachineProfile, Provenance
+from mdc.contract.version import IREE_COMPILER, IREE_RUNTIME, add_version_argument, version_text
+
+from . import probes
+
+TOOL = "mdc-profile"
+USAGE_STATUS, FAILURE_STATUS = 2, 1
+
+
+class UsageError(Exception):
+    """A mistake in the command line (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage block
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=TOOL, allow_abbrev=False,
+                description="Measure this machine's devices (throughput by op class and dtype, the fixed "
+                "cost per call and per dispatch, crossings each way) into a machine profile for "
+                "mdc-compile --place=auto --place-profile=FILE.")
+    p.add_argument("--device", action="append", default=[], metavar="URI",
+                   help="runtime device to measure, repeated: local-task, local-sync, cuda, cuda://1, "
+                   "vulkan, hip (one per kind)")
+    p.add_argument("-o", "--output", help="the profile to write (JSON)")
+    p.add_argument("--quick", action="store_true",
+                   help="smaller probes and fewer runs: seconds, not minutes, and rougher numbers")
+    add_version_argument(p, (IREE_COMPILER, IREE_RUNTIME))
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        kinds = _kinds(args.device)
+        if not args.output:
+            raise UsageError("-o FILE is required: where to write the profile")
+        why = why_unwritable(args.output)
+        if why:
+            raise UsageError(f"cannot write {args.output}: {why}")
+    except UsageError as e:
+        print(f"{TOOL}: error: {e}", file=sys.stderr)
+        return USAGE_STATUS
+    try:
+        profile = _measure(kinds, args.quick)
+        write_atomically(args.output, profile.to_json().encode())
+    except CannotWrite as e:
+        print(f"{TOOL}: error: cannot write {args.output}: {e}", file=sys.stderr)
+        return FAILURE_STATUS
+    except _Failure as e:
+        print(f"{TOOL}: error: {e}", file=sys.stderr)
+        return FAILURE_STATUS
+    print(table(profile))
+    print(f"wrote {args.output}")
+    return 0
+
+
+class _Failure(Exception):
+    """A device that cannot be opened or measured (exit status 1)."""
+
+
+def _kinds(uris: Sequence[str]) -> dict[str, str]:
+    """URI -> IREE kind, in the order given; UsageError for none, an
+    unknown driver, or two devices of one kind (a profile holds one entry
+    per kind)."""
+    if not uris:
+        raise UsageError("give at least one --device=URI (local-task, local-sync, cuda, vulkan, hip)")
+    kinds: dict[str, str] = {}
+    for uri in uris:
+        kind = probes.kind_of_uri(uri)
+        if kind is None:
+            raise UsageError(f"--device={uri}: unknown driver (known: {', '.join(probes.DRIVER_KINDS)})")
+        twin = next((u for u, k in kinds.items() if k == kind), None)
+        if twin is not None:
+            raise UsageError(f"--device={uri}: {twin} is already a {kind} device; "
+                             f"a profile holds one entry per kind")
+        kinds[uri] = kind
+    return kinds
+
+
+def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
+    # The runtime and compiler load only here: --help and usage errors stay quick.
+    from mdc.runtime_shim.devices import open_device
+    from mdc.runtime_shim.errors import ShimError, short
+
+    from .measure import DeviceProbe, Timer, compile_probes
+
+    timer = Timer(seconds=0.15, min_runs=3) if quick else Timer(seconds=1.0, min_runs=5)
+    devices: dict[str, DeviceCosts] = {}
+    crossings: dict[tuple[str, str], CrossingCosts] = {}
+    names = []
+    for uri, kind in kinds.items():
+        try:
+            device = open_device(uri)
+        except ShimError as e:
+            raise _Failure(str(e)) from None
+        try:
+            sizes = probes.sizes_for(kind, quick)
+            probe = DeviceProbe(device, kind, sizes, timer, compile_probes(kind, sizes))
+            devices[kind] = probe.costs()
+            to_device, to_host = probe.crossings()
+        except Exception as e:  # a compile or runtime failure inside IREE: one line
+            raise _Failure(f"measuring device '{uri}' failed: {short(e)}") from None
+        crossings[(HOST_KIND, kind)] = to_device
+        if kind != HOST_KIND:  # local->local is the upload above, a copy between host allocations
+            crossings[(kind, HOST_KIND)] = to_host
+        names.append(f"{uri} ({kind})")
+    return MachineProfile(devices=devices, crossings=crossings, source=_provenance(names, quick))
+
+
+def _provenance(devices: list[str], quick: bool) -> Provenance:
+    cpu = _cpu_model()
+    machine = f"{platform.node()}: {cpu}, {os.cpu_count()} CPUs; measured {', '.join(devices)}"
+    tool = ", ".join(version_text(TOOL, (IREE_COMPILER, IREE_RUNTIME)).splitlines()) + (" (--quick)" if quick else "")
+    return Provenance(machine=machine, date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+                      tool=tool)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def table(profile: MachineProfile) -> str:
+    """The profile as a short table: one line per device, one per crossing."""
+    lines = [f"{'device':8} {'f32 GF/s':>9} {'f16 GF/s':>9} {'matmul':>7} {'elemwise':>8} {'reduce':>7} "
+             f"{'gather':>7} {'copy':>7} {'GB/s':4} {'dispatch us':>11} {'call us':>8}"]
+    for key, d in profile.devices.items():
+        rates = " ".join(f"{d.bytes_per_s[c] / 1e9:>{w}.2f}" for c, w in
+                         (("matmul", 7), ("elementwise", 8), ("reduction", 7), ("gather", 7), ("copy", 7)))
+        lines.append(f"{key:8} {d.matmul_flops_per_s['f32'] / 1e9:>9.2f} {d.matmul_flops_per_s['f16'] / 1e9:>9.2f} "
+                     f"{rates}      {d.seconds_per_dispatch * 1e6:>11.1f} {d.seconds_per_call * 1e6:>8.1f}")
+    for (source, target), c in profile.crossings.items():
+        lines.append(f"crossing {source}->{target}: latency {c.latency_s * 1e6:.1f} us, {c.bytes_per_s / 1e9:.2f} GB/s")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""The probe programs mdc-profile runs and how each is compiled: plain
+MLIR text for one device, one function per thing measured. Pure text and
+numbers, no IREE import, so that they can be read and tested alone.
+
+Every probe but ``tiny`` and ``chain`` is sized by a ``ProbeSizes``: small
+enough on a CPU to keep ``--quick`` under ~20 s on a 2-core machine, large
+enough on a GPU that the kernel, not the call, dominates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+# Device URI driver -> IREE device kind (as mdc-compile's --device=NAME=KIND[N] names it).
+DRIVER_KINDS = {"local-task": "local", "local-sync": "local", "cuda": "cuda", "vulkan": "vulkan", "hip": "hip"}
+
+# Flags iree-compile needs for one device of each kind: the host's own CPU,
+# sm_80 for cuda (as bench/ builds its kits), IREE's default Vulkan target
+# (as test/e2e builds for lavapipe), an MI300 for hip (IREE 3.13 names
+# its flag --iree-rocm-target, as mdc-compile passes it).
+COMPILE_FLAGS = {
+    "local": ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+              "--iree-llvmcpu-target-cpu=host"),
+    "cuda": ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"),
+    "vulkan": ("--iree-hal-target-device=vulkan",),
+    "hip": ("--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"),
+}
+
+CHAIN_LENGTH = 32  # dispatches in @chain, against @tiny's one
+
+
+def kind_of_uri(uri: str) -> str | None:
+    """The IREE kind of a runtime device URI (``cuda://1`` -> ``cuda``), or
+    None for a driver mdc-profile does not know."""
+    return DRIVER_KINDS.get(uri.split(":", 1)[0].strip())
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbeSizes:
+    """``matmul``: N of the N x N x N matmuls; ``matvec``: K = N of the
+    1 x K by K x N matmul (memory bound); ``elements``: f32 elements of the
+    elementwise probe; ``rows``, ``columns``: the reduction's and the
+    transpose's f32 matrix; ``table_rows``, ``gathered``: the gather's
+    table (``columns`` wide) and the rows it reads; ``transfer``: bytes of
+    the large crossing (the small one is 4 bytes)."""
+
+    matmul: int
+    matvec: int
+    elements: int
+    rows: int
+    columns: int
+    table_rows: int
+    gathered: int
+    transfer: int
+
+
+SMALL = ProbeSizes(matmul=256, matvec=1024, elements=1 << 21, rows=512, columns=1024,
+                   table_rows=4096, gathered=1024, transfer=8 << 20)
+MEDIUM = ProbeSizes(matmul=512, matvec=2048, elements=1 << 23, rows=2048, columns=2048,
+                    table_rows=16384, gathered=4096, transfer=64 << 20)
+LARGE = ProbeSizes(matmul=2048, matvec=8192, elements=1 << 26, rows=8192, columns=4096,
+                   table_rows=16384, gathered=16384, transfer=256 << 20)
+
+
+def sizes_for(kind: str, quick: bool) -> ProbeSizes:
+    """A CPU-backed kind (local; vulkan, which is lavapipe where there is
+    no GPU) gets SMALL quick and MEDIUM in full; cuda and hip one step up."""
+    step = (0 if quick else 1) + (1 if kind in ("cuda", "hip") else 0)
+    return (SMALL, MEDIUM, LARGE)[step]
+
+
+@dataclasses.dataclass(frozen=True)
+class Work:
+    """What one call of a probe function does: arithmetic operations and
+    bytes read plus written."""
+
+    flops: int
+    bytes: int
+
+
+def work_of(sizes: ProbeSizes) -> dict[str, Work]:
+    """Each sized probe function's work per call."""
+    n, k, e = sizes.matmul, sizes.matvec, sizes.elements
+    r, c, g = sizes.rows, sizes.columns, sizes.gathered
+    return {
+        "matmul_f32": Work(2 * n ** 3, 3 * n * n * 4),
+        "matmul_f16": Work(2 * n ** 3, 3 * n * n * 2),
+        "matvec_f32": Work(2 * k * k, (k * k + 2 * k) * 4),
+        "elementwise": Work(2 * e, 2 * e * 4),
+        "reduction": Work(r * c, (r * c + r) * 4),
+        "gather": Work(0, 2 * g * c * 4 + g * 8),
+        "copy": Work(0, 2 * r * c * 4),
+    }
+
+
+# Kinds whose target cannot compile the f16 matmul (IREE's default Vulkan
+# target has no 16-bit storage; IREE 3.13's ROCm backend fails to
+# distribute an f16-accumulating matmul for gfx942): their f16 rate is
+# their f32 rate.
+NO_F16_MATMUL = ("vulkan", "hip")
+
+
+def program(sizes: ProbeSizes, f16: bool = True) -> str:
+    """The probe module: @identity (a call and no dispatch), @tiny (one
+    dispatch), @chain (CHAIN_LENGTH), and the sized functions of work_of
+    (@matmul_f16 only with ``f16``)."""
+    return "\n".join(["module {", _identity(), _tiny(), _chain(), _matmul("f32", sizes.matmul),
+                      *([_matmul("f16", sizes.matmul)] if f16 else []), _matvec(sizes.matvec),
+                      _elementwise(sizes.elements),
+                      _reduction(sizes.rows, sizes.columns), _gather(sizes.table_rows, sizes.columns, sizes.gathered),
+                      _copy(sizes.rows, sizes.columns), "}", ""])
+
+
+def _identity() -> str:
+    return """  func.func @identity(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }"""
+
+
+def _tiny() -> str:
+    return """  func.func @tiny(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = arith.constant dense<1.0> : tensor<4xf32>
+    %y = arith.addf %x, %one : tensor<4xf32>
+    return %y : tensor<4xf32>
+  }"""
+
+
+def _chain() -> str:
+    # util.optimization_barrier keeps IREE from fusing the adds: one dispatch each.
+    lines = ["  func.func @chain(%x0: tensor<4xf32>) -> tensor<4xf32> {",
+             "    %one = arith.constant dense<1.0> : tensor<4xf32>"]
+    for i in range(CHAIN_LENGTH):
+        lines.append(f"    %s{i} = arith.addf %x{i}, %one : tensor<4xf32>")
+        lines.append(f"    %x{i + 1} = util.optimization_barrier %s{i} : tensor<4xf32>")
+    lines += [f"    return %x{CHAIN_LENGTH} : tensor<4xf32>", "  }"]
+    return "\n".join(lines)
+
+
+def _matmul(dtype: str, n: int) -> str:
+    t = f"tensor<{n}x{n}x{dtype}>"
+    return f"""  func.func @matmul_{dtype}(%a: {t}, %b: {t}) -> {t} {{
+    %zero = arith.constant 0.0 : {dtype}
+    %e = tensor.empty() : {t}
+    %f = linalg.fill ins(%zero : {dtype}) outs(%e : {t}) -> {t}
+    %r = linalg.matmul ins(%a, %b : {t}, {t}) outs(%f : {t}) -> {t}
+    return %r : {t}
+  }}"""
+
+
+def _matvec(k: int) -> str:
+    return f"""  func.func @matvec_f32(%a: tensor<1x{k}xf32>, %b: tensor<{k}x{k}xf32>) -> tensor<1x{k}xf32> {{
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x{k}xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x{k}xf32>) -> tensor<1x{k}xf32>
+    %r = linalg.matmul ins(%a, %b : tensor<1x{k}xf32>, tensor<{k}x{k}xf32>) outs(%f : tensor<1x{k}xf32>) -> tensor<1x{k}xf32>
+    return %r : tensor<1x{k}xf32>
+  }}"""
+
+
+def _elementwise(n: int) -> str:
+    t = f"tensor<{n}xf32>"
+    return f"""  func.func @elementwise(%x: {t}) -> {t} {{
+    %e = tensor.empty() : {t}
+    %r = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                         iterator_types = ["parallel"]}} ins(%x : {t}) outs(%e : {t}) {{
+    ^bb0(%a: f32, %o: f32):
+      %two = arith.constant 2.0 : f32
+      %m = arith.mulf %a, %two : f32
+      %s = arith.addf %m, %two : f32
+      linalg.yield %s : f32
+    }} -> {t}
+    return %r : {t}
+  }}"""
+
+
+def _reduction(rows: int, columns: int) -> str:
+    return f"""  func.func @reduction(%x: tensor<{rows}x{columns}xf32>) -> tensor<{rows}xf32> {{
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<{rows}xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+    %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}}
+        ins(%x : tensor<{rows}x{columns}xf32>) outs(%f : tensor<{rows}xf32>) {{
+    ^bb0(%a: f32, %acc: f32):
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }} -> tensor<{rows}xf32>
+    return %r : tensor<{rows}xf32>
+  }}"""
+
+
+def _gather(table_rows: int, columns: int, gathered: int) -> str:
+    table, out = f"tensor<{table_rows}x{columns}xf32>", f"tensor<{gathered}x{columns}xf32>"
+    return f"""  func.func @gather(%table: {table}, %ids: tensor<{gathered}xi64>) -> {out} {{
+    %e = tensor.empty() : {out}
+    %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}} ins(%ids : tensor<{gathered}xi64>) outs(%e : {out}) {{
+    ^bb0(%id: i64, %o: f32):
+      %row = arith.index_cast %id : i64 to index
+      %col = linalg.index 1 : index
+      %v = tensor.extract %table[%row, %col] : {table}
+      linalg.yield %v : f32
+    }} -> {out}
+    return %r : {out}
+  }}"""
+
+
+def _copy(rows: int, columns: int) -> str:
+    # A transpose: a copy that IREE cannot fold away.
+    src, dst = f"tensor<{rows}x{columns}xf32>", f"tensor<{columns}x{rows}xf32>"
+    return f"""  func.func @copy(%x: {src}) -> {dst} {{
+    %e = tensor.empty() : {dst}
+    %r = linalg.transpose ins(%x : {src}) outs(%e : {dst}) permutation = [1, 0]
+    return %r : {dst}
+  }}"""
