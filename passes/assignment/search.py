@@ -32,8 +32,10 @@ never go down as units are added. For a *chain* (every edge between units
 joins consecutive units; arguments, results and weights may join any) the
 key and the vector hold everything that the rest of the call's time and
 bytes depend on, so the programme is exact: it finds an assignment of
-least estimated time within the budget (unless a front grows past
-``MAX_FRONT``, where the best ``MAX_FRONT`` by time are kept). On a
+least estimated time within the budget, as long as no more than
+``MAX_OPEN_WEIGHTS`` weights are open at once and the fronts stay under
+``MAX_FRONT`` per key and ``MAX_PARTIALS`` in all (past them, the best by
+time so far are kept). On a
 general DAG the same programme is a heuristic: an edge that skips units
 is charged exactly, from the source's device on the partial assignment's
 own path, but its bytes are counted against every position passed (an
@@ -60,7 +62,14 @@ from .work_graph import Assignment, Unit, WorkGraph
 OBJECTIVES = ("latency", "throughput")
 
 # The most partial assignments a front keeps per key.
-MAX_FRONT = 512
+MAX_FRONT = 128
+# The most partial assignments kept over all keys after a unit.
+MAX_PARTIALS = 2048
+# The most weights read both before and after a unit that the key tells
+# apart; past it, the readers of every open weight ride along in the
+# partial assignment instead, and fronts compare partial assignments
+# whose weights' readers differ.
+MAX_OPEN_WEIGHTS = 4
 
 
 class BudgetError(MdcError):
@@ -272,6 +281,7 @@ class _Partial:
     later: int
     times: tuple
     rank: int
+    readers: tuple = ()
 
     def total(self) -> int:
         return self.whole + max(self.peak, self.current)
@@ -355,8 +365,20 @@ class _Programme:
                         new_key, new = self._extend(position, step, key, partial, device)
                         if budget_bytes is None or new.total() <= budget_bytes:
                             grown.setdefault(new_key, []).append(new)
-            fronts = {k: self._front(v) for k, v in grown.items()}
+            fronts = self._trim({k: self._front(v) for k, v in grown.items()})
         return fronts
+
+    def _trim(self, fronts: dict) -> dict:
+        """At most MAX_PARTIALS partial assignments over all keys: the
+        best by time so far, then bytes, then rank."""
+        if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
+            return fronts
+        ranked = sorted(((self._objective(p.times), p.total(), p.rank, _key_order(k), k, p)
+                         for k, front in fronts.items() for p in front), key=lambda r: r[:4])
+        trimmed: dict = {}
+        for *_, key, partial in ranked[:MAX_PARTIALS]:
+            trimmed.setdefault(key, []).append(partial)
+        return trimmed
 
     def _add(self, times: list, device: Optional[str], seconds: float) -> None:
         """Add work (``device``) or a crossing (None) to the time components."""
@@ -370,7 +392,7 @@ class _Programme:
 
     def _extend(self, position: int, step: _Step, key: tuple, partial: _Partial, device: str):
         cost, acc = self.cost, self.acc
-        previous_device, used, open_weights = key
+        used = key[1]
         times = list(partial.times)
         if device not in used:
             self._add(times, device, cost.call_seconds(device))
@@ -400,7 +422,7 @@ class _Programme:
             if acc in (device, target_device):
                 current += nbytes
                 later += nbytes
-        readers = dict(open_weights)
+        readers = dict(partial.readers)
         for weight, last in step.weights:
             seen = readers.pop(weight.name, frozenset())
             if device not in seen:
@@ -411,9 +433,11 @@ class _Programme:
             if last > position:
                 readers[weight.name] = seen | {device}
         peak = max(peak, before) if position > 0 else 0
+        readers = tuple(sorted(readers.items()))
         new = _Partial(whole, peak, current, later, tuple(times),
-                       partial.rank * 2 + (device == acc))
-        return (device, used | {device}, tuple(sorted(readers.items()))), new
+                       partial.rank * 2 + (device == acc), readers)
+        told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
+        return (device, used | {device}, told), new
 
     def _weight_bytes(self, weight, device: str, seen: frozenset) -> int:
         """Bytes a weight adds when ``device`` first reads it: its bytes
