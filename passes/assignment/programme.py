@@ -152,7 +152,7 @@ class Programme:
         best by time so far, then bytes, then rank."""
         if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
             return fronts
-        ranked = sorted(((self._objective(p.times), p.total(), p.rank, _key_order(k), k, p)
+        ranked = sorted(((self.objective_seconds(p.times), p.total(), p.rank, _key_order(k), k, p)
                          for k, front in fronts.items() for p in front), key=lambda r: r[:4])
         trimmed: dict = {}
         for *_, key, partial in ranked[:MAX_PARTIALS]:
@@ -205,7 +205,7 @@ class Programme:
         for weight, last in step.weights:
             seen = readers.pop(weight.name, frozenset())
             if device not in seen:
-                whole += self._weight_bytes(weight, device, seen)
+                whole += self._weight_bytes(weight, device)
                 seconds = self._weight_crossing(weight, device, seen)
                 if seconds:
                     self._add(times, None, seconds)
@@ -218,7 +218,7 @@ class Programme:
         told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
         return (device, used | {device}, told), new
 
-    def _weight_bytes(self, weight, device: str, seen: frozenset) -> int:
+    def _weight_bytes(self, weight, device: str) -> int:
         """Bytes a weight adds when ``device`` first reads it: its bytes
         when the accelerator first reads a weight not pinned there."""
         return weight.bytes if device == self.acc and weight.pinned != self.acc else 0
@@ -233,7 +233,8 @@ class Programme:
             return self.cost.crossing_seconds(weight.bytes, self.graph.host, self.acc)
         return 0.0
 
-    def _objective(self, times: tuple) -> float:
+    def objective_seconds(self, times: tuple) -> float:
+        """The objective's seconds of a partial assignment's time components."""
         return times[0] if self.objective == "latency" else max(times)
 
     def _front(self, partials: list) -> list:
@@ -242,7 +243,8 @@ class Programme:
         def vector(p: _Partial) -> tuple:
             return (p.whole, p.peak, p.current, p.later) + p.times
 
-        ordered = sorted(partials, key=lambda p: (self._objective(p.times), p.total()) + vector(p) + (p.rank,))
+        ordered = sorted(partials, key=lambda p: (self.objective_seconds(p.times), p.total())
+                         + vector(p) + (p.rank,))
         kept: list = []
         for candidate in ordered:
             mine = vector(candidate)
@@ -254,9 +256,10 @@ class Programme:
         return kept
 
     def assignment(self, rank: int) -> Assignment:
+        """The assignment a partial assignment's rank stands for."""
         count = len(self.steps)
         return assignment_of(self.graph, {
-            step.unit.id: self.devices[(rank >> (count - 1 - position)) & 1]
+            step.unit.id: step.unit.pinned or self.devices[(rank >> (count - 1 - position)) & 1]
             for position, step in enumerate(self.steps)})
 
 
@@ -266,14 +269,14 @@ def _key_order(key: tuple) -> tuple:
 
 
 def run_programme(graph: WorkGraph, cost: CostModel, objective: str,
-               budget_bytes: Optional[int]) -> Outcome:
+                  budget_bytes: Optional[int]) -> Outcome:
     """The programme's best assignment within the budget, and the fewest
     bytes of any it kept that uses the accelerator."""
     programme = Programme(graph, cost, objective)
     finals = []
     for key, front in programme.run(budget_bytes).items():
         for partial in front:
-            finals.append((programme._objective(partial.times), partial.total(), partial.rank,
+            finals.append((programme.objective_seconds(partial.times), partial.total(), partial.rank,
                            graph.accelerator in key[1]))
     if not finals:
         return Outcome(None, None)
