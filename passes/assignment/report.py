@@ -4,9 +4,10 @@
 ``placement_report`` returns plain JSON data: the objective and budget,
 the estimate of the chosen assignment beside those of all on the host, all
 on the accelerator (None where it does not fit) and greedy fill, the
-accelerator bytes against the budget, every unit, weight and crossing, and
-under ``placement`` the assignment itself in the shape ``--place=FILE.json``
-reads (unit ids as strings, since JSON keys are).
+accelerator bytes against the budget, every unit, weight and crossing.
+Its ``units`` and ``weights`` lists (``id`` or ``name``, and ``device``)
+are the shape ``--place=FILE.json`` reads, so a report placed once can
+be given back as an assignment.
 """
 
 from __future__ import annotations
@@ -59,10 +60,6 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
         "weights": [{"name": w.name, "bytes": w.bytes, "device": assignment.weights[w.name]}
                     for w in graph.weights],
         "crossings": crossings(graph, assignment, cost),
-        "placement": {
-            "units": {str(unit_id): device for unit_id, device in sorted(assignment.units.items())},
-            "weights": dict(sorted(assignment.weights.items())),
-        },
     }
 
 
@@ -102,8 +99,9 @@ def format_seconds(seconds: float) -> str:
 
 
 def summary_line(report: dict) -> str:
-    """One line for stderr: the estimate beside the baselines, the
-    accelerator bytes against the budget and the crossings of a call."""
+    """One line for stderr (the tools print it after their name): the
+    estimate beside the baselines, the accelerator bytes against the
+    budget and the crossings of a call."""
     units = report["units"]
     on_accelerator = sum(1 for u in units if u["device"] == report["accelerator"])
     baselines = report["baselines"]
@@ -116,7 +114,8 @@ def summary_line(report: dict) -> str:
     budget = "no budget" if report["budget_bytes"] is None else f"of {format_bytes(report['budget_bytes'])}"
     where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
              else f"all {len(units)} units on {report['host']}")
+    function = report["function"]
     count = len(report["crossings"])
-    return (f"mdc: placed {where}: {format_seconds(report['estimate_seconds'])} {per_call} estimated "
+    return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
             f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])} {budget}; "
             f"{count} crossing{'' if count == 1 else 's'} a call")
