@@ -32,6 +32,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
+import numpy
+
 from .budget import positions
 from .estimate import CostModel, assignment_of, canonical_edges
 from .work_graph import Assignment, Unit, WorkGraph
@@ -243,13 +245,16 @@ class Programme:
         def vector(p: _Partial) -> tuple:
             return (p.whole, p.peak, p.current, p.later) + p.times
 
-        ordered = sorted(partials, key=lambda p: (self.objective_seconds(p.times), p.total())
-                         + vector(p) + (p.rank,))
+        ordered = sorted(((self.objective_seconds(p.times), p.total()) + vector(p) + (p.rank,), p)
+                         for p in partials)
         kept: list = []
-        for candidate in ordered:
-            mine = vector(candidate)
-            if any(all(a <= b for a, b in zip(vector(k), mine)) for k in kept):
+        # Bytes are below 2**53, so float64 holds them exactly.
+        vectors = numpy.empty((MAX_FRONT, len(ordered[0][0]) - 3)) if ordered else None
+        for order, candidate in ordered:
+            mine = numpy.array(order[2:-1], dtype=numpy.float64)
+            if kept and (vectors[:len(kept)] <= mine).all(axis=1).any():
                 continue
+            vectors[len(kept)] = mine
             kept.append(candidate)
             if len(kept) == MAX_FRONT:
                 break
