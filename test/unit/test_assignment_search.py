@@ -278,3 +278,29 @@ def test_a_long_transformer_chain_is_solved_quickly():
     chosen = solve(g, cost, 64 * MiB + 12 * 16 * MiB)
     assert time.monotonic() - start < 20
     assert fits(accelerator_bytes(g, chosen), 64 * MiB + 12 * 16 * MiB)
+
+
+def test_many_open_weights_and_small_bounds_still_give_an_assignment_within_budget(monkeypatch):
+    """Past the programme's bounds (weights told apart in the key, the
+    fronts' sizes) the answer is no longer proven least, but it fits and
+    it is the same every time."""
+    from mdc.passes.assignment import programme
+
+    n = 8
+    weights = [Weight(f"w{i}", (i + 1) * MiB, users=(i, n - 1)) for i in range(6)]
+    units = [unit(i, flops=10 ** (5 + i % 4), weights=tuple(w.name for w in weights if i in w.users))
+             for i in range(n)]
+    edges = ([Edge(("argument", 0), 0, 4096)] + [Edge(i, i + 1, 4096) for i in range(n - 1)]
+             + [Edge(n - 1, ("result", 0), 4096)])
+    g = graph(units, weights, edges)
+    cost = FakeCost()
+    budget = 12 * MiB
+    exact = _best_by_brute_force(g, cost, budget, "latency")
+    monkeypatch.setattr(programme, "MAX_FRONT", 2)
+    monkeypatch.setattr(programme, "MAX_PARTIALS", 3)
+    for open_weights in (6, 2):
+        monkeypatch.setattr(programme, "MAX_OPEN_WEIGHTS", open_weights)
+        chosen = solve(g, cost, budget)
+        assert fits(accelerator_bytes(g, chosen), budget)
+        assert solve(g, cost, budget) == chosen
+        assert estimate_seconds(g, chosen, cost) >= exact * (1 - 1e-12)
