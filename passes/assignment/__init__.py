@@ -11,8 +11,11 @@ program as written, before IREE assigns any device:
 * cost_model.py: seconds for a unit on a device and for a crossing, from a
   machine profile (contract/machine_profile.py);
 * budget.py: the accelerator bytes an assignment needs;
+* estimate.py: the estimated seconds of one call of an assignment;
 * search.py: the assignment of least estimated time within the budget,
-  and the baselines it is compared with;
+  and the baselines it is compared with (programme.py: its dynamic
+  programme);
+* report.py: what ``--report`` and the summary line say of an assignment;
 * rewrite.py: an assignment written into the program as the affinities and
   flow.tensor.transfers hand-placed programs use;
 

@@ -1,0 +1,290 @@
+"""The dynamic programme behind ``search.solve``.
+
+It runs over the units in program order. A partial assignment of the
+first k units is summarised by its key (the device of unit k, the
+devices used so far, and for every weight read both before and after
+unit k, the devices that read it so far) and by a vector: the
+accelerator bytes counted so far (whole-call bytes, the peak of the
+positions passed, the bytes live at the current position, the bytes live
+at every later position) and its time so far (latency: one number;
+throughput: each device's work plus the crossings). Per key, a partial
+assignment is dropped where another kept one is as good in every
+component (a Pareto front; of equal ones, the one with the host earlier
+in program order stays), and any over the budget is dropped: bytes never
+go down as units are added. For a *chain* (every edge between units
+joins consecutive units; arguments, results and weights may join any)
+the key and the vector hold everything that the rest of the call's time
+and bytes depend on, so the programme is exact: it finds an assignment
+of least estimated time within the budget, as long as no more than
+``MAX_OPEN_WEIGHTS`` weights are open at once and the fronts stay under
+``MAX_FRONT`` per key and ``MAX_PARTIALS`` in all (past them, the best
+by time so far are kept). On a general DAG the same programme is a
+heuristic: an edge that skips units is charged exactly, from the
+source's device on the partial assignment's own path, but its bytes are
+counted against every position passed (an upper bound), and the key
+forgets the devices of units whose values are still to be read, so a
+front may drop the partial assignment that the best one extends. Its
+answer is always within the budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import numpy
+
+from .budget import positions
+from .estimate import CostModel, assignment_of, canonical_edges
+from .work_graph import Assignment, Unit, WorkGraph
+
+# The most partial assignments a front keeps per key.
+MAX_FRONT = 128
+# The most partial assignments kept over all keys after a unit.
+MAX_PARTIALS = 2048
+# The most weights read both before and after a unit that the key tells
+# apart; past it, the readers of every open weight ride along in the
+# partial assignment instead, and fronts compare partial assignments
+# whose weights' readers differ.
+MAX_OPEN_WEIGHTS = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class _Partial:
+    """A partial assignment of units 0..k: bytes counted so far (see the
+    module's doc), its time components, its devices as a number (unit 0 the
+    highest bit, 1 for the accelerator) and, for every weight read both
+    before and after it, the devices that read it so far."""
+
+    whole: int
+    peak: int
+    current: int
+    later: int
+    times: tuple
+    rank: int
+    readers: tuple = ()
+
+    def total(self) -> int:
+        return self.whole + max(self.peak, self.current)
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    best: Optional[Assignment]
+    least_bytes_on_accelerator: Optional[int]
+
+
+@dataclasses.dataclass
+class _Step:
+    """What the programme needs to know of the unit at one position."""
+
+    unit: Unit
+    devices: tuple
+    from_arguments: list  # (argument device, bytes)
+    from_units: list  # (source position, bytes)
+    to_results: list  # (result device, bytes)
+    weights: list  # (weight, last reader's position)
+
+
+class Programme:
+    """The dynamic programme of ``solve`` over one graph."""
+
+    def __init__(self, graph: WorkGraph, cost: CostModel, objective: str):
+        self.graph, self.cost, self.objective = graph, cost, objective
+        self.acc = graph.accelerator
+        self.devices = (graph.host, graph.accelerator)
+        self.steps = self._steps()
+
+    def _steps(self) -> list:
+        graph = self.graph
+        where = positions(graph)
+        steps = [_Step(u, (u.pinned,) if u.pinned else self.devices, [], [], [], [])
+                 for u in graph.units]
+        for edge in canonical_edges(graph):
+            src, dst = edge.source, edge.target
+            if isinstance(dst, int) and isinstance(src, int):
+                if where[src] >= where[dst]:
+                    raise ValueError(f"edge from unit {src} to unit {dst} is against program order")
+                steps[where[dst]].from_units.append((where[src], edge.bytes))
+            elif isinstance(dst, int):
+                steps[where[dst]].from_arguments.append((graph.argument_devices[src[1]], edge.bytes))
+            elif isinstance(src, int):
+                steps[where[src]].to_results.append((graph.result_devices[dst[1]], edge.bytes))
+        for weight in sorted(graph.weights, key=lambda w: w.name):
+            readers = sorted({where[u] for u in weight.users})
+            for position in readers:
+                steps[position].weights.append((weight, readers[-1]))
+        return steps
+
+    def _start(self) -> tuple:
+        """The key and partial assignment before unit 0: whole-call bytes
+        and time that no unit's device changes."""
+        graph, cost = self.graph, self.cost
+        whole = sum(w.bytes for w in graph.weights if w.pinned == self.acc)
+        crossing = 0.0
+        for edge in canonical_edges(graph):
+            if isinstance(edge.source, int) or isinstance(edge.target, int):
+                continue
+            source = graph.argument_devices[edge.source[1]]
+            target = graph.result_devices[edge.target[1]]
+            if self.acc in (source, target):
+                whole += edge.bytes
+            if source != target:
+                crossing += cost.crossing_seconds(edge.bytes, source, target)
+        times = (crossing,) if self.objective == "latency" else (crossing, crossing)
+        return (None, frozenset(), ()), _Partial(whole, 0, 0, 0, times, 0)
+
+    def run(self, budget_bytes: Optional[int]) -> dict:
+        """Key -> front after the last unit."""
+        key, start = self._start()
+        fronts = {key: [start]}
+        for position, step in enumerate(self.steps):
+            grown: dict = {}
+            for key in sorted(fronts, key=_key_order):
+                for partial in fronts[key]:
+                    for device in step.devices:
+                        new_key, new = self._extend(position, step, key, partial, device)
+                        if budget_bytes is None or new.total() <= budget_bytes:
+                            grown.setdefault(new_key, []).append(new)
+            fronts = self._trim({k: self._front(v) for k, v in grown.items()})
+        return fronts
+
+    def _trim(self, fronts: dict) -> dict:
+        """At most MAX_PARTIALS partial assignments over all keys: the
+        best by time so far, then bytes, then rank."""
+        if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
+            return fronts
+        ranked = sorted(((self.objective_seconds(p.times), p.total(), p.rank, _key_order(k), k, p)
+                         for k, front in fronts.items() for p in front), key=lambda r: r[:4])
+        trimmed: dict = {}
+        for *_, key, partial in ranked[:MAX_PARTIALS]:
+            trimmed.setdefault(key, []).append(partial)
+        return trimmed
+
+    def _add(self, times: list, device: Optional[str], seconds: float) -> None:
+        """Add work (``device``) or a crossing (None) to the time components."""
+        if self.objective == "latency":
+            times[0] += seconds
+        elif device is None:
+            times[0] += seconds
+            times[1] += seconds
+        else:
+            times[self.devices.index(device)] += seconds
+
+    def _extend(self, position: int, step: _Step, key: tuple, partial: _Partial, device: str):
+        cost, acc = self.cost, self.acc
+        used = key[1]
+        times = list(partial.times)
+        if device not in used:
+            self._add(times, device, cost.call_seconds(device))
+        self._add(times, device, cost.unit_seconds(step.unit, device))
+        whole, peak, before, later = partial.whole, partial.peak, partial.current, partial.later
+        current = later
+        for source_device, nbytes in step.from_arguments:
+            if source_device != device:
+                self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
+            if acc in (source_device, device):
+                if position > 0:
+                    peak += nbytes
+                    before += nbytes
+                current += nbytes
+        for source, nbytes in step.from_units:
+            source_device = self.devices[(partial.rank >> (position - 1 - source)) & 1]
+            if source_device != device:
+                self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
+            if acc in (source_device, device):
+                if source < position - 1:
+                    peak += nbytes  # an upper bound: only positions source.. need it
+                before += nbytes
+                current += nbytes
+        for target_device, nbytes in step.to_results:
+            if target_device != device:
+                self._add(times, None, cost.crossing_seconds(nbytes, device, target_device))
+            if acc in (device, target_device):
+                current += nbytes
+                later += nbytes
+        readers = dict(partial.readers)
+        for weight, last in step.weights:
+            seen = readers.pop(weight.name, frozenset())
+            if device not in seen:
+                whole += self._weight_bytes(weight, device)
+                seconds = self._weight_crossing(weight, device, seen)
+                if seconds:
+                    self._add(times, None, seconds)
+            if last > position:
+                readers[weight.name] = seen | {device}
+        peak = max(peak, before) if position > 0 else 0
+        readers = tuple(sorted(readers.items()))
+        new = _Partial(whole, peak, current, later, tuple(times),
+                       partial.rank * 2 + (device == acc), readers)
+        told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
+        return (device, used | {device}, told), new
+
+    def _weight_bytes(self, weight, device: str) -> int:
+        """Bytes a weight adds when ``device`` first reads it: its bytes
+        when the accelerator first reads a weight not pinned there."""
+        return weight.bytes if device == self.acc and weight.pinned != self.acc else 0
+
+    def _weight_crossing(self, weight, device: str, seen: frozenset) -> float:
+        """Seconds a weight's crossing adds when ``device`` first reads it."""
+        if weight.pinned:
+            if device == weight.pinned:
+                return 0.0
+            return self.cost.crossing_seconds(weight.bytes, weight.pinned, device)
+        if seen and device not in seen:  # now read on both devices: it stays on the host
+            return self.cost.crossing_seconds(weight.bytes, self.graph.host, self.acc)
+        return 0.0
+
+    def objective_seconds(self, times: tuple) -> float:
+        """The objective's seconds of a partial assignment's time components."""
+        return times[0] if self.objective == "latency" else max(times)
+
+    def _front(self, partials: list) -> list:
+        """The partial assignments no other beats in every component, best
+        first, at most MAX_FRONT."""
+        def vector(p: _Partial) -> tuple:
+            return (p.whole, p.peak, p.current, p.later) + p.times
+
+        ordered = sorted(((self.objective_seconds(p.times), p.total()) + vector(p) + (p.rank,), p)
+                         for p in partials)
+        kept: list = []
+        # Bytes are below 2**53, so float64 holds them exactly.
+        vectors = numpy.empty((MAX_FRONT, len(ordered[0][0]) - 3)) if ordered else None
+        for order, candidate in ordered:
+            mine = numpy.array(order[2:-1], dtype=numpy.float64)
+            if kept and (vectors[:len(kept)] <= mine).all(axis=1).any():
+                continue
+            vectors[len(kept)] = mine
+            kept.append(candidate)
+            if len(kept) == MAX_FRONT:
+                break
+        return kept
+
+    def assignment(self, rank: int) -> Assignment:
+        """The assignment a partial assignment's rank stands for."""
+        count = len(self.steps)
+        return assignment_of(self.graph, {
+            step.unit.id: step.unit.pinned or self.devices[(rank >> (count - 1 - position)) & 1]
+            for position, step in enumerate(self.steps)})
+
+
+def _key_order(key: tuple) -> tuple:
+    device, used, readers = key
+    return (device or "", sorted(used), [(name, sorted(seen)) for name, seen in readers])
+
+
+def run_programme(graph: WorkGraph, cost: CostModel, objective: str,
+                  budget_bytes: Optional[int]) -> Outcome:
+    """The programme's best assignment within the budget, and the fewest
+    bytes of any it kept that uses the accelerator."""
+    programme = Programme(graph, cost, objective)
+    finals = []
+    for key, front in programme.run(budget_bytes).items():
+        for partial in front:
+            finals.append((programme.objective_seconds(partial.times), partial.total(), partial.rank,
+                           graph.accelerator in key[1]))
+    if not finals:
+        return Outcome(None, None)
+    best = min(finals)
+    on_accelerator = [total for _, total, _, uses in finals if uses]
+    return Outcome(programme.assignment(best[2]), min(on_accelerator) if on_accelerator else None)

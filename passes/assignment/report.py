@@ -1,0 +1,121 @@
+"""What ``--report`` writes about an assignment, and the one line that
+``mdc-compile`` prints to stderr.
+
+``placement_report`` returns plain JSON data: the objective and budget,
+the estimate of the chosen assignment beside those of all on the host, all
+on the accelerator (None where it does not fit) and greedy fill, the
+accelerator bytes against the budget, every unit, weight and crossing.
+Its ``units`` and ``weights`` lists (``id`` or ``name``, and ``device``)
+are the shape ``--place=FILE.json`` reads, so a report placed once can
+be given back as an assignment.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
+from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain
+from .work_graph import Assignment, End, WorkGraph
+
+
+def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
+                     budget_bytes: Optional[int], objective: str = "latency") -> dict:
+    """The report of ``assignment`` (see the module's doc)."""
+    def seconds(a: Assignment) -> float:
+        return estimate_seconds(graph, a, cost, objective)
+
+    everything_there = all_on(graph, graph.accelerator)
+    breakdown = accelerator_bytes(graph, assignment)
+    return {
+        "function": graph.function,
+        "objective": objective,
+        "budget_bytes": budget_bytes,
+        "host": graph.host,
+        "accelerator": graph.accelerator,
+        "search": "exact" if is_chain(graph) else "heuristic",
+        "estimate_seconds": seconds(assignment),
+        "baselines": {
+            "all_host": seconds(all_on(graph, graph.host)),
+            "all_accelerator": (seconds(everything_there)
+                                if fits(accelerator_bytes(graph, everything_there), budget_bytes) else None),
+            "greedy_fill": seconds(greedy_fill(graph, budget_bytes)),
+        },
+        "accelerator_bytes": {
+            "weights": breakdown.weights,
+            "activations": breakdown.activations,
+            "staging": breakdown.staging,
+            "total": breakdown.total,
+            "budget": budget_bytes,
+            "fits": fits(breakdown, budget_bytes),
+        },
+        "units": [{
+            "id": unit.id,
+            "label": unit.label,
+            "location": unit.location,
+            "device": assignment.units[unit.id],
+            "seconds": cost.unit_seconds(unit, assignment.units[unit.id]),
+            "bytes": unit_bytes(graph, unit.id),
+        } for unit in graph.units],
+        "weights": [{"name": w.name, "bytes": w.bytes, "device": assignment.weights[w.name]}
+                    for w in graph.weights],
+        "crossings": crossings(graph, assignment, cost),
+    }
+
+
+def _end_name(end: End) -> str:
+    return f"unit {end}" if isinstance(end, int) else f"{end[0]} {end[1]}"
+
+
+def crossings(graph: WorkGraph, assignment: Assignment, cost: CostModel) -> list:
+    """Every value that crosses between devices in a call: the edges whose
+    ends differ, in the graph's order, then every weight read on a device
+    other than its own, once per such device."""
+    found = []
+    for edge in graph.edges:
+        source = assignment.device_of(edge.source, graph)
+        target = assignment.device_of(edge.target, graph)
+        if source != target:
+            found.append({"source": _end_name(edge.source), "target": _end_name(edge.target),
+                          "bytes": edge.bytes, "direction": f"{source}->{target}",
+                          "seconds": cost.crossing_seconds(edge.bytes, source, target)})
+    for weight in graph.weights:
+        home = assignment.weights[weight.name]
+        for reader in sorted({assignment.units[u] for u in weight.users} - {home}):
+            first = min(u for u in weight.users if assignment.units[u] == reader)
+            found.append({"source": f"weight {weight.name}", "target": _end_name(first),
+                          "bytes": weight.bytes, "direction": f"{home}->{reader}",
+                          "seconds": cost.crossing_seconds(weight.bytes, home, reader)})
+    return found
+
+
+def format_seconds(seconds: float) -> str:
+    """``23.4 ms``, ``812 us``, ``1.25 s``: three significant digits."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if seconds >= scale:
+            break
+    value = seconds / scale
+    return f"{value:.3g} {unit}"
+
+
+def summary_line(report: dict) -> str:
+    """One line for stderr (the tools print it after their name): the
+    estimate beside the baselines, the accelerator bytes against the
+    budget and the crossings of a call."""
+    units = report["units"]
+    on_accelerator = sum(1 for u in units if u["device"] == report["accelerator"])
+    baselines = report["baselines"]
+    compared = [f"all {report['host']} {format_seconds(baselines['all_host'])}"]
+    if baselines["all_accelerator"] is not None:
+        compared.append(f"all {report['accelerator']} {format_seconds(baselines['all_accelerator'])}")
+    compared.append(f"greedy fill {format_seconds(baselines['greedy_fill'])}")
+    per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
+    used = report["accelerator_bytes"]
+    budget = "no budget" if report["budget_bytes"] is None else f"of {format_bytes(report['budget_bytes'])}"
+    where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
+             else f"all {len(units)} units on {report['host']}")
+    function = report["function"]
+    count = len(report["crossings"])
+    return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
+            f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])} {budget}; "
+            f"{count} crossing{'' if count == 1 else 's'} a call")

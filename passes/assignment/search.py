@@ -1,0 +1,144 @@
+"""The search: the assignment of least estimated time within the
+accelerator budget (``solve``), and the baselines it is compared with.
+The time model is estimate.py's, the dynamic programme programme.py's.
+
+The answer is the best of the programme's, all on the host, all on the
+accelerator and greedy fill (those that fit), by (estimated time,
+accelerator bytes, the devices in program order with the host first): the
+same input gives the same assignment, and it is never slower than an
+obvious placement. Where none of them puts a unit on the accelerator, each
+assignment with one free unit alone there is tried too, before the budget
+is called too small.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..diagnostics import MdcError
+from .budget import accelerator_bytes, fits, format_bytes, positions, unit_bytes
+from .estimate import (OBJECTIVES, CostModel, all_on, assignment_of, check_objective, estimate_seconds,
+                       weight_devices)
+from .programme import run_programme
+from .work_graph import Assignment, WorkGraph
+
+__all__ = ["OBJECTIVES", "BudgetError", "CostModel", "all_on", "assignment_of", "estimate_seconds",
+           "greedy_fill", "is_chain", "solve", "weight_devices"]
+
+
+class BudgetError(MdcError):
+    """The accelerator budget fits no assignment that uses the accelerator."""
+
+
+def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
+    """Accelerate's ``device_map="auto"``: free units in program order go
+    to the accelerator while the accelerator bytes (weights counted as
+    their first reader comes) fit the budget; the first that does not fit
+    and every unit after it stay on the host."""
+    units = {u.id: u.pinned or graph.host for u in graph.units}
+    chosen = assignment_of(graph, units)
+    for unit in graph.units:
+        if unit.pinned:
+            continue
+        trial = dict(units)
+        trial[unit.id] = graph.accelerator
+        candidate = assignment_of(graph, trial)
+        if not fits(accelerator_bytes(graph, candidate), budget_bytes):
+            break
+        units, chosen = trial, candidate
+    return chosen
+
+
+def is_chain(graph: WorkGraph) -> bool:
+    """Whether every edge between two units joins consecutive units (the
+    graphs the search solves exactly)."""
+    where = positions(graph)
+    return all(where[e.target] == where[e.source] + 1 for e in graph.edges
+               if isinstance(e.source, int) and isinstance(e.target, int))
+
+
+def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
+          objective: str = "latency") -> Assignment:
+    """The assignment of least estimated time whose accelerator bytes fit
+    ``budget_bytes`` (None: no limit; 0: everything on the host).
+
+    Raises BudgetError when the budget is above 0 and no assignment with a
+    unit on the accelerator fits it (or when even the pinned units and
+    the caller's values do not fit)."""
+    check_objective(objective)
+    if budget_bytes is not None and budget_bytes < 0:
+        raise MdcError(f"the accelerator budget must not be negative, not {budget_bytes} bytes")
+    if budget_bytes == 0:
+        chosen = all_on(graph, graph.host)
+        if not fits(accelerator_bytes(graph, chosen), 0):
+            raise BudgetError(_too_small(graph, cost, objective, 0))
+        return chosen
+    best = run_programme(graph, cost, objective, budget_bytes).best
+    candidates = [] if best is None else [best]
+    candidates += [all_on(graph, graph.host), all_on(graph, graph.accelerator),
+                   greedy_fill(graph, budget_bytes)]
+    fitting = [a for a in candidates if fits(accelerator_bytes(graph, a), budget_bytes)]
+    if not any(_uses_accelerator(graph, a) for a in fitting):
+        fitting += [a for a in _single_units(graph)
+                    if fits(accelerator_bytes(graph, a), budget_bytes)]
+        if _could_use_accelerator(graph) and not any(_uses_accelerator(graph, a) for a in fitting):
+            raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
+    if not fitting:
+        raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
+    return min(fitting, key=lambda a: (estimate_seconds(graph, a, cost, objective),
+                                       accelerator_bytes(graph, a).total, _rank(graph, a)))
+
+
+def _uses_accelerator(graph: WorkGraph, assignment: Assignment) -> bool:
+    return graph.accelerator in assignment.units.values()
+
+
+def _could_use_accelerator(graph: WorkGraph) -> bool:
+    return any(u.pinned in (None, graph.accelerator) for u in graph.units)
+
+
+def _single_units(graph: WorkGraph) -> list:
+    """For each free unit, the assignment with it alone (and the pinned
+    ones) on the accelerator."""
+    base = {u.id: u.pinned or graph.host for u in graph.units}
+    return [assignment_of(graph, {**base, unit.id: graph.accelerator})
+            for unit in graph.units if unit.pinned is None]
+
+
+def _rank(graph: WorkGraph, assignment: Assignment) -> int:
+    """The devices in program order as a number, host 0 and unit 0 first."""
+    rank = 0
+    for unit in graph.units:
+        rank = rank * 2 + (assignment.units[unit.id] == graph.accelerator)
+    return rank
+
+
+def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int) -> str:
+    """The one line of a BudgetError."""
+    where = f"the accelerator budget of {format_bytes(budget_bytes)} fits no placement on '{graph.accelerator}'"
+    parts = []
+    if graph.units:
+        unit = max(graph.units, key=lambda u: (unit_bytes(graph, u.id), -u.id))
+        parts.append(f"the largest unit is '{unit.label}' (unit {unit.id}, "
+                     f"{format_bytes(unit_bytes(graph, unit.id))} with its weights and values)")
+    if graph.weights:
+        weight = max(graph.weights, key=lambda w: (w.bytes, [-ord(c) for c in w.name]))
+        parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
+    needed = _smallest_budget(graph, cost, objective)
+    if needed is not None:
+        parts.append(f"a budget of {format_bytes(needed)} ({needed} bytes) would fit one")
+    return where + (": " + "; ".join(parts) if parts else "")
+
+
+def _smallest_budget(graph: WorkGraph, cost: CostModel, objective: str) -> Optional[int]:
+    """The fewest accelerator bytes the search finds for an assignment
+    that uses the accelerator (None: no unit can go there)."""
+    sizes = [accelerator_bytes(graph, a).total for a in _single_units(graph)]
+    found = run_programme(graph, cost, objective, None).least_bytes_on_accelerator
+    if found is not None:
+        sizes.append(found)
+    if not _could_use_accelerator(graph):
+        return None
+    if not sizes:  # every unit is pinned, some to the accelerator
+        return accelerator_bytes(graph, all_on(graph, graph.host)).total
+    return min(sizes)
