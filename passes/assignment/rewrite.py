@@ -39,8 +39,10 @@ def promise(device: str) -> ir.Attribute:
 def _transfer(value, device: str, before) -> ir.Value:
     """``flow.tensor.transfer value to device``, inserted before ``before``."""
     shaped = value.type
-    index = ir.IndexType.get()
+    for dialect in ("arith", "tensor", "flow"):  # loaded, so that the ops below are theirs
+        value.context.dialects[dialect]
     with ir.InsertionPoint(before), before.location:
+        index = ir.IndexType.get()
         dims = []
         for j in range(shaped.rank):
             if shaped.is_dynamic_dim(j):
