@@ -95,16 +95,20 @@ def file_placement(graph: WorkGraph, assignment: Assignment, path: str) -> dict:
     """The report of an assignment a file gave (the shape the file has)."""
     crossings = [e for e in graph.edges
                  if assignment.device_of(e.source, graph) != assignment.device_of(e.target, graph)]
+    # A weight read on another device than its own crosses on every call.
+    moved = [(w, d) for w in graph.weights for d in sorted({assignment.units[u] for u in w.users})
+             if d != assignment.weights[w.name]]
     on_accelerator = [u for u in graph.units if assignment.units[u.id] == graph.accelerator]
     summary = (f"placement of @{graph.function} from {path}: {len(on_accelerator)} of {len(graph.units)} units on "
-               f"{graph.accelerator}, {len(crossings)} crossings per call")
+               f"{graph.accelerator}, {len(crossings) + len(moved)} crossings per call")
     return {
         "function": graph.function, "source": path, "host": graph.host, "accelerator": graph.accelerator,
         "units": [{"id": u.id, "label": u.label, "device": assignment.units[u.id], "op_class": u.op_class,
                    "flops": u.flops, "bytes": u.bytes_moved, "location": u.location} for u in graph.units],
         "weights": [{"name": w.name, "device": assignment.weights[w.name], "bytes": w.bytes}
                     for w in graph.weights],
-        "crossings": [{"from": _end(e.source), "to": _end(e.target), "bytes": e.bytes} for e in crossings],
+        "crossings": [{"from": _end(e.source), "to": _end(e.target), "bytes": e.bytes} for e in crossings]
+        + [{"from": f"weight {w.name}", "to": device, "bytes": w.bytes} for w, device in moved],
         "summary": summary,
     }
 
