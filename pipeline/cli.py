@@ -203,7 +203,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
     try:
         result = driver.compile(args.input, args.device, **dataclasses.asdict(opts))
         _print_warnings(result.warnings)
-        _print_placement("mdc-compile", result.placement)
+        _print_placement("mdc-compile", result.report.placement if result.report is not None else None)
         if timings:
             timings.extend(result.timings)
         _write_outputs(args, result)

@@ -95,13 +95,6 @@ class CompileOptions:
         if self.pinned_arguments and not self.manifest:
             raise UsageError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                              "arguments to place in pinned memory", notes=["drop --no-manifest"])
-        options.max_dims_of(self.max_dims)
-
-    def placement_settings(self) -> dict:
-        """The placement flags as CompileSettings' fields."""
-        return {"place": self.place, "place_profile": self.place_profile, "place_objective": self.place_objective,
-                "gpu_memory": None if self.gpu_memory is None else options.parse_size("--gpu-memory", self.gpu_memory),
-                "max_dims": options.max_dims_of(self.max_dims)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,14 +159,11 @@ class CompileResult:
     ``text`` (the module's IR); ``report`` (what mdc's passes found:
     placements, crossings, twins; None when ``compile_to`` stopped before
     the mdc stage); ``warnings``; ``timings`` ((step, seconds) in order);
-    ``devices`` (as resolved against the program); ``placement`` (what
-    ``place`` decided: the report's "placement", with its one-line
-    "summary"; None with ``place="manual"``)."""
+    ``devices`` (as resolved against the program)."""
 
     source: str
     devices: list[DeviceOption]
     vmfb: bytes | None = None
-    placement: dict | None = None
     text: str | None = None
     report: Report | None = None
     warnings: list[CompileWarning] = dataclasses.field(default_factory=list)
@@ -218,7 +208,7 @@ def check_request(devices: Mapping[str, str] | Sequence[str], opts: CompileOptio
     if not given:
         raise UsageError("no --device given; e.g. --device=a=local[0]")
     opts.check()
-    options.check_placement(opts.place, opts.gpu_memory, opts.place_profile, opts.place_objective, given)
+    options.check_placement(given, **options.placement_settings(opts))
     return given, links
 
 
@@ -273,7 +263,7 @@ class _Compile:
         names = options.STAGE_NAMES
         reached_mdc = not opts.compile_to or names.index(opts.compile_to) >= names.index("mdc")
         out = CompileResult(self.name, devices, report=ctx.report if reached_mdc else None,
-                            warnings=self.warnings, timings=self.timings, placement=ctx.report.placement)
+                            warnings=self.warnings, timings=self.timings)
         if opts.compile_to:
             out.text = ireec.module_text(result)
         else:
@@ -307,7 +297,7 @@ class _Compile:
             pinned_arguments=opts.pinned_arguments,
             devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
-            cuda_matmul_configs=opts.cuda_matmul_configs, **opts.placement_settings())
+            cuda_matmul_configs=opts.cuda_matmul_configs, **options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

@@ -255,12 +255,21 @@ def max_dims_of(given) -> dict[str, int]:
     return dict(parse_max_dim(text) for text in given)
 
 
-def check_placement(place: str, gpu_memory, place_profile, place_objective: str, devices: list) -> None:
-    """The placement flags make sense together and with the devices."""
+def placement_settings(opts) -> dict:
+    """The placement flags of ``opts`` (driver.CompileOptions or the same
+    keywords) as CompileSettings' fields: the size in bytes, the bounds
+    by name."""
+    memory = opts.gpu_memory
+    return {"place": opts.place, "place_profile": opts.place_profile, "place_objective": opts.place_objective,
+            "gpu_memory": None if memory is None else parse_size("--gpu-memory", memory),
+            "max_dims": max_dims_of(opts.max_dims)}
+
+
+def check_placement(devices: list, place: str, gpu_memory, place_profile, place_objective: str, max_dims) -> None:
+    """The placement flags (placement_settings) make sense together and
+    with the devices."""
     if place_objective not in PLACE_OBJECTIVES:
         raise UsageError(f"--place-objective={place_objective}: expected latency or throughput")
-    if gpu_memory is not None:
-        parse_size("--gpu-memory", gpu_memory)
     if place != PLACE_AUTO:
         for flag, given in (("--gpu-memory", gpu_memory), ("--place-profile", place_profile),
                             ("--place-objective", None if place_objective == "latency" else place_objective)):

@@ -14,6 +14,7 @@ driver.CompileError, as ``compile`` raises them.
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Mapping, Sequence
 
 from mdc.passes.diagnostics import MdcError, format_location
@@ -56,9 +57,9 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
     ``place`` ... ``max_dims``: assign-devices' options, as
     ``mdc.pipeline.compile`` takes them."""
     try:
-        placement = {"place": place, "place_profile": place_profile, "place_objective": place_objective,
-                     "gpu_memory": None if gpu_memory is None else options.parse_size("--gpu-memory", gpu_memory),
-                     "max_dims": options.max_dims_of(max_dims)}
+        placement = options.placement_settings(types.SimpleNamespace(
+            place=place, gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective,
+            max_dims=max_dims))
         return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement)
     except Exception as e:
         error = as_compile_error(e)

@@ -202,3 +202,21 @@ VULKAN_CASES = [c for c in CASES if c[0] in ("chain-alternating", "gather-table-
 @pytest.mark.parametrize("case", VULKAN_CASES, ids=[c[0] for c in VULKAN_CASES])
 def test_placed_program_matches_numpy_on_local_and_lavapipe(case, tmp_path, run_tool, mdc_run):
     _check_results(case, tmp_path, VULKAN_PAIR, run_tool, mdc_run)
+
+
+def test_the_python_api_takes_the_placement_keywords(tmp_path):
+    """mdc.pipeline.compile(place=..., ...): the file's placement in the
+    result's report; a usage mistake is a CompileError with status 2."""
+    from mdc.pipeline import compile as mdc_compile
+    from mdc.pipeline.driver import CompileError
+
+    source, placement = _write_case(tmp_path, CASES[2])
+    result = mdc_compile(source, ["cpu=local[0]", "gpu=local[1]"], links=["cpu:gpu=staged"], place=str(placement),
+                         max_dims={"arg0.d0": 4}, compile_to="mdc", iree_flags=["--iree-llvmcpu-target-cpu=host"])
+    assert [u["device"] for u in result.report.placement["units"]] == ["gpu", "gpu", "cpu", "cpu"]
+    assert "stream.tensor.dispatch on(#hal.device.affinity<@gpu>)" in result.text
+    with pytest.raises(CompileError, match="needs exactly two devices") as e:
+        mdc_compile(source, ["cpu=local[0]"], place="auto")
+    assert e.value.exit_code == 2
+    with pytest.raises(CompileError, match=r"--gpu-memory=8 parsecs: expected a size"):
+        mdc_compile(source, ["cpu=local[0]", "gpu=local[1]"], place="auto", gpu_memory="8 parsecs")
