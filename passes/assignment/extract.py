@@ -26,8 +26,8 @@ result; a weight read by a unit is not an edge but one of the unit's
 
 What the graph cannot model is refused with a one-line error naming the op
 and its location, so that ``--place`` never guesses: control flow (more
-than one block, ``scf`` ops and any other op with regions that is not a
-linalg op), calls, and program state (``util.global.store``, loads of a
+than one block, ``scf``, ``cf`` and ``affine`` loops and conditionals),
+calls, and program state (``util.global.store``, loads of a
 mutable global). Such a function is placed by hand.
 """
 
@@ -45,6 +45,7 @@ from .op_costs import op_cost
 from .work_graph import Edge, Unit, Weight, WorkGraph
 
 FREE_OPS = ("tensor.empty", "arith.constant")
+CONTROL_FLOW_PREFIXES = ("scf.", "cf.", "affine.for", "affine.if", "affine.parallel")
 ABI_AFFINITY = "iree.abi.affinity"
 GLOBAL_AFFINITY = "stream.affinity"
 
@@ -112,7 +113,7 @@ def function_parts(function) -> FunctionParts:
             _refuse(op, "a call")
         elif op.name == irx.UTIL_GLOBAL_STORE:
             _refuse(op, "program state: a global the program changes")
-        elif op.regions and not op.name.startswith("linalg."):
+        elif op.name.startswith(CONTROL_FLOW_PREFIXES):
             _refuse(op, "control flow")
         elif op.name == irx.UTIL_GLOBAL_LOAD and _is_tensor_result(op):
             name = ir.FlatSymbolRefAttr(op.attributes["global"]).value

@@ -106,3 +106,16 @@ def test_program_state_is_refused():
             %y = arith.addf %x, %s : tensor<4xf32>
             util.return %y : tensor<4xf32>
           }""")
+
+
+def test_an_op_with_a_region_that_is_no_control_flow_is_a_unit():
+    g = _graph("""
+      util.func public @main(%x: tensor<4xf32>) -> tensor<6xf32> {
+        %z = arith.constant 0.0 : f32
+        %p = tensor.pad %x low[1] high[1] {
+        ^bb0(%i: index):
+          tensor.yield %z : f32
+        } : tensor<4xf32> to tensor<6xf32>
+        util.return %p : tensor<6xf32>
+      }""")
+    assert [(u.op_class, u.bytes_moved) for u in g.units] == [("copy", 16 + 24)]
