@@ -13,8 +13,10 @@ Either way the assignment is written as hand-placed programs write it
 (assignment/rewrite.py), so the rest of the pipeline stages every crossing
 as it does for those. It needs exactly two devices: the *host*, where
 arguments and results live (the local device; of two local devices, the
-first given), and the *accelerator*, the other one. Each public function
-is placed on its own, in program order; a weight two functions read stays
+first given), and the *accelerator*, the other one. A table or matrix
+written inline (a non-splat tensor ``arith.constant``) first becomes a
+global, so that it is a weight like the others (assignment/constants.py).
+Each public function is placed on its own, in program order; a weight two functions read stays
 where the first put it. The placement (per unit: device, and with auto the
 estimates; per weight: device and bytes) is left for ``--report`` under
 ``"placement"`` with a one-line summary that the tools print on stderr.
@@ -30,6 +32,7 @@ from typing import Mapping
 
 from . import ir_adapter as irx
 from .assignment.assignment_file import assignment_for, read_assignment_file
+from .assignment.constants import hoist_constants
 from .assignment.extract import work_graph_of
 from .assignment.rewrite import apply_assignment
 from .assignment.work_graph import Assignment, WorkGraph
@@ -161,6 +164,7 @@ class AssignDevices(ModulePass):
         decided: dict = {}
         placements = {}
         for function in functions:
+            hoist_constants(module, function)
             graph = _pin_decided(work_graph_of(function, host, accelerator, options.max_dims), decided)
             if placer is not None:
                 assignment, placement = placer.place(graph)
