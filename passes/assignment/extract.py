@@ -156,8 +156,7 @@ def _abi_devices(function, attr_name: str, count: int, host: str) -> tuple[str, 
 
 
 def _weight_kind(global_op) -> str:
-    value = irx.get_attr(global_op, "initial_value")
-    return "parameter" if value is not None and "#flow.parameter" in str(value) else "constant"
+    return "parameter" if irx.is_named_parameter(irx.get_attr(global_op, "initial_value")) else "constant"
 
 
 def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, int]) -> WorkGraph:

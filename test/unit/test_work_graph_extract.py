@@ -119,3 +119,15 @@ def test_an_op_with_a_region_that_is_no_control_flow_is_a_unit():
         util.return %p : tensor<6xf32>
       }""")
     assert [(u.op_class, u.bytes_moved) for u in g.units] == [("copy", 16 + 24)]
+
+
+def test_a_named_parameter_is_a_weight_of_kind_parameter():
+    g = _graph("""
+      util.global private @p = #flow.parameter.named<"model"::"p"> : tensor<8xf16>
+      util.func public @main(%x: tensor<8xf16>) -> tensor<8xf16> {
+        %p = util.global.load @p : tensor<8xf16>
+        %y = arith.addf %x, %p : tensor<8xf16>
+        util.return %y : tensor<8xf16>
+      }""")
+    assert [(w.name, w.bytes, w.kind) for w in g.weights] == [("p", 16, "parameter")]
+    assert g.units[0].dtype == "f16"
