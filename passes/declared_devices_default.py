@@ -13,7 +13,7 @@ device, so it makes that device the same one by the same rule: the device
 whose name sorts first. ``--iree-hal-default-device`` still overrides it
 (IREE's flow phase replaces the attribute).
 
-Runs right after IREE's input phase, before IREE assigns devices; a module
+Runs right after IREE's input phase and assign-devices, before IREE assigns devices; a module
 that has a default, or no device globals (its devices come from the
 command line), is left as it is.
 """
@@ -46,7 +46,9 @@ class DeclaredDevicesDefault(ModulePass):
     summary = ("give a program that declares its own devices a default device (the name that sorts first, "
                "IREE's rule), where arguments declared on no device live")
 
-    # First at the input level: the passes after it read the default it sets.
+    # Right after assign-devices (whose device annotations it may read): the
+    # passes after it read the default it sets.
+    needs = (Fact.DEVICES_ASSIGNED,)
     provides = (Fact.DEFAULT_DEVICE,)
 
     def apply(self, module, options: NoOptions) -> None:

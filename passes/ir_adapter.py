@@ -331,3 +331,9 @@ def declared_affinity_device(text: str) -> str | None:
     declared on with ``iree.abi.affinity``, or None."""
     m = _DECLARED_AFFINITY.search(text)
     return m.group(1) if m else None
+
+
+def is_named_parameter(attr) -> bool:
+    """A global's initial value read from a parameter archive at run time
+    (``#flow.parameter.named<"scope"::"key">``), not a constant in the module."""
+    return attr is not None and str(attr).startswith("#flow.parameter.named<")

@@ -52,6 +52,9 @@ class Report:
     # IREE's default device (module_facts.module_default_device), recorded
     # before mdc's stream-level passes.
     default_device: str | None = None
+    # What assign-devices decided (--place other than manual): the
+    # placement report, JSON-ready (assign_devices.py), else None.
+    placement: dict | None = None
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""
@@ -63,3 +66,5 @@ class Report:
         self.storage_twins.extend(other.storage_twins)
         self.source_types.update(other.source_types)
         self.warnings.extend(other.warnings)
+        if other.placement is not None:
+            self.placement = other.placement

@@ -56,6 +56,12 @@ class CompileSettings:
     ``host_entry_points``: whether host-entry-points adds twins.
     ``result_storage_twins``: whether result-storage-twins adds twins.
     ``cuda_matmul_configs``: whether cuda-matmul-configs sets its configs.
+    ``place``, ``gpu_memory``, ``place_profile``, ``place_objective``,
+    ``max_dims``: automatic placement's flags (assign_devices.py):
+    ``manual`` (nothing changes), ``auto`` or an assignment file; the
+    accelerator's budget in bytes (None: no budget); the machine profile's
+    path (None: the built-in one); ``latency`` or ``throughput``; the
+    bounds of dynamic dimensions by name.
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -67,6 +73,11 @@ class CompileSettings:
     host_entry_points: bool = True
     result_storage_twins: bool = True
     cuda_matmul_configs: bool = True
+    place: str = "manual"
+    gpu_memory: int | None = None
+    place_profile: str | None = None
+    place_objective: str = "latency"
+    max_dims: Mapping = dataclasses.field(default_factory=dict)
 
     @property
     def default(self) -> str | None:
@@ -109,6 +120,7 @@ class Fact(enum.Enum):
     removes (pass_base.ModulePass; pipeline_order.py orders passes by
     them). Each value says what holds."""
 
+    DEVICES_ASSIGNED = "each unit of work and weight has the device --place gives it (none changes with manual)"
     DEFAULT_DEVICE = "a program that declares its own devices names IREE's default device among them"
     HOST_TWINS = "each public tensor function with a value the host cannot use has its @F$host twin"
     STORAGE_TWINS = "each public function with CPU results that a GPU makes has its @F$into twin"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .assign_devices import AssignDevices
 from .cuda_matmul_configs import CudaMatmulConfigs
 from .cuda_maxsi_warning import WarnCudaMaxsiReduction
 from .declared_devices_default import DeclaredDevicesDefault
@@ -95,6 +96,7 @@ def schedule(passes: Iterable[type[ModulePass]]) -> list[type[ModulePass]]:
 
 # Every pass the pipeline runs, in no particular order: schedule() orders them.
 PASSES = [
+    AssignDevices,
     CrossDriverWaits,
     CudaMatmulConfigs,
     DeallocaAffinity,

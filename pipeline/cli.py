@@ -105,6 +105,7 @@ def _compile_parser() -> argparse.ArgumentParser:
         "and runtime_shim give it in the GPU's pinned memory, so a result from the GPU is copied "
         "once, by the GPU, and returned without a copy)")
     options.add_codegen_arguments(parser)
+    options.add_placement_arguments(parser)
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
     parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
@@ -190,7 +191,8 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
         pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
         host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
         cuda_matmul_configs=not args.no_cuda_matmul_configs,
-        compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages)
+        compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages,
+        **_placement_options(args))
     driver.check_request(args.device, opts)
     _check_usage(args)
     if args.print_iree_flags:
@@ -201,6 +203,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
     try:
         result = driver.compile(args.input, args.device, **dataclasses.asdict(opts))
         _print_warnings(result.warnings)
+        _print_placement("mdc-compile", result.report.placement if result.report is not None else None)
         if timings:
             timings.extend(result.timings)
         _write_outputs(args, result)
@@ -213,6 +216,18 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
     if timings:
         timings.lap("write outputs")
     return 0
+
+
+def _placement_options(args) -> dict:
+    """--place and its flags, as CompileOptions' (and run_passes') keywords."""
+    return {"place": args.place, "gpu_memory": args.gpu_memory, "place_profile": args.place_profile,
+            "place_objective": args.place_objective, "max_dims": args.max_dim}
+
+
+def _print_placement(tool: str, placement) -> None:
+    """--place's one-line summary, on stderr."""
+    if placement is not None and placement.get("summary"):
+        print(f"{tool}: {placement['summary']}", file=sys.stderr)
 
 
 def _print_warnings(warnings) -> None:
@@ -305,6 +320,7 @@ def opt_main(argv: list[str] | None = None) -> int:
         "(a function's declaration may still name it)",
     )
     _add_staging_arguments(parser)
+    options.add_placement_arguments(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
         "--split-input-file", action="store_true",
@@ -350,7 +366,8 @@ def _opt(args) -> int:
         try:
             done = pass_driver.run_passes(
                 "\n" * first_line + chunk, passes, name=name, devices=args.device, links=args.link,
-                staging=args.staging, staging_pieces=args.staging_pieces, pinned_arguments=args.pinned_arguments)
+                staging=args.staging, staging_pieces=args.staging_pieces, pinned_arguments=args.pinned_arguments,
+                **_placement_options(args))
         except CompileError as e:
             print(e.render("mdc-opt", args.verbose), file=sys.stderr)
             if not args.split_input_file:
@@ -359,6 +376,7 @@ def _opt(args) -> int:
             continue
         for w in done.warnings:
             print(render_warning("mdc-opt", w.location, w.message), file=sys.stderr)
+        _print_placement("mdc-opt", done.placement)
         outputs.append(done.text)
     text = "// -----\n".join(outputs)
     if args.output == "-":

@@ -78,6 +78,11 @@ class CompileOptions:
     # command line, which can be set once per process, before any compile.
     mlir_flags: Sequence[str] = ()
     dump_stages: str | None = None  # --dump-stages: the IR after every stage into this folder
+    place: str = "manual"  # --place: manual, auto or an assignment file's path
+    gpu_memory: int | str | None = None  # --gpu-memory: bytes, or a size such as "8GiB"
+    place_profile: str | None = None  # --place-profile: a machine profile's path
+    place_objective: str = "latency"  # --place-objective: latency or throughput
+    max_dims: Mapping[str, int] | Sequence[str] = ()  # --max-dim: {name: bound} or ["NAME=N", ...]
 
     def check(self) -> None:
         """The options make sense together (no IREE needed)."""
@@ -203,6 +208,7 @@ def check_request(devices: Mapping[str, str] | Sequence[str], opts: CompileOptio
     if not given:
         raise UsageError("no --device given; e.g. --device=a=local[0]")
     opts.check()
+    options.check_placement(given, **options.placement_settings(opts))
     return given, links
 
 
@@ -291,7 +297,7 @@ class _Compile:
             pinned_arguments=opts.pinned_arguments,
             devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
-            cuda_matmul_configs=opts.cuda_matmul_configs)
+            cuda_matmul_configs=opts.cuda_matmul_configs, **options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

@@ -217,3 +217,83 @@ def iree_flags(devices: list[DeviceOption], passthrough: list[str]) -> list[str]
             if flag not in given:
                 flags.append(f"{flag}={value}")
     return flags + list(passthrough)
+
+
+# -- automatic placement (passes/assign_devices.py) ------------------------------
+
+PLACE_MANUAL, PLACE_AUTO = "manual", "auto"
+PLACE_OBJECTIVES = ("latency", "throughput")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+               "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_size(flag: str, text) -> int:
+    """Bytes of a size as ``--gpu-memory`` takes it: a whole number of bytes
+    or a number with KiB, MiB, GiB (powers of 1024) or KB, MB, GB (of 1000)."""
+    if isinstance(text, int) and not isinstance(text, bool) and text >= 0:
+        return text
+    m = _SIZE.match(str(text))
+    if not m:
+        raise UsageError(f"{flag}={text}: expected a size in bytes, e.g. 8GiB, 512MiB, 6GB or 1000000")
+    return int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
+
+
+def parse_max_dim(text: str) -> tuple[str, int]:
+    """``NAME=N`` of ``--max-dim`` (passes/assignment/bounds.py names the
+    dimensions: ``argI.dJ``, ``uU.rR.dJ``)."""
+    name, _, value = text.partition("=")
+    if not name or not value.isdigit() or int(value) < 1:
+        raise UsageError(f"--max-dim={text}: expected NAME=N with N a whole number above 0, e.g. --max-dim=arg0.d0=64")
+    return name, int(value)
+
+
+def max_dims_of(given) -> dict[str, int]:
+    """``--max-dim`` flags (``["NAME=N", ...]``) or a mapping, as {name: bound}."""
+    if isinstance(given, dict):
+        return {name: parse_max_dim(f"{name}={value}")[1] for name, value in given.items()}
+    return dict(parse_max_dim(text) for text in given)
+
+
+def placement_settings(opts) -> dict:
+    """The placement flags of ``opts`` (driver.CompileOptions or the same
+    keywords) as CompileSettings' fields: the size in bytes, the bounds
+    by name."""
+    memory = opts.gpu_memory
+    return {"place": opts.place, "place_profile": opts.place_profile, "place_objective": opts.place_objective,
+            "gpu_memory": None if memory is None else parse_size("--gpu-memory", memory),
+            "max_dims": max_dims_of(opts.max_dims)}
+
+
+def check_placement(devices: list, place: str, gpu_memory, place_profile, place_objective: str, max_dims) -> None:
+    """The placement flags (placement_settings) make sense together and
+    with the devices."""
+    if place_objective not in PLACE_OBJECTIVES:
+        raise UsageError(f"--place-objective={place_objective}: expected latency or throughput")
+    if place != PLACE_AUTO:
+        for flag, given in (("--gpu-memory", gpu_memory), ("--place-profile", place_profile),
+                            ("--place-objective", None if place_objective == "latency" else place_objective)):
+            if given is not None:
+                raise UsageError(f"{flag} needs --place=auto")
+    if place != PLACE_MANUAL and len(devices) != 2:
+        raise UsageError(f"--place={place} needs exactly two devices, a host and an accelerator "
+                         f"(got {len(devices)}): e.g. --device=cpu=local[0] --device=gpu=cuda[0]")
+
+
+def add_placement_arguments(parser) -> None:
+    """mdc-compile's and mdc-opt's flags for automatic placement."""
+    parser.add_argument(
+        "--place", default=PLACE_MANUAL, metavar="manual|auto|FILE.json",
+        help="where each unit of work and each weight runs: manual (default: as the program says), auto "
+        "(the fastest estimate under --gpu-memory; needs two devices, a local host and an accelerator), or "
+        "the assignment in FILE.json (the shape of --report's \"placement\")")
+    parser.add_argument("--gpu-memory", metavar="SIZE",
+                        help="with --place=auto, the accelerator's memory budget (bytes, or KiB/MiB/GiB/KB/MB/GB)")
+    parser.add_argument("--place-profile", metavar="FILE.json",
+                        help="with --place=auto, the machine profile mdc-profile wrote (default: the built-in one)")
+    parser.add_argument("--place-objective", choices=PLACE_OBJECTIVES, default="latency",
+                        help="with --place=auto, the time of one call (latency, default) or per call of a stream "
+                        "with two in flight (throughput)")
+    parser.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
+                        help="an upper bound for a dynamic dimension, for --place (argI.dJ: dimension J of "
+                        "argument I; the error that asks for one names it)")

@@ -14,6 +14,7 @@ driver.CompileError, as ``compile`` raises them.
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Mapping, Sequence
 
 from mdc.passes.diagnostics import MdcError, format_location
@@ -27,6 +28,7 @@ from .options import UsageError
 class PassesResult:
     text: str  # the module after the passes
     warnings: list[CompileWarning]
+    placement: dict | None = None  # what assign-devices decided (--place), else None
 
 
 def lookup_passes(names: Sequence[str]) -> list:
@@ -47,11 +49,18 @@ def lookup_passes(names: Sequence[str]) -> list:
 def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
                devices: Mapping[str, str] | Sequence[str] = (), links: Sequence[str] = (),
                staging: str = "emplace", staging_pieces: int | None = None,
-               pinned_arguments: bool = False) -> PassesResult:
+               pinned_arguments: bool = False, place: str = "manual", gpu_memory: int | str | None = None,
+               place_profile: str | None = None, place_objective: str = "latency",
+               max_dims: Mapping[str, int] | Sequence[str] = ()) -> PassesResult:
     """Runs ``passes`` (names or registered pass classes) on the module
-    ``text`` (``name`` stands for its file in locations) and verifies it."""
+    ``text`` (``name`` stands for its file in locations) and verifies it.
+    ``place`` ... ``max_dims``: assign-devices' options, as
+    ``mdc.pipeline.compile`` takes them."""
     try:
-        return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments)
+        placement = options.placement_settings(types.SimpleNamespace(
+            place=place, gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective,
+            max_dims=max_dims))
+        return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement)
     except Exception as e:
         error = as_compile_error(e)
         if error is None:
@@ -59,7 +68,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
         raise error from e
 
 
-def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments) -> PassesResult:
+def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement) -> PassesResult:
     from mdc.passes import registry
 
     from .ireec import Compiler, module_text
@@ -73,7 +82,7 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
                                                 [options.DeviceOption(n, "", d.driver, d.ordinal)
                                                  for n, d in known.items()])
     settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
-                                        pinned_arguments=pinned_arguments, devices=known)
+                                        pinned_arguments=pinned_arguments, devices=known, **placement)
     report = registry.Report()
     with compiler.context, module.location:
         for cls in passes:
@@ -82,7 +91,8 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
             module.verify()
         except Exception as e:
             raise MdcError(f"passes produced invalid IR: {e}") from None
-    return PassesResult(module_text(module), [CompileWarning(loc, message) for loc, message in report.warnings])
+    return PassesResult(module_text(module), [CompileWarning(loc, message) for loc, message in report.warnings],
+                        report.placement)
 
 
 def _check_one_module(module) -> None:

@@ -112,7 +112,7 @@ def report_data(done: Report, devices) -> dict:
         key = f"{e['from']} -> {e['to']}"
         summary[key]["count"] += 1
         summary[key]["bytes"].append(e["bytes"])
-    return {
+    data = {
         "devices": [{"name": d.name, "spec": d.spec} for d in devices],
         "default_device": done.default_device,
         "crossings": entries,
@@ -120,6 +120,9 @@ def report_data(done: Report, devices) -> dict:
                     for k, v in summary.items()],
         "dimensions": names.legend(),
     }
+    if done.placement is not None:  # --place: what assign-devices decided
+        data["placement"] = done.placement
+    return data
 
 
 def _tensor_cell(c: dict) -> str:

@@ -1,0 +1,229 @@
+"""The work graph of one function of the input program (IR after IREE's
+input phase: ``util.func`` bodies of linalg, tensor, arith and math ops on
+tensors, ``util.global`` for weights).
+
+The ops of the function's body, in program order, are read as:
+
+* a *unit* (work_graph.Unit): each op that makes a tensor, with the
+  ``tensor.empty`` and ``linalg.fill`` that only give it storage folded in
+  (op_costs.py says its class and cost); reshapes and casts are ``view``
+  units, and a ``flow.tensor.transfer`` already in the program is a
+  ``copy`` unit pinned to the device it names;
+* a *weight* (work_graph.Weight): an immutable ``util.global`` the function
+  loads (an inline or resource constant, or a ``#flow.parameter.named``),
+  pinned where the global has a ``stream.affinity``;
+* *free*: ``tensor.empty``, tensor ``arith.constant`` and a ``linalg.fill``
+  of a ``tensor.empty``: storage or constants IREE makes where they are
+  used, so no edge starts at them;
+* scalar ops (index arithmetic, ``tensor.dim``): not work, not placed.
+
+Edges run from the unit, argument or weight that makes each tensor a unit
+reads (an operand, or a value its body reads from outside, like a gather's
+table) to that unit, and from the maker of each returned value to the
+result; a weight read by a unit is not an edge but one of the unit's
+``weights``. Arguments and results live on the device their
+``iree.abi.affinity`` names, else on the host.
+
+What the graph cannot model is refused with a one-line error naming the op
+and its location, so that ``--place`` never guesses: control flow (more
+than one block, ``scf``, ``cf`` and ``affine`` loops and conditionals),
+calls, and program state (``util.global.store``, loads of a
+mutable global). Such a function is placed by hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+from iree.compiler import ir
+
+from .. import ir_adapter as irx
+from ..diagnostics import MdcError, format_location
+from . import bounds as bnd
+from .op_costs import op_cost
+from .work_graph import Edge, Unit, Weight, WorkGraph
+
+FREE_OPS = ("tensor.empty", "arith.constant")
+CONTROL_FLOW_PREFIXES = ("scf.", "cf.", "affine.for", "affine.if", "affine.parallel")
+ABI_AFFINITY = "iree.abi.affinity"
+GLOBAL_AFFINITY = "stream.affinity"
+
+
+class CannotModel(MdcError):
+    """An op automatic placement cannot model (control flow, a call,
+    program state)."""
+
+
+@dataclasses.dataclass
+class FunctionParts:
+    """A function's body as the work graph reads it: ``units``, the ops
+    that are units, in program order (unit id = index); ``sources``, for
+    each tensor value the body defines or takes, where it comes from:
+    ``("unit", id)``, ``("argument", n)``, ``("weight", name)`` or
+    ``("free", None)``; ``reads``, per unit, the values it reads that have
+    a source other than free, in first-use order (operands, then values
+    its body reads from outside); ``returns``, the values returned."""
+
+    function: ir.Operation
+    units: list
+    sources: dict
+    reads: list
+    returns: list
+
+
+def _global_table(function) -> dict:
+    module = function.parent
+    return {name: op for op in irx.top_level_ops(module) if (name := irx.symbol_name(op)) is not None}
+
+
+def _refuse(op, why: str) -> None:
+    raise CannotModel(f"automatic placement cannot model '{op.name}' ({why}); place this function by hand",
+                      location=format_location(op.location))
+
+
+def _is_tensor_result(op) -> bool:
+    return any(bnd.is_tensor(r) for r in op.results)
+
+
+def _captured(op, sources: dict) -> list:
+    """Values defined outside ``op`` that ops nested in it read."""
+    seen = []
+    for nested in irx.walk(op):
+        for value in nested.operands:
+            if value in sources and value not in seen:
+                seen.append(value)
+    return seen
+
+
+def function_parts(function) -> FunctionParts:
+    """Reads ``function``'s body (the module docstring says how)."""
+    blocks = list(function.regions[0].blocks)
+    if len(blocks) != 1:
+        _refuse(function, "a function of more than one block: control flow")
+    block = blocks[0]
+    globals_ = _global_table(function)
+    sources: dict = {arg: ("argument", i) for i, arg in enumerate(block.arguments)}
+    units, reads, returns = [], [], []
+    for op in block.operations:
+        op = op.operation
+        if irx.is_return(op):
+            returns = list(op.operands)
+        elif irx.is_call(op):
+            _refuse(op, "a call")
+        elif op.name == irx.UTIL_GLOBAL_STORE:
+            _refuse(op, "program state: a global the program changes")
+        elif op.name.startswith(CONTROL_FLOW_PREFIXES):
+            _refuse(op, "control flow")
+        elif op.name == irx.UTIL_GLOBAL_LOAD and _is_tensor_result(op):
+            name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+            if "is_mutable" in globals_[name].attributes:
+                _refuse(op, f"program state: the mutable global @{name}")
+            sources[op.results[0]] = ("weight", name)
+        elif not _is_tensor_result(op):
+            continue
+        elif op.name in FREE_OPS or _fills_storage(op, sources):
+            for r in op.results:
+                sources[r] = ("free", None)
+        else:
+            used = [v for v in op.operands if v in sources] + _captured(op, sources)
+            reads.append([v for i, v in enumerate(used) if v not in used[:i] and sources[v][0] != "free"])
+            for r in op.results:
+                sources[r] = ("unit", len(units))
+            units.append(op)
+    return FunctionParts(function, units, sources, reads, returns)
+
+
+def _fills_storage(op, sources: dict) -> bool:
+    """A ``linalg.fill`` of a ``tensor.empty``: storage for its user."""
+    if op.name != "linalg.fill":
+        return False
+    outs = list(op.operands)[-1]
+    return sources.get(outs, ("", None))[0] == "free"
+
+
+def _abi_devices(function, attr_name: str, count: int, host: str) -> tuple[str, ...]:
+    """Each argument's (``arg_attrs``) or result's (``res_attrs``) device:
+    the one its ``iree.abi.affinity`` names, else ``host``."""
+    attrs = irx.get_attr(function, attr_name)
+    out = []
+    for i in range(count):
+        entry = ir.DictAttr(attrs[i]) if attrs is not None and i < len(attrs) else None
+        single = irx.Affinity.of_attr(entry[ABI_AFFINITY] if entry is not None and ABI_AFFINITY in entry
+                                      else None).single
+        out.append(single or host)
+    return tuple(out)
+
+
+def _weight_kind(global_op) -> str:
+    return "parameter" if irx.is_named_parameter(irx.get_attr(global_op, "initial_value")) else "constant"
+
+
+def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, int]) -> WorkGraph:
+    """The work graph of ``func_op`` (a public function of the input
+    program) between the ``host`` and the ``accelerator`` device symbols.
+    ``max_dims``: the bounds of dynamic dimensions by name (bounds.py).
+    Raises CannotModel or bounds.UnboundedDimension."""
+    parts = function_parts(func_op)
+    sources = parts.sources
+
+    def name_of(value):
+        kind, key = sources.get(value, ("", None))
+        return f"u{key}.r{value.result_number}" if kind == "unit" else None
+
+    def location_of(value):
+        owner = value.owner
+        return format_location((func_op if isinstance(owner, ir.Block) else owner).location)
+
+    b = bnd.Bounds(list(func_op.regions[0].blocks[0].arguments), max_dims, name_of, location_of)
+    globals_ = _global_table(func_op)
+    units, edges, users = [], [], {}
+    for uid, (op, reads) in enumerate(zip(parts.units, parts.reads)):
+        direct = [v for v in op.operands if v in reads]
+        cost = op_cost(op, b, [v for i, v in enumerate(direct) if v not in direct[:i]])
+        weights = []
+        for value in reads:
+            kind, key = sources[value]
+            if kind == "weight":
+                weights.append(key)
+                users.setdefault(key, []).append(uid)
+            else:
+                edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value)))
+        units.append(Unit(uid, _label(op, cost.dtype), cost.op_class, cost.dtype, cost.flops, cost.bytes_moved,
+                          tuple(weights), format_location(op.location), _pinned(op)))
+    for i, value in enumerate(parts.returns):
+        kind, key = sources.get(value, ("free", None))
+        if kind in ("unit", "argument") and bnd.is_tensor(value):
+            edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value)))
+    weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
+                           irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
+                    for name, ids in users.items())
+    n_args = len(func_op.regions[0].blocks[0].arguments)
+    return WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
+                     _abi_devices(func_op, "arg_attrs", n_args, host),
+                     _abi_devices(func_op, "res_attrs", len(parts.returns), host))
+
+
+def _global_bytes(global_op) -> int:
+    shaped = ir.RankedTensorType(ir.TypeAttr(global_op.attributes["type"]).value)
+    if not shaped.has_static_shape:
+        raise CannotModel(f"the global @{irx.symbol_name(global_op)} has a dynamic shape",
+                          location=format_location(global_op.location))
+    count = 1
+    for d in shaped.shape:
+        count *= d
+    return count * bnd.element_bytes(shaped.element_type)
+
+
+def _pinned(op) -> str | None:
+    """The device a ``flow.tensor.transfer`` in the program moves to."""
+    if op.name == irx.FLOW_TENSOR_TRANSFER:
+        return irx.Affinity.of_attr(irx.get_attr(op, "target")).single
+    return None
+
+
+def _label(op, dtype: str) -> str:
+    results = [r for r in op.results if bnd.is_tensor(r)]
+    shape = "x".join("?" if d < 0 else str(d) for d in ir.RankedTensorType(results[0].type).shape) \
+        if results else ""
+    return f"{op.name.split('.', 1)[-1]} {shape} {dtype}".strip()

@@ -1,0 +1,117 @@
+"""An assignment written into the input program the way hand-placed
+programs say where things go, so that IREE assigns the devices and mdc's
+later passes stage every crossing as they do for those programs:
+
+* each weight's global gets ``stream.affinity = #hal.device.promise<@D>``
+  (stock IREE 3.13 honours it on a ``util.global``: the global is made and
+  kept on D, and ``iree.abi.affinity`` there is ignored);
+* each argument and result without an ``iree.abi.affinity`` gets one for
+  the device the graph says it lives on (the host), so that the caller
+  keeps it where it is, whatever device reads it;
+* every value a unit reads from another device (an operand, a value its
+  body reads from outside, a weight's load) is moved with
+  ``flow.tensor.transfer %v : T to #hal.device.promise<@D>`` just before
+  the first unit on D that reads it, and units on D after it read the
+  moved value: a unit whose every input is on its device runs there;
+* a returned value made on another device than its result's is moved to
+  the result's device before the return.
+
+A ``flow.tensor.transfer`` already in the program moves its own operand
+and is left as it is. A unit that reads no value of any device (all its
+inputs constants or storage) gets no transfer and runs where IREE puts it,
+beside its users.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+
+from .. import ir_adapter as irx
+from .extract import ABI_AFFINITY, GLOBAL_AFFINITY, function_parts
+from .work_graph import Assignment, WorkGraph
+
+
+def promise(device: str) -> ir.Attribute:
+    """``#hal.device.promise<@device>``."""
+    return ir.Attribute.parse(f"#hal.device.promise<{irx.symbol_ref(device)}>")
+
+
+def _transfer(value, device: str, before) -> ir.Value:
+    """``flow.tensor.transfer value to device``, inserted before ``before``."""
+    shaped = value.type
+    for dialect in ("arith", "tensor", "flow"):  # loaded, so that the ops below are theirs
+        value.context.dialects[dialect]
+    with ir.InsertionPoint(before), before.location:
+        index = ir.IndexType.get()
+        dims = []
+        for j in range(shaped.rank):
+            if shaped.is_dynamic_dim(j):
+                c = ir.Operation.create("arith.constant", results=[index],
+                                        attributes={"value": ir.IntegerAttr.get(index, j)})
+                dims.append(ir.Operation.create("tensor.dim", results=[index],
+                                                operands=[value, c.results[0]]).results[0])
+        op = ir.Operation.create(irx.FLOW_TENSOR_TRANSFER, results=[shaped], operands=[value, *dims],
+                                 attributes={"target": promise(device)})
+    return op.results[0]
+
+
+def _replace_uses_in(op, old, new) -> None:
+    """Makes ``op`` and the ops nested in it read ``new`` where they read ``old``."""
+    for user in [op, *irx.walk(op)]:
+        for i, value in enumerate(user.operands):
+            if value == old:
+                user.operands[i] = new
+
+
+def _annotate_abi(function, attr_name: str, devices) -> None:
+    """Gives each argument (``arg_attrs``) or result (``res_attrs``)
+    without an ``iree.abi.affinity`` one for its device."""
+    attrs = irx.get_attr(function, attr_name)
+    entries = []
+    for i, device in enumerate(devices):
+        entry = ir.DictAttr(attrs[i]) if attrs is not None and i < len(attrs) else ir.DictAttr.get({})
+        values = {entry[j].name: entry[j].attr for j in range(len(entry))}
+        values.setdefault(ABI_AFFINITY, promise(device))
+        entries.append(ir.DictAttr.get(values))
+    if entries:
+        function.attributes[attr_name] = ir.ArrayAttr.get(entries)
+
+
+def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) -> None:
+    """Writes ``assignment`` of ``graph`` (the work graph of ``func_op``)
+    into ``module`` (the module docstring says how)."""
+    table = {name: op for op in irx.top_level_ops(module) if (name := irx.symbol_name(op)) is not None}
+    for name, device in sorted(assignment.weights.items()):
+        table[name].attributes[GLOBAL_AFFINITY] = promise(device)
+    parts = function_parts(func_op)
+
+    def device_of(value) -> str | None:
+        kind, key = parts.sources.get(value, ("free", None))
+        if kind == "unit":
+            return assignment.units[key]
+        if kind == "argument":
+            return graph.argument_devices[key]
+        return assignment.weights.get(key) if kind == "weight" else None
+
+    moved: dict = {}
+
+    def on(value, device: str, before):
+        if (value, device) not in moved:
+            moved[(value, device)] = _transfer(value, device, before)
+        return moved[(value, device)]
+
+    for uid, (op, reads) in enumerate(zip(parts.units, parts.reads)):
+        device = assignment.units[uid]
+        if op.name == irx.FLOW_TENSOR_TRANSFER:
+            continue
+        for value in reads:
+            source = device_of(value)
+            if source is not None and source != device:
+                _replace_uses_in(op, value, on(value, device, op))
+    returner = parts.function.regions[0].blocks[0].operations[-1].operation
+    for i, value in enumerate(parts.returns):
+        source = device_of(value)
+        if source is not None and source != graph.result_devices[i] and isinstance(value.type, ir.RankedTensorType):
+            returner.operands[i] = on(value, graph.result_devices[i], returner)
+    _annotate_abi(func_op, "arg_attrs", graph.argument_devices)
+    _annotate_abi(func_op, "res_attrs", graph.result_devices)
