@@ -30,11 +30,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
+from mdc.contract.machine_profile import default_profile, load_profile
+
 from . import ir_adapter as irx
 from .assignment.assignment_file import assignment_for, read_assignment_file
 from .assignment.constants import hoist_constants
+from .assignment.cost_model import CostModel
 from .assignment.extract import work_graph_of
+from .assignment.report import placement_report, summary_line
 from .assignment.rewrite import apply_assignment
+from .assignment.search import solve
 from .assignment.work_graph import Assignment, WorkGraph
 from .diagnostics import MdcError
 from .outputs import Report
@@ -94,52 +99,26 @@ def _pin_decided(graph: WorkGraph, decided: dict) -> WorkGraph:
     return dataclasses.replace(graph, weights=weights)
 
 
-def file_placement(graph: WorkGraph, assignment: Assignment, path: str) -> dict:
-    """The report of an assignment a file gave (the shape the file has)."""
-    crossings = [e for e in graph.edges
-                 if assignment.device_of(e.source, graph) != assignment.device_of(e.target, graph)]
-    # A weight read on another device than its own crosses on every call.
-    moved = [(w, d) for w in graph.weights for d in sorted({assignment.units[u] for u in w.users})
-             if d != assignment.weights[w.name]]
-    on_accelerator = [u for u in graph.units if assignment.units[u.id] == graph.accelerator]
-    summary = (f"placement of @{graph.function} from {path}: {len(on_accelerator)} of {len(graph.units)} units on "
-               f"{graph.accelerator}, {len(crossings) + len(moved)} crossings per call")
-    return {
-        "function": graph.function, "source": path, "host": graph.host, "accelerator": graph.accelerator,
-        "units": [{"id": u.id, "label": u.label, "device": assignment.units[u.id], "op_class": u.op_class,
-                   "flops": u.flops, "bytes": u.bytes_moved, "location": u.location} for u in graph.units],
-        "weights": [{"name": w.name, "device": assignment.weights[w.name], "bytes": w.bytes}
-                    for w in graph.weights],
-        "crossings": [{"from": _end(e.source), "to": _end(e.target), "bytes": e.bytes} for e in crossings]
-        + [{"from": f"weight {w.name}", "to": device, "bytes": w.bytes} for w, device in moved],
-        "summary": summary,
-    }
-
-
-def _end(end) -> object:
-    return end if isinstance(end, int) else f"{end[0]} {end[1]}"
-
-
-class _AutoPlacer:
-    """``--place=auto``: the cost model, the search and their report
-    (assignment/cost_model.py, search.py, report.py), loaded only here."""
+class _Placer:
+    """The cost model of ``--place-profile`` (else the built-in profile) and
+    the assignment of each function: the search's (``--place=auto``) or the
+    file's, each reported with the same estimates (assignment/report.py)."""
 
     def __init__(self, options: AssignDevicesOptions):
-        from mdc.contract.machine_profile import default_profile, load_profile
-
-        from .assignment.cost_model import CostModel
-
         profile = load_profile(options.place_profile) if options.place_profile else default_profile()
         self.cost = CostModel.of(profile, {name: d.kind for name, d in options.devices.items()})
         self.options = options
+        self.file = None if options.place == AUTO else read_assignment_file(options.place)
 
-    def place(self, graph: WorkGraph) -> tuple[Assignment, dict]:
-        from .assignment.report import placement_report, summary_line
-        from .assignment.search import solve
-
+    def place(self, graph: WorkGraph, functions: int) -> tuple[Assignment, dict]:
         budget, objective = self.options.gpu_memory, self.options.place_objective
-        assignment = solve(graph, self.cost, budget, objective)
-        report = placement_report(graph, assignment, self.cost, budget, objective)
+        if self.file is None:
+            assignment = solve(graph, self.cost, budget, objective)
+            report = placement_report(graph, assignment, self.cost, budget, objective)
+        else:
+            assignment = assignment_for(self.options.place, self.file, graph, functions)
+            report = {"source": self.options.place,
+                      **placement_report(graph, assignment, self.cost, budget, objective)}
         return assignment, {**report, "summary": summary_line(report)}
 
 
@@ -159,18 +138,13 @@ class AssignDevices(ModulePass):
             return None
         host, accelerator = host_and_accelerator(options.devices)
         functions = public_functions(module)
-        data = None if options.place == AUTO else read_assignment_file(options.place)
-        placer = _AutoPlacer(options) if options.place == AUTO else None
+        placer = _Placer(options)
         decided: dict = {}
         placements = {}
         for function in functions:
             hoist_constants(module, function)
             graph = _pin_decided(work_graph_of(function, host, accelerator, options.max_dims), decided)
-            if placer is not None:
-                assignment, placement = placer.place(graph)
-            else:
-                assignment = assignment_for(options.place, data, graph, len(functions))
-                placement = file_placement(graph, assignment, options.place)
+            assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
             apply_assignment(module, function, graph, assignment)
             placements[graph.function] = placement

@@ -111,11 +111,11 @@ def summary_line(report: dict) -> str:
     compared.append(f"greedy fill {format_seconds(baselines['greedy_fill'])}")
     per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
     used = report["accelerator_bytes"]
-    budget = "no budget" if report["budget_bytes"] is None else f"of {format_bytes(report['budget_bytes'])}"
+    budget = ", no budget" if report["budget_bytes"] is None else f" of {format_bytes(report['budget_bytes'])}"
     where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
              else f"all {len(units)} units on {report['host']}")
-    function = report["function"]
+    function = report["function"] + (f" from {report['source']}" if report.get("source") else "")
     count = len(report["crossings"])
     return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
-            f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])} {budget}; "
+            f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])}{budget}; "
             f"{count} crossing{'' if count == 1 else 's'} a call")

@@ -181,7 +181,7 @@ def _check_results(case, tmp_path, pair, run_tool, mdc_run):
     devices, links, runtime_devices = pair
     vmfb, report = tmp_path / "placed.vmfb", tmp_path / "report.json"
     r = _compile(run_tool, source, placement, devices, links, f"--report={report}", "-o", vmfb)
-    assert re.search(r"placement of @main from .*: \d+ of \d+ units on gpu, \d+ crossings per call", r.stderr)
+    assert re.search(r"placed @main from .*: (\d+ of \d+ units on gpu|all \d+ units on cpu), .* a call estimated .*; \d+ crossings? a call", r.stderr)
     placed = json.loads(report.read_text())["placement"]
     assert [u["device"] for u in placed["units"]] == [u["device"] for u in case[5]["units"]]
     x = INPUTS[case[4]]

@@ -90,7 +90,7 @@ def test_summary_line_all_host_throughput_and_no_budget():
     assert line.startswith("placed @main: all 2 units on cpu, ")
     assert "a call with two in flight estimated (all cpu " in line
     assert ", all gpu " in line
-    assert line.endswith("gpu 0 B no budget; 0 crossings a call")
+    assert line.endswith("gpu 0 B, no budget; 0 crossings a call")
 
 
 def test_the_report_of_what_solve_chose_fits_its_budget():
