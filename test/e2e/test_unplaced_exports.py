@@ -1,0 +1,128 @@
+"""The unplaced PyTorch exports (examples/pytorch/exported_unplaced: no
+device named anywhere, the programs automatic placement is shown on) are
+right before any placement: each compiles and matches torch's outputs
+
+* built by mdc-compile for one local device, run by mdc-run and ``load``;
+* built by stock iree-compile, run by stock iree-run-module;
+* built by mdc-compile with a CPU pair declared and no placement asked
+  for (``--device=cpu=local[0] --device=gpu=local[1]``): everything is on
+  the default device, ``cpu`` (the name that sorts first), arguments and
+  results included, and runs there.
+
+gpt2 (a transformers GPT2LMHeadModel) takes its weights from gpt2.irpa,
+``--parameters=model=gpt2.irpa`` (index.json's "parameters"). Tolerance:
+test_pytorch_exports.py's, ``rtol=1e-5, atol=1e-6``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdc.runtime_shim import load
+from mdc.runtime_shim.native import iree_run_module
+
+REPO = Path(__file__).resolve().parents[2]
+EXPORTED = REPO / "examples" / "pytorch" / "exported_unplaced"
+INDEX = json.loads((EXPORTED / "index.json").read_text())
+RTOL, ATOL = 1e-5, 1e-6
+
+ONE_CPU = ("cpu=local[0]",)
+CPU_PAIR = ("cpu=local[0]", "gpu=local[1]")
+
+
+def _cases():
+    """(id, model, input files, output files): each model at its exported
+    shapes, and the dynamic batch at its other sizes."""
+    out = []
+    for name, entry in INDEX.items():
+        out.append((name, name, [i["file"] for i in entry["inputs"]], [o["file"] for o in entry["outputs"]]))
+        for sized in entry.get("other_sizes", []):
+            out.append((f"{name}-size{sized['size']}", name, [i["file"] for i in sized["inputs"]],
+                        [o["file"] for o in sized["outputs"]]))
+    return out
+
+
+CASES = _cases()
+IDS = [c[0] for c in CASES]
+
+
+def _parameters(name: str) -> list[str]:
+    """``SCOPE=FILE`` for each parameter archive of ``name`` (none when its
+    weights are inlined)."""
+    p = INDEX[name].get("parameters")
+    return [f"{p['scope']}={EXPORTED / p['file']}"] if p else []
+
+
+def _assert_matches_torch(got, want_files, where):
+    assert len(got) == len(want_files), (where, len(got))
+    for k, (g, f) in enumerate(zip(got, want_files)):
+        w = np.load(EXPORTED / f)
+        assert g.dtype == w.dtype and g.shape == w.shape, (where, k, g.dtype, g.shape, w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"{where}: result {k}")
+
+
+def _run(argv, inputs, n_out, tmp_path):
+    outs = [tmp_path / f"out{k}.npy" for k in range(n_out)]
+    proc = subprocess.run([str(a) for a in argv] + [f"--input=@{EXPORTED / f}" for f in inputs]
+                          + [f"--output=@{o}" for o in outs], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+    return [np.load(o) for o in outs]
+
+
+@pytest.fixture(scope="module")
+def mdc_vmfb(build_vmfb):
+    return lambda name, devices: build_vmfb(f"unplaced_{name}", (EXPORTED / f"{name}.mlir").read_text(), devices)
+
+
+def test_the_exports_name_no_device():
+    """What makes them unplaced: no IREE device, affinity or transfer in
+    the program, no argument device in the index."""
+    for name, entry in INDEX.items():
+        text = (EXPORTED / entry["mlir"]).read_text()
+        for word in ("__device_", "affinity", "transfer_to_logical_device", "hal.device"):
+            assert word not in text, (name, word)
+        assert all(i["device"] is None for i in entry["inputs"]), name
+    assert INDEX["gpt2"]["parameters"] == {"file": "gpt2.irpa", "scope": "model"}
+    assert "#flow.parameter.named<\"model\"::" in (EXPORTED / "gpt2.mlir").read_text()
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_one_device_mdc_run(case, mdc_vmfb, mdc_run, tmp_path):
+    _, name, inputs, outputs = case
+    params = [f"--parameters={p}" for p in _parameters(name)]
+    outs = [tmp_path / f"out{k}.npy" for k in range(len(outputs))]
+    proc = mdc_run(f"--module={mdc_vmfb(name, ONE_CPU)}", "--function=main", "--device=local-task", *params,
+                   *(f"--input=@{EXPORTED / f}" for f in inputs), *(f"--output=@{o}" for o in outs), timeout=300)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    _assert_matches_torch([np.load(o) for o in outs], outputs, "mdc-run, one device")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_one_device_stock_iree(case, build_stock_vmfb, tmp_path):
+    _, name, inputs, outputs = case
+    vmfb = build_stock_vmfb(f"unplaced_{name}", (EXPORTED / f"{name}.mlir").read_text(), {"cpu": "local[0]"})
+    got = _run([iree_run_module(), f"--module={vmfb}", "--function=main", "--device=local-task",
+                *(f"--parameters={p}" for p in _parameters(name))], inputs, len(outputs), tmp_path)
+    _assert_matches_torch(got, outputs, "stock iree-compile and iree-run-module")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_cpu_pair_without_placement(case, mdc_vmfb, mdc_run, tmp_path):
+    """Two devices declared, none named by the program: all on ``cpu``."""
+    _, name, inputs, outputs = case
+    vmfb = mdc_vmfb(name, CPU_PAIR)
+    params = [f"--parameters={p}" for p in _parameters(name)]
+    outs = [tmp_path / f"out{k}.npy" for k in range(len(outputs))]
+    proc = mdc_run(f"--module={vmfb}", "--function=main", "--device=local-task", "--device=local-task", *params,
+                   *(f"--input=@{EXPORTED / f}" for f in inputs), *(f"--output=@{o}" for o in outs), timeout=300)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    _assert_matches_torch([np.load(o) for o in outs], outputs, "mdc-run, CPU pair")
+    with load(vmfb, ["local-task", "local-task"], parameters=_parameters(name)) as m:
+        sig = m.main.signature
+        assert {v.affinity for v in (*sig.args, *sig.results)} == {"cpu"}, sig
+        _assert_matches_torch([m.main(*(np.load(EXPORTED / f) for f in inputs))], outputs, "load, CPU pair")
