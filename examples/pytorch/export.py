@@ -38,7 +38,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = ("split_mlp", "embed_head", "dynamic_batch")  # exported/: models.EXAMPLES
-UNPLACED_NAMES = (*NAMES, "gpt2")  # exported_unplaced/: models.UNPLACED
+UNPLACED_NAMES = (*NAMES, "gpt2", "llama")  # exported_unplaced/: models.UNPLACED
 FUNCTION = "main"  # the exported function's name, in module @NAME
 
 # --check's tolerance for torch's float outputs: the one test_pytorch_exports.py

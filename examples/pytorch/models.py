@@ -17,11 +17,11 @@ arguments (made with numpy from a fixed seed), the argument devices and the
 dynamic shapes. ``UNPLACED`` holds the programs with no device named
 anywhere (no ``transfer_to_logical_device``, no ``arg_device``), for
 automatic placement to place: the three models built with ``placed=False``
-(the same seeds, so the same weights, inputs and outputs) and ``gpt2``,
-a ``transformers`` GPT2LMHeadModel with small dimensions and seeded random
-weights made here (no download), exported with its weights as external
-parameters of scope ``model`` (an .irpa file) instead of inlined
-(transformer_models.py).
+(the same seeds, so the same weights, inputs and outputs), and ``gpt2`` and
+``llama``, a ``transformers`` GPT2LMHeadModel and LlamaForCausalLM with
+small dimensions and seeded random weights made here (no download),
+exported with their weights as external parameters of scope ``model`` (an
+.irpa file each) instead of inlined (transformer_models.py).
 
 Needs torch and iree-turbine (the export environment, see README.md).
 """
@@ -149,16 +149,19 @@ EXAMPLES: dict[str, Example] = {
 }
 
 
-def _gpt2():
-    import transformer_models  # needs transformers, only for this model
+def _transformer(name: str) -> Callable[[], nn.Module]:
+    def make():
+        import transformer_models  # needs transformers, only for these models
 
-    return transformer_models.gpt2()
+        return getattr(transformer_models, name)()
+
+    return make
 
 
-def _gpt2_inputs(rng):
+def _token_ids(rng):
     import transformer_models
 
-    return transformer_models.gpt2_input_ids(rng)
+    return transformer_models.token_ids(rng)
 
 
 # The same models with no device named, and a transformers GPT-2, for
@@ -169,7 +172,8 @@ UNPLACED: dict[str, Example] = {
     "embed_head": Example(lambda: EmbedHead(placed=False), _embed_head_inputs, {}, seed=2),
     "dynamic_batch": Example(lambda: DynamicBatch(placed=False), _dynamic_batch_inputs, {}, seed=3,
                              dynamic_shapes=_dynamic_batch_shapes, other_sizes=(1, 7, 64)),
-    "gpt2": Example(_gpt2, _gpt2_inputs, {}, seed=4, parameter_scope="model"),
+    "gpt2": Example(_transformer("gpt2"), _token_ids, {}, seed=4, parameter_scope="model"),
+    "llama": Example(_transformer("llama"), _token_ids, {}, seed=5, parameter_scope="model"),
 }
 
 

@@ -1,11 +1,12 @@
-"""A real ``transformers`` architecture for mdc, small and made here.
+"""Real ``transformers`` architectures for mdc, small and made here.
 
-``gpt2()`` is a ``transformers.GPT2LMHeadModel`` with small dimensions
-(CONFIG) and the random weights its own initialisation draws from torch's
-generator, which ``models.build`` seeds first: nothing is downloaded. It is
-wrapped so that the exported function takes only the token ids ``[B, S]``
-(int64) and returns the logits ``[B, S, vocab]`` (float32) of one causal
-forward pass, with no cache.
+``gpt2()`` is a ``transformers.GPT2LMHeadModel`` and ``llama()`` a
+``transformers.LlamaForCausalLM``, each with small dimensions (GPT2_CONFIG,
+LLAMA_CONFIG) and the random weights its own initialisation draws from
+torch's generator, which ``models.build`` seeds first: nothing is
+downloaded. Each is wrapped so that the exported function takes only the
+token ids ``[B, S]`` (int64) and returns the logits ``[B, S, vocab]``
+(float32) of one causal forward pass, with no cache.
 
 The causal mask is made here, as the 4D additive mask ``transformers``
 takes as it is, rather than by ``transformers``' own mask code: that code,
@@ -22,10 +23,18 @@ import numpy as np
 import torch
 from torch import nn
 
-# The model's dimensions: 4 blocks of width 128, about 0.93M weights
-# (3.7 MB in float32), so that the committed .irpa stays small.
-CONFIG = dict(n_layer=4, n_embd=128, n_head=4, vocab_size=1024, n_positions=32)
+# The models' dimensions, small so that the committed .irpa files stay a
+# few MB. GPT-2: 4 blocks of width 128, 0.93M weights (its tied embedding
+# and head are saved under both names, 4.3 MB in all). Llama: 2 blocks of
+# width 128, grouped-query attention (4 heads, 2 of keys and values),
+# a gated MLP of 256, RMSNorm and rotary positions, 0.56M weights.
+VOCAB = 1024
+GPT2_CONFIG = dict(n_layer=4, n_embd=128, n_head=4, vocab_size=VOCAB, n_positions=32)
+LLAMA_CONFIG = dict(num_hidden_layers=2, hidden_size=128, intermediate_size=256, num_attention_heads=4,
+                    num_key_value_heads=2, vocab_size=VOCAB, max_position_embeddings=32)
 BATCH, SEQUENCE = 2, 16  # the token ids' shape
+# Token ids 0..VOCAB-1 and no cache; eager attention (plain matmuls and a softmax).
+COMMON = dict(bos_token_id=0, eos_token_id=0, use_cache=False, attn_implementation="eager")
 
 
 class CausalLogits(nn.Module):
@@ -44,14 +53,19 @@ class CausalLogits(nn.Module):
 
 
 def gpt2() -> nn.Module:
-    """GPT2LMHeadModel(GPT2Config(**CONFIG)) with eager attention (plain
-    matmuls and a softmax), wrapped in CausalLogits."""
+    """GPT2LMHeadModel(GPT2Config(**GPT2_CONFIG)), wrapped in CausalLogits."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    config = GPT2Config(**CONFIG, bos_token_id=0, eos_token_id=0, use_cache=False,
-                        attn_implementation="eager")
-    return CausalLogits(GPT2LMHeadModel(config))
+    return CausalLogits(GPT2LMHeadModel(GPT2Config(**GPT2_CONFIG, **COMMON)))
 
 
-def gpt2_input_ids(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
-    return (rng.integers(0, CONFIG["vocab_size"], size=(BATCH, SEQUENCE), dtype=np.int64),)
+def llama() -> nn.Module:
+    """LlamaForCausalLM(LlamaConfig(**LLAMA_CONFIG)), wrapped in CausalLogits."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    return CausalLogits(LlamaForCausalLM(LlamaConfig(**LLAMA_CONFIG, **COMMON)))
+
+
+def token_ids(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """The one argument: ``[BATCH, SEQUENCE]`` int64 token ids."""
+    return (rng.integers(0, VOCAB, size=(BATCH, SEQUENCE), dtype=np.int64),)

@@ -9,8 +9,9 @@ right before any placement: each compiles and matches torch's outputs
   the default device, ``cpu`` (the name that sorts first), arguments and
   results included, and runs there.
 
-gpt2 (a transformers GPT2LMHeadModel) takes its weights from gpt2.irpa,
-``--parameters=model=gpt2.irpa`` (index.json's "parameters"). Tolerance:
+gpt2 and llama (a transformers GPT2LMHeadModel and LlamaForCausalLM) take
+their weights from NAME.irpa, ``--parameters=model=NAME.irpa`` (index.json's
+"parameters"). Tolerance:
 test_pytorch_exports.py's, ``rtol=1e-5, atol=1e-6``.
 """
 
@@ -87,8 +88,9 @@ def test_the_exports_name_no_device():
         for word in ("__device_", "affinity", "transfer_to_logical_device", "hal.device"):
             assert word not in text, (name, word)
         assert all(i["device"] is None for i in entry["inputs"]), name
-    assert INDEX["gpt2"]["parameters"] == {"file": "gpt2.irpa", "scope": "model"}
-    assert "#flow.parameter.named<\"model\"::" in (EXPORTED / "gpt2.mlir").read_text()
+    for name in ("gpt2", "llama"):
+        assert INDEX[name]["parameters"] == {"file": f"{name}.irpa", "scope": "model"}
+        assert "#flow.parameter.named<\"model\"::" in (EXPORTED / f"{name}.mlir").read_text()
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
