@@ -7,7 +7,8 @@ right before any placement: each compiles and matches torch's outputs
 * built by mdc-compile with a CPU pair declared and no placement asked
   for (``--device=cpu=local[0] --device=gpu=local[1]``): everything is on
   the default device, ``cpu`` (the name that sorts first), arguments and
-  results included, and runs there.
+  results included, and runs there; the same with local + Vulkan
+  (lavapipe) declared, run through the host twin.
 
 gpt2 and llama (a transformers GPT2LMHeadModel and LlamaForCausalLM) take
 their weights from NAME.irpa, ``--parameters=model=NAME.irpa`` (index.json's
@@ -34,6 +35,7 @@ RTOL, ATOL = 1e-5, 1e-6
 
 ONE_CPU = ("cpu=local[0]",)
 CPU_PAIR = ("cpu=local[0]", "gpu=local[1]")
+VULKAN_PAIR = ("cpu=local[0]", "gpu=vulkan[0]")
 
 
 def _cases():
@@ -67,6 +69,27 @@ def _assert_matches_torch(got, want_files, where):
         np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"{where}: result {k}")
 
 
+def _mdc_run(mdc_run, vmfb, devices, case, tmp_path):
+    """mdc-run's results of @main for ``case`` (with its parameters)."""
+    _, name, inputs, outputs = case
+    outs = [tmp_path / f"out{k}.npy" for k in range(len(outputs))]
+    proc = mdc_run(f"--module={vmfb}", "--function=main", *(f"--device={d}" for d in devices),
+                   *(f"--parameters={p}" for p in _parameters(name)), *(f"--input=@{EXPORTED / f}" for f in inputs),
+                   *(f"--output=@{o}" for o in outs), timeout=300)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    return [np.load(o) for o in outs]
+
+
+def _assert_all_on_cpu_and_loads(vmfb, devices, case):
+    """The manifest puts every argument and result on ``cpu``, and ``load``
+    runs @main to torch's results."""
+    _, name, inputs, outputs = case
+    with load(vmfb, list(devices), parameters=_parameters(name)) as m:
+        sig = m.main.signature
+        assert {v.affinity for v in (*sig.args, *sig.results)} == {"cpu"}, sig
+        _assert_matches_torch([m.main(*(np.load(EXPORTED / f) for f in inputs))], outputs, f"load on {devices}")
+
+
 def _run(argv, inputs, n_out, tmp_path):
     outs = [tmp_path / f"out{k}.npy" for k in range(n_out)]
     proc = subprocess.run([str(a) for a in argv] + [f"--input=@{EXPORTED / f}" for f in inputs]
@@ -95,13 +118,8 @@ def test_the_exports_name_no_device():
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_one_device_mdc_run(case, mdc_vmfb, mdc_run, tmp_path):
-    _, name, inputs, outputs = case
-    params = [f"--parameters={p}" for p in _parameters(name)]
-    outs = [tmp_path / f"out{k}.npy" for k in range(len(outputs))]
-    proc = mdc_run(f"--module={mdc_vmfb(name, ONE_CPU)}", "--function=main", "--device=local-task", *params,
-                   *(f"--input=@{EXPORTED / f}" for f in inputs), *(f"--output=@{o}" for o in outs), timeout=300)
-    assert proc.returncode == 0, (proc.stdout, proc.stderr)
-    _assert_matches_torch([np.load(o) for o in outs], outputs, "mdc-run, one device")
+    got = _mdc_run(mdc_run, mdc_vmfb(case[1], ONE_CPU), ["local-task"], case, tmp_path)
+    _assert_matches_torch(got, case[3], "mdc-run, one device")
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -116,15 +134,19 @@ def test_one_device_stock_iree(case, build_stock_vmfb, tmp_path):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_cpu_pair_without_placement(case, mdc_vmfb, mdc_run, tmp_path):
     """Two devices declared, none named by the program: all on ``cpu``."""
-    _, name, inputs, outputs = case
-    vmfb = mdc_vmfb(name, CPU_PAIR)
-    params = [f"--parameters={p}" for p in _parameters(name)]
-    outs = [tmp_path / f"out{k}.npy" for k in range(len(outputs))]
-    proc = mdc_run(f"--module={vmfb}", "--function=main", "--device=local-task", "--device=local-task", *params,
-                   *(f"--input=@{EXPORTED / f}" for f in inputs), *(f"--output=@{o}" for o in outs), timeout=300)
-    assert proc.returncode == 0, (proc.stdout, proc.stderr)
-    _assert_matches_torch([np.load(o) for o in outs], outputs, "mdc-run, CPU pair")
-    with load(vmfb, ["local-task", "local-task"], parameters=_parameters(name)) as m:
-        sig = m.main.signature
-        assert {v.affinity for v in (*sig.args, *sig.results)} == {"cpu"}, sig
-        _assert_matches_torch([m.main(*(np.load(EXPORTED / f) for f in inputs))], outputs, "load, CPU pair")
+    vmfb = mdc_vmfb(case[1], CPU_PAIR)
+    devices = ("local-task", "local-task")
+    _assert_matches_torch(_mdc_run(mdc_run, vmfb, devices, case, tmp_path), case[3], "mdc-run, CPU pair")
+    _assert_all_on_cpu_and_loads(vmfb, devices, case)
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_local_and_vulkan_without_placement(case, mdc_vmfb, mdc_run, tmp_path):
+    """A Vulkan device declared beside the CPU, none named by the program:
+    all on ``cpu``; mdc-run and ``load`` run it in the wheel's
+    iree-run-module (the Python runtime cannot open the pair)."""
+    vmfb = mdc_vmfb(case[1], VULKAN_PAIR)
+    devices = ("local-task", "vulkan")
+    _assert_matches_torch(_mdc_run(mdc_run, vmfb, devices, case, tmp_path), case[3], "mdc-run, local + vulkan")
+    _assert_all_on_cpu_and_loads(vmfb, devices, case)
