@@ -35,6 +35,7 @@ import json
 import os
 import sys
 import tempfile
+from typing import NamedTuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = ("split_mlp", "embed_head", "dynamic_batch")  # exported/: models.EXAMPLES
@@ -50,17 +51,16 @@ OUTPUT_ATOL = 1e-6
 ENV_HELP = (
     "export.py needs the export environment, not mdc's venv: torch 2.13 (CPU), "
     "iree-turbine==3.9.0, iree-base-compiler==3.9.0, iree-base-runtime==3.9.0 and "
-    "transformers (examples/pytorch/README.md says how to make it). "
+    "transformers==5.25.0 (examples/pytorch/README.md says how to make it). "
 )
 
 
-class Folder:
+class Folder(NamedTuple):
     """One output folder: the models of one table of models.py."""
 
-    def __init__(self, path: str, names: tuple[str, ...], table: str):
-        self.path = path  # where the files go
-        self.names = names  # in index.json's order
-        self.table = table  # the models.py dict they come from
+    path: str  # where the files go
+    names: tuple[str, ...]  # its models, in index.json's order
+    table: str  # the models.py dict they come from: "EXAMPLES" or "UNPLACED"
 
 
 def parse_args(argv):
@@ -76,7 +76,7 @@ def parse_args(argv):
                    help="export only NAME, in every folder that has it (repeatable; one of "
                         f"{', '.join(UNPLACED_NAMES)})")
     p.add_argument("--check", action="store_true",
-                   help="export into a temporary folder and compare with --out (torch's float outputs "
+                   help="export into a temporary folder and compare with the output folders (torch's float outputs "
                         f"within rtol={OUTPUT_RTOL:g}, atol={OUTPUT_ATOL:g}, every other file byte for "
                         "byte); exit 1 on any difference")
     return p.parse_args(argv)
@@ -135,7 +135,7 @@ def export_one(np, torch, aot, models, name: str, out: str, table: str = "EXAMPL
         # torch.export's pytree deprecation notes and dynamo's note on
         # transformers' output capturing, nothing about this export
         warnings.simplefilter("ignore", FutureWarning)
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.filterwarnings("ignore", "While compiling, we found certain side effects", UserWarning)
         exported = aot.export(model, args=args, arg_device=models.arg_device(name, examples),
                               dynamic_shapes=shapes() if shapes else None,
                               module_name=name, function_name=FUNCTION)
