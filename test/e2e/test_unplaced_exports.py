@@ -119,6 +119,35 @@ def test_the_exports_name_no_device():
         assert "#flow.parameter.named<\"model\"::" in (EXPORTED / f"{name}.mlir").read_text()
 
 
+def test_the_index_lists_every_file():
+    """index.json names every file of the folder, and only files it has."""
+    listed = {"index.json"}
+    for entry in INDEX.values():
+        listed |= {entry["mlir"], *(v["file"] for v in (*entry["inputs"], *entry["outputs"]))}
+        listed |= {v["file"] for s in entry.get("other_sizes", []) for v in (*s["inputs"], *s["outputs"])}
+        listed |= {entry["parameters"]["file"]} if "parameters" in entry else set()
+    assert listed == {p.name for p in EXPORTED.iterdir()}
+
+
+@pytest.mark.parametrize("name", ["split_mlp", "embed_head", "dynamic_batch"])
+def test_the_small_models_are_the_placed_ones_unplaced(name):
+    """The same seeds as exported/'s: the same inputs, and torch's outputs
+    within the tolerance (the same weights; only the transfers are gone)."""
+    placed_dir = EXPORTED.parent / "exported"
+    placed = json.loads((placed_dir / "index.json").read_text())[name]
+    entry = INDEX[name]
+    pairs = [(entry, placed)] + list(zip(entry.get("other_sizes", []), placed.get("other_sizes", [])))
+    for mine, theirs in pairs:
+        for kind in ("inputs", "outputs"):
+            assert len(mine[kind]) == len(theirs[kind]), (name, kind)
+            for a, b in zip(mine[kind], theirs[kind]):
+                x, y = np.load(EXPORTED / a["file"]), np.load(placed_dir / b["file"])
+                if kind == "inputs":
+                    np.testing.assert_array_equal(x, y)
+                else:
+                    np.testing.assert_allclose(x, y, rtol=RTOL, atol=ATOL)
+
+
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_one_device_mdc_run(case, mdc_vmfb, mdc_run, tmp_path):
     got = _mdc_run(mdc_run, mdc_vmfb(case[1], ONE_CPU), ["local-task"], case, tmp_path)
