@@ -3,10 +3,14 @@
 and torch's reference outputs, for mdc's tests to use without torch.
 
 Run it in the export environment (README.md: torch 2.13 CPU, iree-turbine
-3.9.0, iree-base-compiler 3.9.0), not in mdc's venv. For each model NAME it
-writes into the output folder (default: exported/ beside this script):
+3.9.0, iree-base-compiler 3.9.0, transformers), not in mdc's venv. It
+writes two folders beside this script: exported/ (models.EXAMPLES, placed
+by hand on two devices; --out) and exported_unplaced/ (models.UNPLACED, no
+device named; --out-unplaced). For each model NAME it writes into its folder:
 
   NAME.mlir           torch-dialect IR from iree.turbine.aot.export
+  NAME.irpa           the weights, for a model exported with external
+                      parameters (models.Example.parameter_scope)
   NAME.inputK.npy     the K-th argument
   NAME.outputK.npy    torch's K-th result for those arguments
   NAME.sizeS.inputK.npy, NAME.sizeS.outputK.npy
@@ -31,9 +35,11 @@ import json
 import os
 import sys
 import tempfile
+from typing import NamedTuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAMES = ("split_mlp", "embed_head", "dynamic_batch")
+NAMES = ("split_mlp", "embed_head", "dynamic_batch")  # exported/: models.EXAMPLES
+UNPLACED_NAMES = (*NAMES, "gpt2", "llama")  # exported_unplaced/: models.UNPLACED
 FUNCTION = "main"  # the exported function's name, in module @NAME
 
 # --check's tolerance for torch's float outputs: the one test_pytorch_exports.py
@@ -44,9 +50,17 @@ OUTPUT_ATOL = 1e-6
 
 ENV_HELP = (
     "export.py needs the export environment, not mdc's venv: torch 2.13 (CPU), "
-    "iree-turbine==3.9.0, iree-base-compiler==3.9.0 and iree-base-runtime==3.9.0 "
-    "(examples/pytorch/README.md says how to make it). "
+    "iree-turbine==3.9.0, iree-base-compiler==3.9.0, iree-base-runtime==3.9.0 and "
+    "transformers==5.25.0 (examples/pytorch/README.md says how to make it). "
 )
+
+
+class Folder(NamedTuple):
+    """One output folder: the models of one table of models.py."""
+
+    path: str  # where the files go
+    names: tuple[str, ...]  # its models, in index.json's order
+    table: str  # the models.py dict they come from: "EXAMPLES" or "UNPLACED"
 
 
 def parse_args(argv):
@@ -56,10 +70,13 @@ def parse_args(argv):
                     "Needs the export environment of README.md (torch, iree-turbine 3.9.0).")
     p.add_argument("--out", default=os.path.join(HERE, "exported"),
                    help="output folder (default: exported/ beside export.py)")
-    p.add_argument("--only", action="append", choices=NAMES, metavar="NAME",
-                   help=f"export only NAME (repeatable; one of {', '.join(NAMES)})")
+    p.add_argument("--out-unplaced", default=os.path.join(HERE, "exported_unplaced"),
+                   help="output folder of the unplaced exports (default: exported_unplaced/ beside export.py)")
+    p.add_argument("--only", action="append", choices=UNPLACED_NAMES, metavar="NAME",
+                   help="export only NAME, in every folder that has it (repeatable; one of "
+                        f"{', '.join(UNPLACED_NAMES)})")
     p.add_argument("--check", action="store_true",
-                   help="export into a temporary folder and compare with --out (torch's float outputs "
+                   help="export into a temporary folder and compare with the output folders (torch's float outputs "
                         f"within rtol={OUTPUT_RTOL:g}, atol={OUTPUT_ATOL:g}, every other file byte for "
                         "byte); exit 1 on any difference")
     return p.parse_args(argv)
@@ -94,20 +111,32 @@ def write_npy(np, path: str, array) -> None:
     _replace_if_changed(tmp, path)
 
 
-def export_one(np, torch, aot, models, name: str, out: str) -> dict:
+def export_one(np, torch, aot, models, name: str, out: str, table: str = "EXAMPLES") -> dict:
     import warnings
 
-    model = models.build(name)
-    inputs = models.example_inputs(name)
+    examples = getattr(models, table)
+    example = examples[name]
+    model = models.build(name, examples)
+    inputs = models.example_inputs(name, examples)
     args = tuple(torch.from_numpy(a.copy()) for a in inputs)
-    shapes = models.EXAMPLES[name].dynamic_shapes
+    shapes = example.dynamic_shapes
     with torch.no_grad():
         result = model(*args)
     results = result if isinstance(result, (tuple, list)) else (result,)
+    entry = {"mlir": f"{name}.mlir", "module": name, "function": FUNCTION, "inputs": [], "outputs": []}
+    if example.parameter_scope is not None:
+        # every weight becomes #flow.parameter.named<SCOPE::NAME>, its bytes in NAME.irpa
+        aot.externalize_module_parameters(model, external_scope=example.parameter_scope)
+        tmp = os.path.join(out, f".{name}.tmp.irpa")
+        aot.save_module_parameters(tmp, model)
+        _replace_if_changed(tmp, os.path.join(out, f"{name}.irpa"))
+        entry["parameters"] = {"file": f"{name}.irpa", "scope": example.parameter_scope}
     with warnings.catch_warnings():
-        # torch.export's pytree deprecation notes, nothing about this export
+        # torch.export's pytree deprecation notes and dynamo's note on
+        # transformers' output capturing, nothing about this export
         warnings.simplefilter("ignore", FutureWarning)
-        exported = aot.export(model, args=args, arg_device=models.arg_device(name),
+        warnings.filterwarnings("ignore", "While compiling, we found certain side effects", UserWarning)
+        exported = aot.export(model, args=args, arg_device=models.arg_device(name, examples),
                               dynamic_shapes=shapes() if shapes else None,
                               module_name=name, function_name=FUNCTION)
     exported.verify()
@@ -115,10 +144,9 @@ def export_one(np, torch, aot, models, name: str, out: str) -> dict:
     tmp = os.path.join(out, f".{name}.tmp.mlir")
     exported.save_mlir(tmp)
     _replace_if_changed(tmp, mlir)
-    entry = {"mlir": f"{name}.mlir", "module": name, "function": FUNCTION, "inputs": [], "outputs": []}
     for k, a in enumerate(inputs):
         write_npy(np, os.path.join(out, f"{name}.input{k}.npy"), a)
-        dev = models.EXAMPLES[name].arg_device.get(k)
+        dev = example.arg_device.get(k)
         entry["inputs"].append({"file": f"{name}.input{k}.npy", "dtype": str(a.dtype), "shape": list(a.shape),
                                 "device": None if dev is None else f"__device_{dev}"})
     for k, r in enumerate(results):
@@ -127,15 +155,16 @@ def export_one(np, torch, aot, models, name: str, out: str) -> dict:
         entry["outputs"].append({"file": f"{name}.output{k}.npy", "dtype": str(a.dtype), "shape": list(a.shape)})
     if shapes:
         entry["dynamic"] = "dimension 0 of every argument (one Dim, 1..4096)"
-    for size in models.EXAMPLES[name].other_sizes:
-        entry.setdefault("other_sizes", []).append(export_size(np, torch, models, model, name, size, out))
+    for size in example.other_sizes:
+        entry.setdefault("other_sizes", []).append(export_size(np, torch, models, model, name, size, out,
+                                                               examples))
     return entry
 
 
-def export_size(np, torch, models, model, name: str, size: int, out: str) -> dict:
+def export_size(np, torch, models, model, name: str, size: int, out: str, examples: dict) -> dict:
     """Inputs at ``size`` of the dynamic dimension and torch's outputs for
     them, written beside the export; their index entry."""
-    inputs = models.sized_inputs(name, size)
+    inputs = models.sized_inputs(name, size, examples)
     with torch.no_grad():
         result = model(*(torch.from_numpy(a.copy()) for a in inputs))
     results = result if isinstance(result, (tuple, list)) else (result,)
@@ -148,7 +177,9 @@ def export_size(np, torch, models, model, name: str, size: int, out: str) -> dic
     return entry
 
 
-def export_all(names, out: str) -> None:
+def export_all(names, out: str, folder_names=NAMES, table: str = "EXAMPLES") -> None:
+    """Exports ``names`` of ``models.<table>`` into ``out``; its index.json
+    keeps the other models' entries, in ``folder_names``' order."""
     np, torch, aot, models = import_env()
     torch.set_num_threads(1)  # one summation order for the reference outputs
     os.makedirs(out, exist_ok=True)
@@ -158,9 +189,9 @@ def export_all(names, out: str) -> None:
         with open(index_path) as f:
             index = json.load(f)
     for name in names:
-        index[name] = export_one(np, torch, aot, models, name, out)
-        print(f"exported {name}")
-    index = {n: index[n] for n in NAMES if n in index}
+        index[name] = export_one(np, torch, aot, models, name, out, table)
+        print(f"exported {name} into {os.path.basename(out)}/")
+    index = {n: index[n] for n in folder_names if n in index}
     tmp = index_path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(index, f, indent=2, sort_keys=True)
@@ -200,27 +231,40 @@ def differing_files(new_dir: str, old_dir: str) -> list[str]:
             if not same_export_file(os.path.join(new_dir, f), os.path.join(old_dir, f))]
 
 
-def check(names, out: str) -> int:
+def check_folder(names, folder: Folder) -> list[str]:
+    """The files of ``folder`` that exporting ``names`` again would change
+    (paths), exporting into a temporary folder."""
+    out = folder.path
     with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(os.path.join(out, "index.json")):
             # start from the committed index so --only compares like for like
             with open(os.path.join(out, "index.json")) as f, open(os.path.join(tmp, "index.json"), "w") as g:
                 g.write(f.read())
-        export_all(names, tmp)
-        differ = differing_files(tmp, out)
-    for f in differ:
-        print(f"differs: {os.path.join(out, f)}", file=sys.stderr)
-    print("identical" if not differ else f"{len(differ)} file(s) differ")
-    return 1 if differ else 0
+        export_all(names, tmp, folder.names, folder.table)
+        return [os.path.join(out, f) for f in differing_files(tmp, out)]
+
+
+def folders(args) -> list[Folder]:
+    return [Folder(args.out, NAMES, "EXAMPLES"), Folder(args.out_unplaced, UNPLACED_NAMES, "UNPLACED")]
 
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    names = args.only or list(NAMES)
-    if args.check:
-        return check(names, args.out)
-    export_all(names, args.out)
-    return 0
+    differ = []
+    for folder in folders(args):
+        names = [n for n in (args.only or folder.names) if n in folder.names]
+        if not names:
+            continue
+        if args.check:
+            differ += check_folder(names, folder)
+        else:
+            export_all(names, folder.path, folder.names, folder.table)
+    if not args.check:
+        return 0
+    for path in differ:
+        print(f"differs: {path}", file=sys.stderr)
+    print("identical" if not differ else f"{len(differ)} file(s) differ")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

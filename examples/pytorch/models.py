@@ -1,4 +1,5 @@
-"""Three small PyTorch models split over two logical devices, for mdc.
+"""Small PyTorch models for mdc: three split over two logical devices by
+hand, and the same three plus a small GPT-2 with no placement at all.
 
 Each model names two IREE logical devices: ``__device_0`` (meant to be the
 CPU, ``--device=__device_0=local[0]``) and ``__device_1`` (meant to be the
@@ -13,7 +14,14 @@ inlined in the exported MLIR as dense resources.
 
 ``EXAMPLES`` holds, for each model, what export.py needs: the example
 arguments (made with numpy from a fixed seed), the argument devices and the
-dynamic shapes.
+dynamic shapes. ``UNPLACED`` holds the programs with no device named
+anywhere (no ``transfer_to_logical_device``, no ``arg_device``), for
+automatic placement to place: the three models built with ``placed=False``
+(the same seeds, so the same weights, inputs and outputs), and ``gpt2`` and
+``llama``, a ``transformers`` GPT2LMHeadModel and LlamaForCausalLM with
+small dimensions and seeded random weights made here (no download),
+exported with their weights as external parameters of scope ``model`` (an
+.irpa file each) instead of inlined (transformer_models.py).
 
 Needs torch and iree-turbine (the export environment, see README.md).
 """
@@ -33,10 +41,11 @@ CPU = "0"  # moniker of @__device_0
 GPU = "1"  # moniker of @__device_1
 
 
-def to_device(moniker: str, t: torch.Tensor) -> torch.Tensor:
+def to_device(moniker: str, t: torch.Tensor, placed: bool = True) -> torch.Tensor:
     """Moves ``t`` to logical device ``@__device_<moniker>`` (in eager
-    torch, a copy)."""
-    return transfer_to_logical_device(moniker, t)
+    torch, a copy); with ``placed=False``, ``t`` itself (the program names
+    no device)."""
+    return transfer_to_logical_device(moniker, t) if placed else t
 
 
 class SplitMLP(nn.Module):
@@ -44,15 +53,16 @@ class SplitMLP(nn.Module):
     other two on __device_1. Input [4, 16] float32 on __device_0, output
     [4, 8] float32 computed on __device_1."""
 
-    def __init__(self):
+    def __init__(self, placed: bool = True):
         super().__init__()
+        self.placed = placed
         self.first = nn.Linear(16, 24)
         self.hidden = nn.Linear(24, 24)
         self.out = nn.Linear(24, 8)
 
     def forward(self, x):
         h = torch.relu(self.first(x))
-        h = to_device(GPU, h)
+        h = to_device(GPU, h, self.placed)
         h = torch.relu(self.hidden(h))
         return self.out(h)
 
@@ -62,14 +72,15 @@ class EmbedHead(nn.Module):
     layer and a softmax over the classes on __device_1. Input [2, 5] int64
     on __device_0, output [2, 5, 10] float32 (rows sum to 1)."""
 
-    def __init__(self, vocab: int = 32, width: int = 16, classes: int = 10):
+    def __init__(self, vocab: int = 32, width: int = 16, classes: int = 10, placed: bool = True):
         super().__init__()
+        self.placed = placed
         self.embed = nn.Embedding(vocab, width)
         self.head = nn.Linear(width, classes)
 
     def forward(self, ids):
         e = self.embed(ids)
-        e = to_device(GPU, e)
+        e = to_device(GPU, e, self.placed)
         return torch.softmax(self.head(e), dim=-1)
 
 
@@ -79,14 +90,15 @@ class DynamicBatch(nn.Module):
     layer and tanh on __device_0, moves to __device_1 and gates a linear
     layer of ``x`` there. Output [B, 8] float32."""
 
-    def __init__(self):
+    def __init__(self, placed: bool = True):
         super().__init__()
+        self.placed = placed
         self.gate = nn.Linear(8, 8)
         self.proj = nn.Linear(8, 8)
 
     def forward(self, x, y):
         g = torch.tanh(self.gate(y))
-        g = to_device(GPU, g)
+        g = to_device(GPU, g, self.placed)
         return self.proj(x) * g
 
 
@@ -105,6 +117,9 @@ class Example:
     # Other sizes of the dynamic dimension the exported program is checked
     # at: for each, inputs(rng, size) and torch's outputs are written too.
     other_sizes: tuple[int, ...] = ()
+    # The scope of the weights when exported as external parameters (an
+    # .irpa beside the MLIR, `--parameters=SCOPE=FILE`); None: inlined.
+    parameter_scope: str | None = None
 
 
 def _split_mlp_inputs(rng):
@@ -134,21 +149,49 @@ EXAMPLES: dict[str, Example] = {
 }
 
 
-def build(name: str) -> nn.Module:
-    """The model ``name`` with its seeded weights, in eval mode."""
-    torch.manual_seed(EXAMPLES[name].seed)
-    return EXAMPLES[name].make().eval()
+def _transformer(name: str) -> Callable[[], nn.Module]:
+    def make():
+        import transformer_models  # needs transformers, only for these models
+
+        return getattr(transformer_models, name)()
+
+    return make
 
 
-def arg_device(name: str) -> dict[int, DeviceAffinity]:
-    return {i: DeviceAffinity(d) for i, d in EXAMPLES[name].arg_device.items()}
+def _token_ids(rng):
+    import transformer_models
+
+    return transformer_models.token_ids(rng)
 
 
-def example_inputs(name: str) -> tuple[np.ndarray, ...]:
-    return EXAMPLES[name].inputs(np.random.default_rng(EXAMPLES[name].seed))
+# The same models with no device named, and a transformers GPT-2, for
+# automatic placement. The seeds are EXAMPLES', so the three small models
+# have the same weights and inputs, and torch gives the same outputs.
+UNPLACED: dict[str, Example] = {
+    "split_mlp": Example(lambda: SplitMLP(placed=False), _split_mlp_inputs, {}, seed=1),
+    "embed_head": Example(lambda: EmbedHead(placed=False), _embed_head_inputs, {}, seed=2),
+    "dynamic_batch": Example(lambda: DynamicBatch(placed=False), _dynamic_batch_inputs, {}, seed=3,
+                             dynamic_shapes=_dynamic_batch_shapes, other_sizes=(1, 7, 64)),
+    "gpt2": Example(_transformer("gpt2"), _token_ids, {}, seed=4, parameter_scope="model"),
+    "llama": Example(_transformer("llama"), _token_ids, {}, seed=5, parameter_scope="model"),
+}
 
 
-def sized_inputs(name: str, size: int) -> tuple[np.ndarray, ...]:
+def build(name: str, table: dict[str, Example] = EXAMPLES) -> nn.Module:
+    """The model ``name`` of ``table`` with its seeded weights, in eval mode."""
+    torch.manual_seed(table[name].seed)
+    return table[name].make().eval()
+
+
+def arg_device(name: str, table: dict[str, Example] = EXAMPLES) -> dict[int, DeviceAffinity]:
+    return {i: DeviceAffinity(d) for i, d in table[name].arg_device.items()}
+
+
+def example_inputs(name: str, table: dict[str, Example] = EXAMPLES) -> tuple[np.ndarray, ...]:
+    return table[name].inputs(np.random.default_rng(table[name].seed))
+
+
+def sized_inputs(name: str, size: int, table: dict[str, Example] = EXAMPLES) -> tuple[np.ndarray, ...]:
     """The arguments at another size of the dynamic dimension (one of
     ``other_sizes``), from a generator seeded by the model and the size."""
-    return EXAMPLES[name].inputs(np.random.default_rng([EXAMPLES[name].seed, size]), size)
+    return table[name].inputs(np.random.default_rng([table[name].seed, size]), size)
