@@ -93,8 +93,12 @@ def run(kit: str, devices: list[str] | None, timeout: float, allow_no_gpu: bool)
     if status != 0:
         print(f"mdc-profile exited {status}", flush=True)
         return status
+    measured = load_profile(profile_path)
     print()
-    print(comparison(load_profile(profile_path), default_profile()))
+    print(comparison(measured, default_profile()))
+    if "local" in measured.devices:
+        print("(local: the probes' generic x86-64 code, not mdc-compile's host code: docs/mdc-profile.md, "
+              "\"A machine without the compiler\", says how much slower)")
     return 0
 
 
