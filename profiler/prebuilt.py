@@ -6,6 +6,7 @@ elsewhere, and ``mdc-profile --probes=DIR`` reads them.
 DIR holds one ``KIND.vmfb`` per device kind and the index ``probes.json``::
 
     {"format": "mdc-profile-probes", "version": 1, "mdc": "0.1.0", "quick": false,
+     "target_cpu": "generic",
      "probes": [{"kind": "local", "file": "local.vmfb",
                  "flags": ["--iree-hal-target-device=local", ...,
                            "--iree-llvmcpu-target-cpu=generic"],
@@ -15,7 +16,8 @@ DIR holds one ``KIND.vmfb`` per device kind and the index ``probes.json``::
 DIR built by another mdc, whose probes differ, is refused even where the
 measuring side's mdc version is unknown (a checkout that is not
 installed); ``vmfb_sha256`` finds a file that changed since it was built.
-A local device's probes target probes.PREBUILT_TARGET_CPU.
+A local device's probes target ``target_cpu``: probes.PREBUILT_TARGET_CPU
+unless the builder names another (one the measuring machine has).
 
 No IREE import: the caller passes the compile function.
 """
@@ -61,6 +63,14 @@ class ProbeEntry:
     vmfb_sha256: str
 
 
+@dataclasses.dataclass(frozen=True)
+class Probes:
+    """A DIR's modules by kind, checked, and the CPU its local ones target."""
+
+    modules: Mapping[str, bytes]
+    target_cpu: str
+
+
 def mdc_version() -> Optional[str]:
     """The installed mdc's version, or None (a checkout on sys.path)."""
     try:
@@ -69,32 +79,35 @@ def mdc_version() -> Optional[str]:
         return None
 
 
-def expected(kind: str, quick: bool) -> tuple[tuple[str, ...], str]:
+def expected(kind: str, quick: bool, target_cpu: str) -> tuple[tuple[str, ...], str]:
     """(flags, program_sha256) of the module this mdc builds for ``kind``."""
     text = probes.program(probes.sizes_for(kind, quick), f16=kind not in probes.NO_F16_MATMUL)
-    return probes.compile_flags(kind, probes.PREBUILT_TARGET_CPU), _sha256(text.encode())
+    return probes.compile_flags(kind, target_cpu), _sha256(text.encode())
 
 
-def build(directory: str, kinds: Iterable[str], quick: bool, compile_module: Compile) -> list[str]:
-    """Compiles each kind's probe module into ``directory`` (made if
-    missing), then writes the index; the paths written, the index last."""
+def build(directory: str, kinds: Iterable[str], quick: bool, compile_module: Compile,
+          target_cpu: str = probes.PREBUILT_TARGET_CPU) -> list[str]:
+    """Compiles each kind's probe module, then (nothing where a compile
+    fails) writes them into ``directory`` (made if missing) and the index;
+    the paths written, the index last."""
+    vmfbs = {kind: compile_module(kind, probes.sizes_for(kind, quick), target_cpu) for kind in kinds}
     os.makedirs(directory, exist_ok=True)
     entries, written = [], []
-    for kind in kinds:
-        flags, program_sha256 = expected(kind, quick)
-        vmfb = compile_module(kind, probes.sizes_for(kind, quick), probes.PREBUILT_TARGET_CPU)
+    for kind, vmfb in vmfbs.items():
+        flags, program_sha256 = expected(kind, quick, target_cpu)
         path = os.path.join(directory, f"{kind}.vmfb")
         write_atomically(path, vmfb)
         written.append(path)
         entries.append({"kind": kind, "file": os.path.basename(path), "flags": list(flags),
                         "program_sha256": program_sha256, "vmfb_sha256": _sha256(vmfb)})
-    index = {"format": FORMAT, "version": FORMAT_VERSION, "mdc": mdc_version(), "quick": quick, "probes": entries}
+    index = {"format": FORMAT, "version": FORMAT_VERSION, "mdc": mdc_version(), "quick": quick,
+             "target_cpu": target_cpu, "probes": entries}
     path = os.path.join(directory, INDEX)
     write_atomically(path, (json.dumps(index, indent=1) + "\n").encode())
     return written + [path]
 
 
-def load(directory: str, kinds: Iterable[str], quick: bool) -> dict[str, bytes]:
+def load(directory: str, kinds: Iterable[str], quick: bool) -> Probes:
     """Each kind's module from ``directory``, checked against its index and
     against what this mdc would build; KitMismatch or KitBroken, one line."""
     index = _read_index(directory)
@@ -107,17 +120,20 @@ def load(directory: str, kinds: Iterable[str], quick: bool) -> dict[str, bytes]:
         built, asked = ("with", "without") if index.get("quick") else ("without", "with")
         raise KitMismatch(f"{where} was built {built} --quick; measure {built} it, not {asked}")
     entries = _entries(index, where)
+    target_cpu = index.get("target_cpu")
+    if not isinstance(target_cpu, str):
+        raise KitMismatch(f"{where}: {INDEX} has no \"target_cpu\" string")
     modules = {}
     for kind in kinds:
         entry = entries.get(kind)
         if entry is None:
             raise KitMismatch(f"{where} has no {kind} probes (it has {', '.join(entries) or 'none'}): "
                               f"build it with --device for every device measured")
-        if (entry.flags, entry.program_sha256) != expected(kind, quick):
+        if (entry.flags, entry.program_sha256) != expected(kind, quick, target_cpu):
             raise KitMismatch(f"{where} was built by mdc {built_by} with other {kind} probes than this mdc's: "
                               f"rebuild it with --build-probes")
         modules[kind] = _read_module(directory, entry, where)
-    return modules
+    return Probes(modules, target_cpu)
 
 
 def _read_index(directory: str) -> Mapping:
@@ -148,9 +164,9 @@ def _entries(index: Mapping, where: str) -> dict[str, ProbeEntry]:
 
 
 def _read_module(directory: str, entry: ProbeEntry, where: str) -> bytes:
-    path = os.path.join(directory, entry.file)
     if os.path.basename(entry.file) != entry.file:
         raise KitBroken(f"{where}: {INDEX} names {entry.file!r}, not a file in the directory")
+    path = os.path.join(directory, entry.file)
     try:
         with open(path, "rb") as f:
             vmfb = f.read()

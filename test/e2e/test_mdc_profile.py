@@ -155,6 +155,7 @@ def local_probes(run_tool, tmp_path_factory):
 def test_build_probes_writes_the_modules_and_an_index(local_probes):
     index = json.loads((local_probes / "probes.json").read_text())
     assert index["format"] == "mdc-profile-probes" and index["version"] == 1 and index["quick"] is True
+    assert index["target_cpu"] == "generic"
     assert index["mdc"] == metadata.version("mdc")
     [entry] = index["probes"]
     assert entry["kind"] == "local" and entry["file"] == "local.vmfb"
@@ -172,6 +173,29 @@ def test_prebuilt_probes_measure_without_the_compiler(run_tool, tmp_path, local_
     assert set(profile.devices) == {"local"}
     _check_device(profile, "local")
     assert f"probes from {local_probes}" in profile.source.tool and "target-cpu=generic" in profile.source.tool
+
+
+def test_target_cpu_builds_local_probes_for_that_cpu(run_tool, tmp_path):
+    """--target-cpu=x86-64 (the baseline every x86-64 has) replaces generic
+    in the local flags and the index, and the profile says which it was."""
+    kit, out = tmp_path / "kit", tmp_path / "machine.json"
+    r = run_tool([*PROFILE, f"--build-probes={kit}", "--device=local-task", "--quick", "--target-cpu=x86-64"],
+                 timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = json.loads((kit / "probes.json").read_text())
+    assert index["target_cpu"] == "x86-64" and "--iree-llvmcpu-target-cpu=x86-64" in index["probes"][0]["flags"]
+    r = run_tool([*NO_COMPILER, f"--probes={kit}", "--device=local-task", "--quick", "-o", out], timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "--iree-llvmcpu-target-cpu=x86-64)" in load_profile(str(out)).source.tool
+
+
+def test_a_probe_that_does_not_compile_is_status_1_and_no_dir(run_tool, tmp_path):
+    kit = tmp_path / "kit"
+    r = run_tool([*PROFILE, f"--build-probes={kit}", "--device=local-task", "--quick", "--target-cpu=no-such-cpu"])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr.startswith("mdc-profile: error: compiling the probes failed: "), r.stderr
+    assert "Unknown CPU" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not kit.exists()
 
 
 def test_build_probes_without_the_compiler_is_status_1(run_tool, tmp_path):
@@ -201,6 +225,10 @@ def _flip_a_byte(path):
 @pytest.mark.parametrize("argv, spoil, status, message", [
     (["--build-probes={kit}", "--probes={kit}"], None, 2, "--build-probes=DIR builds probes and --probes=DIR"),
     (["--build-probes={kit}", "-o", "{out}"], None, 2, "--build-probes=DIR writes probe modules, not a profile"),
+    (["--probes={kit}", "--target-cpu=x86-64"], None, 2, "--target-cpu=CPU is for --build-probes=DIR"),
+    (["--probes={kit}"], lambda kit: _edit_index(kit, target_cpu="x86-64"), 2,
+     "with other local probes than this mdc's"),
+    (["--probes={kit}"], lambda kit: _edit_index(kit, target_cpu=None), 2, 'probes.json has no "target_cpu" string'),
     (["--probes={tmp}/none"], None, 2, "--probes={tmp}/none: no such directory"),
     (["--probes={tmp}"], None, 2, "--probes={tmp}: no probes.json (build it with --build-probes={tmp})"),
     (["--probes={kit}"], lambda kit: (kit / "probes.json").write_text("{"), 2,

@@ -1,6 +1,6 @@
 """Build here, run on a GPU machine: mdc-profile with probes built here.
 
-    python test/e2e/gpu_profile.py build KIT [--quick] [--no-vulkan]   # here: needs the compiler
+    python test/e2e/gpu_profile.py build KIT [--quick] [--no-vulkan] [--target-cpu=CPU]   # here: the compiler
     python test/e2e/gpu_profile.py run KIT [--device=URI ...] [--timeout S] [--allow-no-gpu]
 
 ``build`` runs ``mdc-profile --build-probes=KIT/probes`` for local, cuda
@@ -48,10 +48,10 @@ def _profiler(argv: list[str], timeout: float | None = None) -> int:
     return status
 
 
-def build(kit: str, quick: bool, vulkan: bool) -> int:
+def build(kit: str, quick: bool, vulkan: bool, target_cpu: str | None = None) -> int:
     devices = [d for d in BUILD_DEVICES if vulkan or d != "vulkan"]
     return _profiler([f"--build-probes={_probes(kit)}", *(f"--device={d}" for d in devices),
-                      *(["--quick"] if quick else [])])
+                      *(["--quick"] if quick else []), *([f"--target-cpu={target_cpu}"] if target_cpu else [])])
 
 
 def _probes(kit: str) -> str:
@@ -97,8 +97,8 @@ def run(kit: str, devices: list[str] | None, timeout: float, allow_no_gpu: bool)
     print()
     print(comparison(measured, default_profile()))
     if "local" in measured.devices:
-        print("(local: the probes' generic x86-64 code, not mdc-compile's host code: docs/mdc-profile.md, "
-              "\"A machine without the compiler\", says how much slower)")
+        print(f"(local: the probes' code for --iree-llvmcpu-target-cpu={index['target_cpu']}, not mdc-compile's "
+              "host code: docs/mdc-profile.md, \"A machine without the compiler\", says how much slower)")
     return 0
 
 
@@ -142,6 +142,7 @@ def main(argv=None) -> int:
     b.add_argument("kit")
     b.add_argument("--quick", action="store_true", help="mdc-profile's --quick probes")
     b.add_argument("--no-vulkan", action="store_true", help="local and cuda probes only")
+    b.add_argument("--target-cpu", help="mdc-profile's --target-cpu (default: its generic x86-64)")
     r = sub.add_parser("run", help="mdc-profile --probes=KIT/probes, then the profile beside the default's")
     r.add_argument("kit")
     r.add_argument("--device", action="append", help="a device to measure, repeated (default: local-task, "
@@ -150,5 +151,5 @@ def main(argv=None) -> int:
     r.add_argument("--allow-no-gpu", action="store_true", help="without a cuda device, measure the others, exit 0")
     args = p.parse_args(argv)
     if args.command == "build":
-        return build(args.kit, args.quick, not args.no_vulkan)
+        return build(args.kit, args.quick, not args.no_vulkan, args.target_cpu)
     return run(args.kit, args.device, args.timeout, args.allow_no_gpu)
