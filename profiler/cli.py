@@ -115,7 +115,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CannotWrite as e:
         print(f"{TOOL}: error: cannot write {args.output}: {e}", file=sys.stderr)
         return FAILURE_STATUS
-    except (_Failure, prebuilt.KitBroken) as e:
+    except _Failure as e:
         print(f"{TOOL}: error: {e}", file=sys.stderr)
         return FAILURE_STATUS
     print(table(profile))
