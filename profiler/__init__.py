@@ -3,6 +3,8 @@
 
 * probes.py: the probe programs and how each kind compiles them (no IREE);
 * measure.py: one device timed through the stock runtime;
+* prebuilt.py: probe modules built on one machine (--build-probes) and
+  measured on another with the runtime alone (--probes);
 * cli.py: the command line, the table it prints and the file it writes.
 
 It may import mdc.contract and mdc.runtime_shim; nothing imports it.

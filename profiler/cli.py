@@ -1,13 +1,19 @@
 """mdc-profile: measures this machine's devices for automatic placement.
 
     mdc-profile --device=local-task --device=cuda -o machine.json [--quick]
+    mdc-profile --build-probes=DIR --device=local-task --device=cuda [--quick] [--target-cpu=CPU]
+    mdc-profile --probes=DIR --device=local-task --device=cuda -o machine.json [--quick]
 
 Each --device (a runtime URI, as mdc-run takes it) is opened alone and
 measured with small probe programs (probes.py, measure.py); the profile
 (contract/machine_profile.py) is written atomically to -o, then a short
-table is printed. A usage mistake is one line and exit status 2; a device
-that cannot be opened, or a failure while measuring, one line and 1; no
-file is written then.
+table is printed. --build-probes compiles the probe modules into DIR
+instead (prebuilt.py), and --probes measures with them, with only the
+IREE runtime: how a machine without the compiler is profiled. A usage
+mistake (a DIR that cannot serve the command included) is one line and
+exit status 2; a device that cannot be opened, a probe file missing or
+corrupt, or a failure while compiling or measuring, one line and 1; no
+profile is written then.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from mdc.contract.atomic_write import CannotWrite, why_unwritable, write_atomica
 from mdc.contract.machine_profile import HOST_KIND, CrossingCosts, DeviceCosts, MachineProfile, Provenance
 from mdc.contract.version import IREE_COMPILER, IREE_RUNTIME, add_version_argument, version_text
 
-from . import probes
+from . import prebuilt, probes
 
 TOOL = "mdc-profile"
 USAGE_STATUS, FAILURE_STATUS = 2, 1
@@ -49,24 +55,62 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="the profile to write (JSON)")
     p.add_argument("--quick", action="store_true",
                    help="smaller probes and fewer runs: seconds, not minutes, and rougher numbers")
+    p.add_argument("--build-probes", metavar="DIR",
+                   help="compile the probe modules for the --device kinds into DIR (with an index, "
+                   f"{prebuilt.INDEX}) and measure nothing: for a machine without the IREE compiler, which "
+                   "then runs --probes=DIR. Needs iree-base-compiler. A local device's probes target a "
+                   f"generic x86-64 CPU (--iree-llvmcpu-target-cpu={probes.PREBUILT_TARGET_CPU}), so its "
+                   f"numbers are generic code's: {GENERIC_CPU_NOTE}")
+    p.add_argument("--target-cpu", metavar="CPU",
+                   help=f"with --build-probes: the CPU a local device's probes are built for instead of "
+                   f"{probes.PREBUILT_TARGET_CPU}, as --iree-llvmcpu-target-cpu takes it (x86-64-v3, x86-64-v4, "
+                   "sapphirerapids, ...): one the measuring machine has, or its probes crash there")
+    p.add_argument("--probes", metavar="DIR",
+                   help="measure with the probe modules --build-probes=DIR compiled (same --quick, the "
+                   "same mdc), not compiling any: needs only the IREE runtime")
     add_version_argument(p, (IREE_COMPILER, IREE_RUNTIME))
     return p
+
+
+# How generic CPU code compares with host code on the development machine
+# (docs/mdc-profile.md has the numbers).
+GENERIC_CPU_NOTE = ("on this project's development machine f32 matmuls ran 5-8x and f16 matmuls ~100x slower "
+                    "than host code, copies up to 2x, the other rates and the call and dispatch costs alike "
+                    "(--target-cpu=x86-64-v3 ran as fast as host code there)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = _parser().parse_args(argv)
         kinds = _kinds(args.device)
+        if args.target_cpu is not None and args.build_probes is None:
+            raise UsageError("--target-cpu=CPU is for --build-probes=DIR (measuring here compiles for this CPU)")
+        if args.build_probes is not None:
+            if args.probes is not None:
+                raise UsageError("--build-probes=DIR builds probes and --probes=DIR measures with them: give one")
+            if args.output:
+                raise UsageError("--build-probes=DIR writes probe modules, not a profile: drop -o "
+                                 "(measure with --probes=DIR -o FILE)")
+            return _build(args.build_probes, kinds, args.quick, args.target_cpu or probes.PREBUILT_TARGET_CPU)
         if not args.output:
             raise UsageError("-o FILE is required: where to write the profile")
         why = why_unwritable(args.output)
         if why:
             raise UsageError(f"cannot write {args.output}: {why}")
-    except UsageError as e:
+        prebuilt_probes = prebuilt.load(args.probes, kinds.values(), args.quick) if args.probes is not None else None
+    except (UsageError, prebuilt.KitMismatch) as e:
         print(f"{TOOL}: error: {e}", file=sys.stderr)
         return USAGE_STATUS
+    except prebuilt.KitBroken as e:
+        print(f"{TOOL}: error: {e}", file=sys.stderr)
+        return FAILURE_STATUS
     try:
-        profile = _measure(kinds, args.quick)
+        if prebuilt_probes is None:
+            profile = _measure(kinds, args.quick)
+        else:
+            profile = _measure(kinds, args.quick, prebuilt_probes.modules,
+                               f"probes from {args.probes} (CPU code: --iree-llvmcpu-target-cpu="
+                               f"{prebuilt_probes.target_cpu})")
         write_atomically(args.output, profile.to_json().encode())
     except CannotWrite as e:
         print(f"{TOOL}: error: cannot write {args.output}: {e}", file=sys.stderr)
@@ -76,6 +120,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return FAILURE_STATUS
     print(table(profile))
     print(f"wrote {args.output}")
+    return 0
+
+
+def _build(directory: str, kinds: dict[str, str], quick: bool, target_cpu: str) -> int:
+    """--build-probes: each kind's probe module and the index into
+    ``directory``; 1 where the compiler is missing or fails, or a file
+    cannot be written."""
+    try:
+        import iree.compiler  # noqa: F401  (only to say plainly that it is missing)
+    except ImportError:
+        print(f"{TOOL}: error: --build-probes needs the IREE compiler (pip install {IREE_COMPILER}); "
+              f"a machine with only the runtime measures with --probes=DIR", file=sys.stderr)
+        return FAILURE_STATUS
+    from mdc.runtime_shim.errors import short
+
+    from .measure import compile_probes
+
+    try:
+        written = prebuilt.build(directory, kinds.values(), quick, compile_probes, target_cpu)
+    except (OSError, CannotWrite) as e:
+        print(f"{TOOL}: error: cannot write into {directory}: {e}", file=sys.stderr)
+        return FAILURE_STATUS
+    except Exception as e:  # a compile failure inside IREE: one line
+        print(f"{TOOL}: error: compiling the probes failed: {short(e)}", file=sys.stderr)
+        return FAILURE_STATUS
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 
@@ -102,7 +173,11 @@ def _kinds(uris: Sequence[str]) -> dict[str, str]:
     return kinds
 
 
-def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
+def _measure(kinds: dict[str, str], quick: bool, modules: Optional[dict[str, bytes]] = None,
+             probes_from: str = "") -> MachineProfile:
+    """Each device measured with ``modules`` (kind -> prebuilt probe
+    module, ``probes_from`` saying whence) or, without, modules compiled
+    here for this CPU."""
     # The runtime and compiler load only here: --help and usage errors stay quick.
     from mdc.runtime_shim.devices import open_device
     from mdc.runtime_shim.errors import ShimError, short
@@ -120,7 +195,8 @@ def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
             raise _Failure(str(e)) from None
         try:
             sizes = probes.sizes_for(kind, quick)
-            probe = DeviceProbe(device, kind, sizes, timer, compile_probes(kind, sizes))
+            vmfb = modules[kind] if modules is not None else compile_probes(kind, sizes)
+            probe = DeviceProbe(device, kind, sizes, timer, vmfb)
             devices[kind] = probe.costs()
             to_device, to_host = probe.crossings()
         except Exception as e:  # a compile or runtime failure inside IREE: one line
@@ -129,13 +205,15 @@ def _measure(kinds: dict[str, str], quick: bool) -> MachineProfile:
         if kind != HOST_KIND:  # local->local is the upload above, a copy between host allocations
             crossings[(kind, HOST_KIND)] = to_host
         names.append(f"{uri} ({kind})")
-    return MachineProfile(devices=devices, crossings=crossings, source=_provenance(names, quick))
+    return MachineProfile(devices=devices, crossings=crossings, source=_provenance(names, quick, probes_from))
 
 
-def _provenance(devices: list[str], quick: bool) -> Provenance:
+def _provenance(devices: list[str], quick: bool, probes_from: str = "") -> Provenance:
     cpu = _cpu_model()
     machine = f"{platform.node()}: {cpu}, {os.cpu_count()} CPUs; measured {', '.join(devices)}"
     tool = ", ".join(version_text(TOOL, (IREE_COMPILER, IREE_RUNTIME)).splitlines()) + (" (--quick)" if quick else "")
+    if probes_from:
+        tool += f"; {probes_from}"
     return Provenance(machine=machine, date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
                       tool=tool)
 

@@ -60,13 +60,14 @@ class Timer:
         return statistics.median(times)
 
 
-def compile_probes(kind: str, sizes: probes.ProbeSizes) -> bytes:
+def compile_probes(kind: str, sizes: probes.ProbeSizes, target_cpu: str = "host") -> bytes:
     """The probe module for one device of ``kind``, compiled by
-    iree.compiler (imported here: measuring needs only the runtime)."""
+    iree.compiler (imported here: measuring needs only the runtime)
+    with probes.compile_flags(kind, target_cpu)."""
     import iree.compiler as compiler
 
     text = probes.program(sizes, f16=kind not in probes.NO_F16_MATMUL)
-    return compiler.compile_str(text, extra_args=list(probes.COMPILE_FLAGS[kind]))
+    return compiler.compile_str(text, extra_args=list(probes.compile_flags(kind, target_cpu)))
 
 
 class DeviceProbe:

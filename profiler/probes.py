@@ -26,7 +26,19 @@ COMPILE_FLAGS = {
     "hip": ("--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"),
 }
 
+# The CPU that probes built on one machine for another (--build-probes)
+# target: LLVM's generic x86-64 (SSE2 only), since the building machine's
+# CPU need not be the measuring machine's. Their CPU numbers are those of
+# generic code, slower than mdc-compile's default (host) code.
+PREBUILT_TARGET_CPU = "generic"
+
 CHAIN_LENGTH = 32  # dispatches in @chain, against @tiny's one
+
+
+def compile_flags(kind: str, target_cpu: str = "host") -> tuple[str, ...]:
+    """COMPILE_FLAGS[kind], with ``target_cpu`` for a local device's CPU."""
+    cpu_flag = "--iree-llvmcpu-target-cpu="
+    return tuple(cpu_flag + target_cpu if flag.startswith(cpu_flag) else flag for flag in COMPILE_FLAGS[kind])
 
 
 def kind_of_uri(uri: str) -> str | None:

@@ -59,6 +59,15 @@ ELSEWHERE = (
     Elsewhere(r"mdc-profile --device=local-task --device=cuda -o machine\.json", "test/e2e/test_mdc_profile.py",
               "def test_local_task_and_lavapipe_quick",
               "measures a GPU for a minute; the same tool runs there on local-task beside lavapipe (--quick)"),
+    Elsewhere(r"mdc-profile --build-probes=probes --device=local-task --device=cuda", "test/harness/gpu_profile.py",
+              "--build-probes=", "its probes are for a GPU machine; gpu_profile.py's build step builds them (with "
+              "vulkan's), and test_mdc_profile.py runs that step here"),
+    Elsewhere(r"mdc-profile --probes=probes --device=local-task --device=cuda -o machine\.json",
+              "test/harness/gpu_profile.py", "--probes=", "measures a GPU: gpu_profile.py's run step runs it "
+              "there; the same on local-task runs here (the doc's --quick pair)"),
+    Elsewhere(r"python test/e2e/gpu_profile\.py (build|run) \S+", "test/e2e/test_mdc_profile.py",
+              "def test_gpu_profile_script_builds_here_and_runs_on_local_task",
+              "a GPU check: that test builds the kit and runs it on local-task; the lead runs it on the GPU machine"),
     Elsewhere(r"python test/e2e/gpu_kit\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_kit.py",
               "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
     Elsewhere(r"python test/e2e/gpu_torch\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_torch.py",
