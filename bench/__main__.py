@@ -101,6 +101,7 @@ synchronous calls (each call returns once its work is done).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .common import NO_GPU_STATUS, Config, configure_host, gpu_or_none
@@ -244,6 +245,10 @@ def _placement_commands(sub) -> list:
     b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
     b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
+    b.add_argument("--fits", type=_list, help="the block counts the budgets fit, comma separated "
+                                              "(default 0,N/4,N/2,3N/4,N)")
+    b.add_argument("--jobs", type=_whole(1), default=os.cpu_count() or 1,
+                   help="compiles at a time (default: the CPU count)")
     b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
     r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
     r.add_argument("dir")
@@ -323,7 +328,7 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     return workload_kit.build(plan, a.dir)
 
 
-def _placement(a: argparse.Namespace, config: Config) -> int:
+def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import placement, placement_kit, placement_plan
 
     if a.placement_cmd == "run":
@@ -331,8 +336,14 @@ def _placement(a: argparse.Namespace, config: Config) -> int:
     small = a.smoke
     stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
                   vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
-    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)),
-                              placement_plan.default_fits(stack.blocks), a.cpu, small, a.place_profile)
+    try:
+        fits = tuple(sorted({int(n) for n in a.fits})) if a.fits else placement_plan.default_fits(stack.blocks)
+    except ValueError:
+        p.error(f"--fits: expected whole numbers, comma separated, got {','.join(a.fits)!r}")
+    if not fits or not all(0 <= n <= stack.blocks for n in fits):
+        p.error(f"--fits: each count must be from 0 to the block count {stack.blocks}")
+    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
+                              a.jobs)
     return placement_kit.build(plan, a.dir)
 
 
@@ -342,7 +353,7 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
     if a.cmd == "workload":
         return _workload(p, a, config)
     if a.cmd == "placement":
-        return _placement(a, config)
+        return _placement(p, a, config)
     if a.cmd == "build":
         return kit.build(a.dir, a.cpu, a.smoke)
     if a.cmd == "compile-time":

@@ -18,11 +18,11 @@ import dataclasses
 import json
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from . import model, placement_plan as plan_mod
-from .kit import compile_all
 
 FORMAT = "mdc.bench.placement/1"
 VARIANTS = ("auto", "hand_head", "hand_blocks", "greedy")
@@ -41,6 +41,7 @@ class Plan:
     cpu: str = "generic"
     smoke: bool = False
     profile: str | None = None
+    jobs: int = 1  # compiles at a time
 
     def devices(self) -> list[str]:
         gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
@@ -161,15 +162,31 @@ def _mdc_compile_ok() -> bool:
         return False
 
 
+def compile_all(out: str, jobs: dict[str, list[str]], workers: int) -> int:
+    """Runs each job with ``-o OUT/NAME``, ``workers`` at a time; 1 (having
+    said which and why) if one fails."""
+    def one(item):
+        name, cmd = item
+        return name, cmd, subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
+
+    with ThreadPoolExecutor(max(workers, 1)) as pool:
+        for name, cmd, r in pool.map(one, jobs.items()):
+            if r.returncode:
+                print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
+                return 1
+    return 0
+
+
 def build(plan: Plan, out: str) -> int:
     if not _mdc_compile_ok():
         print("bench: error: mdc-compile is not on PATH (install mdc here: pip install -e .)")
         return 1
     os.makedirs(out, exist_ok=True)
     batches = [_Batch(plan, out, b) for b in plan.batches]
-    for batch in batches:
-        if compile_all(out, batch.auto_jobs()) or compile_all(out, batch.file_jobs()):
-            return 1
+    if compile_all(out, {k: v for batch in batches for k, v in batch.auto_jobs().items()}, plan.jobs):
+        return 1
+    if compile_all(out, {k: v for batch in batches for k, v in batch.file_jobs().items()}, plan.jobs):
+        return 1
     expected = _expected(plan, out)
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
            "profile": plan.profile, "weights_sha256": expected["weights_sha256"],
