@@ -35,6 +35,7 @@ import numpy as np
 from . import model
 from .common import Config, gpu_or_none
 from .placement_kit import FORMAT, VARIANTS
+from .placement_plan import placed_text
 from .workload import CPU, KitError, Measured, measure
 
 
@@ -156,10 +157,6 @@ def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, cal
     return Run(measured, memory.grown if memory is not None else None)
 
 
-def _placed(p: dict) -> str:
-    return f"{p['blocks']}{'E' if p['embedding'] else ''}{'H' if p['head'] else ''}"
-
-
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:9.2f}"
 
@@ -168,7 +165,7 @@ def _mib(nbytes: int | None) -> str:
     return f"{'n/a':>8}" if nbytes is None else f"{nbytes / 2**20:8.1f}"
 
 
-HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks a/h/g':>17} | {'auto est':>9} {'meas':>9} | "
+HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks a/h/g':>20} | {'auto est':>9} {'meas':>9} | "
           f"{'hand est':>9} {'meas':>9} | {'greedy est':>10} {'meas':>9} | {'a/hand':>7} {'a/greedy':>8} | "
           f"{'peak MiB a/h/g':>26} {'in budget':>9}  correct")
 
@@ -184,7 +181,7 @@ def _row(b: int, row: dict, runs: dict, overhead: int | None) -> tuple[str, bool
     peaks = [x.gpu_bytes for x in r.values()]
     inside = "n/a" if overhead is None else str(all(g - overhead <= row["bytes"] for g in peaks))
     line = (f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
-            f"{'/'.join(_placed(p[v]) for v in chosen.values()):>17} | "
+            f"{'/'.join(placed_text(p[v]) for v in chosen.values()):>20} | "
             f"{_ms(p['auto']['estimate_seconds'])} {_ms(r['auto'].measured.seconds)} | "
             f"{_ms(p[hand]['estimate_seconds'])} {_ms(r['hand'].measured.seconds)} | "
             f"{_ms(p['greedy']['estimate_seconds']):>10} {_ms(r['greedy'].measured.seconds)} | "
@@ -211,7 +208,8 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMe
             lines.append(line)
             right = right and ok
     print(f"\nper call, ms (median of {calls[1]} calls at batch 1, {calls[max(calls)]} at the larger batch, after 2); "
-          "est: the --report's estimate; GPU blocks: blocks wholly on the GPU, E the embedding, H the head there; "
+          "est: the --report's estimate; GPU blocks: blocks whose matmul runs on the GPU, E the embedding, H the "
+          "head there too, ~N: N blocks split between the devices; "
           "hand: the faster of the two hand splits; a/hand, a/greedy: auto's measured time over theirs; "
           "peak MiB: GPU memory in use at the peak of the module's load and calls less before it; in budget: "
           f"each peak less the all-CPU module's ({_mib(overhead).strip()} MiB: the runtime's own) within the budget")

@@ -206,12 +206,11 @@ def build(plan: Plan, out: str) -> int:
 def plan_text(entry: dict, b: int) -> str:
     """The estimates of a batch's placements, one line per budget."""
     def cell(p: dict) -> str:
-        extra = "+".join(n for n, on in (("emb", p["embedding"]), ("head", p["head"])) if on)
-        return f"{p['blocks']:>2}{'+' + extra if extra else '':<10} {p['estimate_seconds'] * 1e3:9.3f} ms"
+        return f"{plan_mod.placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms"
 
-    lines = [f"batch {b}: blocks on the GPU (+ embedding, head) and estimated time per call",
-             f"  {'budget':>6} {'MiB':>9}  " + "  ".join(f"{v:>23}" for v in VARIANTS)]
+    lines = [f"batch {b}: blocks on the GPU (placement_plan.placed_text) and estimated time per call",
+             f"  {'budget':>6} {'MiB':>9}  " + "  ".join(f"{v:>21}" for v in VARIANTS)]
     for row in entry["budgets"]:
         lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  "
-                     + "  ".join(f"{cell(row['placements'][v]):>23}" for v in VARIANTS))
+                     + "  ".join(f"{cell(row['placements'][v]):>21}" for v in VARIANTS))
     return "\n".join(lines)

@@ -80,11 +80,6 @@ def hand(graph: WorkGraph, layout: Layout, blocks: int, head: bool) -> Assignmen
     return on_gpu(graph, chosen)
 
 
-def gpu_blocks(layout: Layout, assignment: Assignment, accelerator: str) -> int:
-    """How many blocks run wholly on the accelerator."""
-    return sum(all(assignment.units[u] == accelerator for u in block) for block in layout.blocks)
-
-
 def part_on_gpu(part: tuple[int, ...], assignment: Assignment, accelerator: str) -> bool:
     return all(assignment.units[u] == accelerator for u in part)
 
@@ -150,9 +145,22 @@ def assignment_json(assignment: Assignment) -> dict:
 
 
 def describe(graph: WorkGraph, stack: model.Stack, assignment: Assignment) -> dict:
-    """What the table shows of an assignment: blocks on the GPU, whether the
-    embedding and the head are there, its GPU bytes."""
+    """What the table shows of an assignment: ``blocks``, the blocks whose
+    matmul runs on the GPU; ``split``, the blocks with units on both
+    devices; whether the embedding and the head (its matmul) are there; its
+    GPU bytes."""
     layout = layout_of(graph, stack)
     a = graph.accelerator
-    return {"blocks": gpu_blocks(layout, assignment, a), "embedding": part_on_gpu(layout.embedding, assignment, a),
-            "head": part_on_gpu(layout.head, assignment, a), "gpu_bytes": accelerator_bytes(graph, assignment).total}
+    matmul_on_gpu = [assignment.units[graph.weight(f"w{i}").users[0]] == a for i in range(stack.blocks)]
+    split = sum(len({assignment.units[u] for u in block}) > 1 for block in layout.blocks)
+    return {"blocks": sum(matmul_on_gpu), "split": split,
+            "embedding": part_on_gpu(layout.embedding, assignment, a),
+            "head": assignment.units[graph.weight("head").users[0]] == a,
+            "gpu_bytes": accelerator_bytes(graph, assignment).total}
+
+
+def placed_text(described: dict) -> str:
+    """``24H~16``: 24 blocks' matmuls on the GPU, E the embedding and H the
+    head there too, ~16 of the blocks split between the devices."""
+    text = f"{described['blocks']}{'E' if described['embedding'] else ''}{'H' if described['head'] else ''}"
+    return text + (f"~{described['split']}" if described.get("split") else "")
