@@ -170,8 +170,21 @@ HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks a/h/g':>20} | {
           f"{'peak MiB a/h/g':>26} {'in budget':>9}  correct")
 
 
-def _row(b: int, row: dict, runs: dict, overhead: int | None) -> tuple[str, bool]:
-    """The table line of one budget; -> (line, every result right)."""
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """One budget's line of the table, and what the targets ask of it."""
+
+    text: str
+    right: bool
+    name: str
+    auto_over_hand: float
+    auto_over_greedy: float
+    in_budget: bool | None
+    cost_shown: bool  # greedy has the table on the GPU; auto has it on the CPU with more blocks
+
+
+def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
+    """The table line of one budget."""
     p = row["placements"]
     hands = [v for v in ("hand_head", "hand_blocks")]
     hand = min(hands, key=lambda v: runs[p[v]["file"]].measured.seconds)
@@ -179,21 +192,38 @@ def _row(b: int, row: dict, runs: dict, overhead: int | None) -> tuple[str, bool
     r = {k: runs[p[v]["file"]] for k, v in chosen.items()}
     right = all(runs[p[v]["file"]].measured.right for v in VARIANTS)
     peaks = [x.gpu_bytes for x in r.values()]
-    inside = "n/a" if overhead is None else str(all(g - overhead <= row["bytes"] for g in peaks))
-    line = (f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
+    inside = None if overhead is None else all(g - overhead <= row["bytes"] for g in peaks)
+    over_hand = r["auto"].measured.seconds / r["hand"].measured.seconds
+    over_greedy = r["auto"].measured.seconds / r["greedy"].measured.seconds
+    cost = (p["greedy"]["embedding"] and not p["auto"]["embedding"] and p["auto"]["blocks"] > p["greedy"]["blocks"]
+            and over_greedy < 1.0)
+    text = (f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
             f"{'/'.join(placed_text(p[v]) for v in chosen.values()):>20} | "
             f"{_ms(p['auto']['estimate_seconds'])} {_ms(r['auto'].measured.seconds)} | "
             f"{_ms(p[hand]['estimate_seconds'])} {_ms(r['hand'].measured.seconds)} | "
             f"{_ms(p['greedy']['estimate_seconds']):>10} {_ms(r['greedy'].measured.seconds)} | "
-            f"{r['auto'].measured.seconds / r['hand'].measured.seconds:6.2f}x "
-            f"{r['auto'].measured.seconds / r['greedy'].measured.seconds:7.2f}x | "
-            f"{' '.join(_mib(g) for g in peaks):>26} {inside:>9}  {right}")
-    return line, right
+            f"{over_hand:6.2f}x {over_greedy:7.2f}x | "
+            f"{' '.join(_mib(g) for g in peaks):>26} {'n/a' if inside is None else str(inside):>9}  {right}")
+    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost)
+
+
+def _targets(lines: list) -> str:
+    """How many lines meet each of the targets (docs/PERFORMANCE.md)."""
+    count = len(lines)
+    hand = sum(x.auto_over_hand <= 1.05 for x in lines)
+    greedy = sum(x.auto_over_greedy <= 1.0 for x in lines)
+    inside = [x.in_budget for x in lines if x.in_budget is not None]
+    cost = [x for x in lines if x.name == "cost"]
+    return (f"targets: auto <= 1.05x the best hand split at {hand} of {count} lines; auto no slower than greedy "
+            f"fill at {greedy} of {count}; peaks within the budget at "
+            + (f"{sum(inside)} of {len(inside)}" if inside else "n/a (no GPU memory measured)")
+            + f"; cost matters (greedy's table on the GPU, auto's on the CPU with more blocks, auto faster) at "
+            f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines")
 
 
 def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMemory | None) -> bool:
     runs: dict = {}
-    lines, right = [], True
+    lines = []
     overhead = None
     for b in sorted(kit.batches):
         for row in kit.batches[b]["budgets"]:
@@ -203,10 +233,7 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMe
                     runs[file] = run_module(config, kit, file, b, parameters, calls[b], memory)
             if row["bytes"] == 0 and memory is not None:
                 overhead = max(overhead or 0, runs[row["placements"]["auto"]["file"]].gpu_bytes)
-        for row in kit.batches[b]["budgets"]:
-            line, ok = _row(b, row, runs, overhead)
-            lines.append(line)
-            right = right and ok
+        lines += [_row(b, row, runs, overhead) for row in kit.batches[b]["budgets"]]
     print(f"\nper call, ms (median of {calls[1]} calls at batch 1, {calls[max(calls)]} at the larger batch, after 2); "
           "est: the --report's estimate; GPU blocks: blocks whose matmul runs on the GPU, E the embedding, H the "
           "head there too, ~N: N blocks split between the devices; "
@@ -214,8 +241,9 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMe
           "peak MiB: GPU memory in use at the peak of the module's load and calls less before it; in budget: "
           f"each peak less the all-CPU module's ({_mib(overhead).strip()} MiB: the runtime's own) within the budget")
     print(HEADER)
-    print("\n".join(lines))
-    return right
+    print("\n".join(x.text for x in lines))
+    print(_targets(lines))
+    return all(x.right for x in lines)
 
 
 def run(config: Config, path: str, calls: int, batch_calls: int) -> int:

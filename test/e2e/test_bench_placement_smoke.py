@@ -56,6 +56,8 @@ def test_bench_placement_smoke(tmp_path):
     assert [(b, n) for b, n, _ in rows] == [(b, n) for b in "14" for n in ("n0", "n4", "cost")], ran.stdout
     assert {ok for _, _, ok in rows} == {"True"}, ran.stdout
     assert "every result right" in ran.stdout
+    assert re.search(r"^targets: auto <= 1\.05x the best hand split at \d of 6 lines; .* at \d of 2 cost lines$",
+                     ran.stdout, re.M), ran.stdout
 
     # A reference that is not the program's result fails the run.
     expected = tmp_path / "expected_b4.npy"
