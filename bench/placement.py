@@ -34,8 +34,7 @@ import numpy as np
 
 from . import model
 from .common import Config, gpu_or_none
-from .placement_kit import FORMAT, VARIANTS
-from .placement_plan import placed_text
+from .placement_format import FORMAT, VARIANTS, placed_text
 from .workload import CPU, KitError, Measured, measure
 
 

@@ -23,9 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import model, placement_plan as plan_mod
+from .placement_format import FORMAT, VARIANTS, placed_text
 
-FORMAT = "mdc.bench.placement/1"
-VARIANTS = ("auto", "hand_head", "hand_blocks", "greedy")
 HOST, ACCELERATOR = "cpu", "gpu"
 
 
@@ -206,9 +205,9 @@ def build(plan: Plan, out: str) -> int:
 def plan_text(entry: dict, b: int) -> str:
     """The estimates of a batch's placements, one line per budget."""
     def cell(p: dict) -> str:
-        return f"{plan_mod.placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms"
+        return f"{placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms"
 
-    lines = [f"batch {b}: blocks on the GPU (placement_plan.placed_text) and estimated time per call",
+    lines = [f"batch {b}: blocks on the GPU (placement_format.placed_text) and estimated time per call",
              f"  {'budget':>6} {'MiB':>9}  " + "  ".join(f"{v:>21}" for v in VARIANTS)]
     for row in entry["budgets"]:
         lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  "

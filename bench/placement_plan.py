@@ -158,9 +158,3 @@ def describe(graph: WorkGraph, stack: model.Stack, assignment: Assignment) -> di
             "head": assignment.units[graph.weight("head").users[0]] == a,
             "gpu_bytes": accelerator_bytes(graph, assignment).total}
 
-
-def placed_text(described: dict) -> str:
-    """``24H~16``: 24 blocks' matmuls on the GPU, E the embedding and H the
-    head there too, ~16 of the blocks split between the devices."""
-    text = f"{described['blocks']}{'E' if described['embedding'] else ''}{'H' if described['head'] else ''}"
-    return text + (f"~{described['split']}" if described.get("split") else "")

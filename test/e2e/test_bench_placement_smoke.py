@@ -22,6 +22,11 @@ def _bench(*args):
 
 
 def test_bench_placement_smoke(tmp_path):
+    # A folder with no kit: one line, no traceback, before anything runs.
+    empty = _bench("placement", "run", str(tmp_path), "--smoke")
+    assert empty.returncode == 1 and "Traceback" not in empty.stderr, empty.stdout + empty.stderr
+    assert re.fullmatch(r"bench: error: \S+placement\.json: No such file or directory; build the kit with "
+                        r"python -m bench placement build \S+\n", empty.stderr), empty.stderr
     built = _bench("placement", "build", str(tmp_path), "--smoke", "--fits", "0,4")
     assert built.returncode == 0, built.stdout + built.stderr
     kit = json.loads((tmp_path / "placement.json").read_text())
