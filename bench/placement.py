@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import gc
 import json
 import os
 import shutil
@@ -149,6 +150,7 @@ def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, cal
     entry = kit.batches[b]
     ids = model.aligned_copy(np.array(entry["ids"], np.int64))
     want = np.load(os.path.join(kit.path, entry["expected"])).astype(np.float64)
+    gc.collect()  # the last module's device and buffers gone before "before" is read
     with memory if memory is not None else contextlib.nullcontext():
         with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
             f = m.function(f"forward_b{b}")
