@@ -2,7 +2,9 @@
 
 One module per measurement (transfer.py for ``run``, pieces.py, pinned.py,
 latency.py, queue_latency.py, components.py, compile_time.py, kit.py for
-``build``, workload.py for ``workload``), helpers they share in common.py.
-The measuring modules need only the runtime wheel (and numpy; torch when
-present): the GPU machine has no compiler.
+``build``, workload.py for ``workload``, placement.py for ``placement run``
+and placement_kit.py with placement_plan.py for ``placement build``),
+helpers they share in common.py. The measuring modules need only the
+runtime wheel (and numpy; torch when present): the GPU machine has no
+compiler.
 """

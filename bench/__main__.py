@@ -10,6 +10,8 @@
     python -m bench compile-time     # here: mdc-compile against iree-compile
     python -m bench workload build DIR   # here: a split transformer-like model's kit
     python -m bench workload run DIR     # there: it by split, against torch and stock IREE
+    python -m bench placement build DIR  # here: --place=auto against hand splits and greedy fill
+    python -m bench placement run DIR    # there: each placement measured, one table
 
 ``run`` prints one table; every row is measured in that same run:
 
@@ -73,6 +75,14 @@ per-call latency at batch 1 and throughput at a larger batch against torch
 doing the same split, and torch and stock IREE with everything on the GPU,
 every result checked against numpy (bench/workload.py).
 
+``placement`` compiles the same stack with no device named and its weights
+as named parameters, for GPU budgets that fit 0, N/4, N/2, 3N/4 and N
+blocks and one where greedy fill spends the budget on the embedding table:
+``--place=auto --gpu-memory=B`` beside the hand splits (the last blocks,
+with or without the head) and greedy fill, as assignment files; the run
+measures each against its estimate and its peak GPU memory against the
+budget (bench/placement.py).
+
 With no cuda device, a measuring command says so and exits with status 2
 (``--allow-no-gpu``: it says so and exits 0).
 
@@ -91,6 +101,7 @@ synchronous calls (each call returns once its work is done).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .common import NO_GPU_STATUS, Config, configure_host, gpu_or_none
@@ -219,6 +230,33 @@ def _workload_commands(sub) -> list:
     return [r]
 
 
+def _placement_commands(sub) -> list:
+    """placement build and placement run."""
+    w = sub.add_parser("placement", help="--place=auto against hand splits and greedy fill, by GPU budget",
+                       description="placement build DIR (here, with the compiler), then placement run DIR "
+                                   "(on the GPU machine, runtime only); see bench/placement.py")
+    ws = w.add_subparsers(dest="placement_cmd", required=True)
+    b = ws.add_parser("build", help="compile the kit (here)")
+    b.add_argument("dir")
+    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
+    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
+    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
+    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
+    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
+    b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
+    b.add_argument("--fits", type=_list, help="the block counts the budgets fit, comma separated "
+                                              "(default 0,N/4,N/2,3N/4,N)")
+    b.add_argument("--jobs", type=_whole(1), default=os.cpu_count() or 1,
+                   help="compiles at a time (default: the CPU count)")
+    b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
+    r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
+    r.add_argument("dir")
+    r.add_argument("--calls", type=_whole(1), default=10, help="timed calls at batch 1 (default 10)")
+    r.add_argument("--batch-calls", type=_whole(1), default=5, help="timed calls at the larger batch (default 5)")
+    return [r]
+
+
 def _runtime_flag_option(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--runtime-flag", action="append", default=[], metavar="FLAG",
                     help="one more of IREE's runtime flags, set before any device exists (repeatable), "
@@ -230,7 +268,7 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     measuring = [*_kit_commands(sub), *_other_commands(sub)]
-    workload = _workload_commands(sub)
+    workload = [*_workload_commands(sub), *_placement_commands(sub)]
     for sp in workload:
         sp.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
         sp.add_argument("--allow-no-gpu", action="store_true",
@@ -290,11 +328,32 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     return workload_kit.build(plan, a.dir)
 
 
+def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import placement, placement_kit, placement_plan
+
+    if a.placement_cmd == "run":
+        return placement.run(config, a.dir, a.calls, a.batch_calls)
+    small = a.smoke
+    stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
+                  vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
+    try:
+        fits = tuple(sorted({int(n) for n in a.fits})) if a.fits else placement_plan.default_fits(stack.blocks)
+    except ValueError:
+        p.error(f"--fits: expected whole numbers, comma separated, got {','.join(a.fits)!r}")
+    if not fits or not all(0 <= n <= stack.blocks for n in fits):
+        p.error(f"--fits: each count must be from 0 to the block count {stack.blocks}")
+    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
+                              a.jobs)
+    return placement_kit.build(plan, a.dir)
+
+
 def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import compile_time, components, kit, latency, pieces, pinned, queue_latency, sizes, transfer
 
     if a.cmd == "workload":
         return _workload(p, a, config)
+    if a.cmd == "placement":
+        return _placement(p, a, config)
     if a.cmd == "build":
         return kit.build(a.dir, a.cpu, a.smoke)
     if a.cmd == "compile-time":

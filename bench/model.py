@@ -355,3 +355,43 @@ def program(stack: Stack, batches: tuple[int, ...], k: int | None) -> str:
             out = "%logits_cpu"
         lines += [f"  return {out} : tensor<{b}x{stack.vocab}xf32>", "}", ""]
     return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines)).replace(KEEP32, "f32")
+
+
+# -- the placement variant ------------------------------------------------------------
+
+PARAMETER_SCOPE = "model"  # the scope of the named parameters (mdc-run's --parameters=model=FILE.irpa)
+_ARGUMENT_NAMES = {"embedding": "emb", "norm_out": "gout", "head": "head"}
+
+
+def _argument_name(weight_name: str) -> str:
+    return _ARGUMENT_NAMES.get(weight_name, weight_name.replace("norm", "g"))
+
+
+def placement_program(stack: Stack, batch: int) -> str:
+    """The same stack as ``program``'s, for ``--place``: one function
+    @forward_b<batch> of the token ids alone, no device named anywhere, and
+    every weight a ``util.global`` of a named parameter
+    (``#flow.parameter.named<"model"::"NAME">``, NAME as in
+    ``Stack.weights``) that the run supplies as a parameter archive."""
+    lines = [f"// {stack.blocks} blocks, hidden {stack.hidden}, vocab {stack.vocab}; no devices named, "
+             f"weights as parameters of scope {PARAMETER_SCOPE!r}"]
+    for name, shape, _ in stack.weights():
+        lines.append(f'util.global private @{name} = #flow.parameter.named<"{PARAMETER_SCOPE}"::"{name}"> : '
+                     f"tensor<{'x'.join(map(str, shape))}xf32>")
+    b = batch
+    lines += [f"func.func public @forward_b{b}(%ids: tensor<{b}xi64>) -> tensor<{b}x{stack.vocab}xf32> {{",
+              "  %zero = arith.constant 0.0 : f32"]
+    if stack.dtype != "f32":
+        lines.append(f"  %zero_acc = arith.constant 0.0 : {KEEP32}")
+    for name, shape, _ in stack.weights():
+        lines.append(f"  %{_argument_name(name)} = util.global.load @{name} : "
+                     f"tensor<{'x'.join(map(str, shape))}xf32>")
+    lines += _embedding(b, stack)
+    h = "%h"
+    for i in range(stack.blocks):
+        lines += _block(i, h, b, stack.hidden, stack.out_in, stack.dtype)
+        h = f"%r{i}"
+    lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden, stack.dtype)
+    lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.out_in)
+    lines += [f"  return %logits : tensor<{b}x{stack.vocab}xf32>", "}", ""]
+    return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines)).replace(KEEP32, "f32")

@@ -87,6 +87,9 @@ ELSEWHERE = (
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
     Elsewhere(r"python -m bench workload (build|run) \S+", "test/e2e/test_bench_smoke.py", '_bench("workload"',
               "the split model's kit and its measurement; test_bench_smoke builds and runs a small one (--smoke)"),
+    Elsewhere(r"python -m bench placement (build|run) \S+", "test/e2e/test_bench_placement_smoke.py",
+              '_bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
+              "test_bench_placement_smoke builds and runs a small one (--smoke)"),
     Elsewhere(r"python -m bench compile-time", "test/e2e/test_doc_commands.py", "def test_bench_compile_time",
               "a timing of minutes of compiles; test_bench_compile_time below runs it at one layer, once"),
 )

@@ -1,0 +1,278 @@
+"""``bench placement run DIR``: the placement kit on the GPU machine (runtime
+wheel and numpy).
+
+Makes the weights from the kit's seed (checking their digest), writes them
+as a parameter archive (scope ``model``, one entry per weight, as the
+programs' ``#flow.parameter.named`` globals name them), then loads each
+module of the kit with ``mdc.runtime_shim.load(..., parameters=...)`` and
+measures its calls, ids in host memory to logits in host memory, every
+result checked against the kit's numpy reference. Around each module's
+load and calls the GPU memory in use is sampled (the CUDA driver's
+cuMemGetInfo, every few milliseconds): its peak over the module's life,
+less what was in use before the load.
+
+One table: per batch size and budget, the blocks on the GPU of auto, the
+best hand split (the faster measured of the two, placement_plan.py) and
+greedy fill, each placement's estimate beside its measured time, the
+ratios auto/hand and auto/greedy (measured), and the peak GPU bytes
+against the budget. Exit status 1 on a wrong result.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import gc
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+from . import model
+from .common import Config, gpu_or_none
+from .placement_format import FORMAT, VARIANTS, placed_text
+from .workload import CPU, KitError, Measured, measure
+
+
+@dataclasses.dataclass(frozen=True)
+class Kit:
+    path: str
+    stack: model.Stack
+    smoke: bool
+    weights_sha256: str
+    batches: dict  # batch size -> {"ids", "expected", "budgets"}
+
+
+def read_kit(path: str) -> Kit:
+    spec = os.path.join(path, "placement.json")
+    try:
+        with open(spec) as f:
+            kit = json.load(f)
+    except OSError as e:
+        raise KitError(f"{spec}: {e.strerror}; build the kit with python -m bench placement build {path}") from None
+    except ValueError as e:
+        raise KitError(f"{spec} is not JSON ({e})") from None
+    if not isinstance(kit, dict) or kit.get("format") != FORMAT:
+        raise KitError(f"{spec} is not a placement kit of format {FORMAT}; build it again")
+    try:
+        result = Kit(path, model.Stack(**kit["stack"]), bool(kit["smoke"]), kit["weights_sha256"],
+                     {int(b): entry for b, entry in kit["batches"].items()})
+        files = {p["file"] for e in result.batches.values() for row in e["budgets"]
+                 for p in row["placements"].values()}
+        files |= {e["expected"] for e in result.batches.values()}
+    except (KeyError, TypeError, ValueError) as e:
+        raise KitError(f"{spec} is incomplete ({type(e).__name__}: {e}); build the kit again") from None
+    missing = sorted(n for n in files if not os.path.isfile(os.path.join(path, n)))
+    if missing:
+        raise KitError(f"the kit in {path} lacks {', '.join(missing)}; build it again")
+    return result
+
+
+def write_parameters(stack: model.Stack, params: list[np.ndarray], path: str) -> str:
+    """The weights as a parameter archive at ``path``; -> mdc-run's
+    ``--parameters`` spelling of it (``model=PATH``)."""
+    import iree.runtime as rt
+
+    index = rt.ParameterIndex()
+    for (name, _, _), array in zip(stack.weights(), params):
+        index.add_buffer(name, np.ascontiguousarray(array))
+    index.create_archive_file(path)
+    return f"{model.PARAMETER_SCOPE}={path}"
+
+
+class GpuMemory:
+    """GPU memory in use (total less free, cuMemGetInfo of device 0), sampled
+    in a thread while ``with`` lasts: ``peak`` less ``before``."""
+
+    def __init__(self):
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+        context = ctypes.c_void_p()
+        device = ctypes.c_int()
+        self._check(self.cuda.cuInit(0), "cuInit")
+        self._check(self.cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
+        self._check(self.cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device), "cuDevicePrimaryCtxRetain")
+        self.context = context
+        self.before = self.peak = 0
+        self._stop = threading.Event()
+
+    @staticmethod
+    def _check(status: int, what: str) -> None:
+        if status:
+            raise RuntimeError(f"{what} failed with CUDA status {status}")
+
+    def used(self) -> int:
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        self._check(self.cuda.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total)), "cuMemGetInfo")
+        return total.value - free.value
+
+    def _sample(self) -> None:
+        self.cuda.cuCtxSetCurrent(self.context)
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, self.used())
+
+    def __enter__(self) -> "GpuMemory":
+        self.cuda.cuCtxSetCurrent(self.context)
+        self.before = self.peak = self.used()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self.used())
+
+    @property
+    def grown(self) -> int:
+        return self.peak - self.before
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    measured: Measured
+    gpu_bytes: int | None  # peak GPU memory in use less before the load; None: not measured
+
+
+def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, calls: int,
+               memory: GpuMemory | None) -> Run:
+    """One module's calls at batch ``b``, its GPU memory sampled around its
+    load and calls."""
+    import contextlib
+
+    from mdc.runtime_shim import load
+
+    entry = kit.batches[b]
+    ids = model.aligned_copy(np.array(entry["ids"], np.int64))
+    want = np.load(os.path.join(kit.path, entry["expected"])).astype(np.float64)
+    gc.collect()  # the last module's device and buffers gone before "before" is read
+    with memory if memory is not None else contextlib.nullcontext():
+        with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
+            f = m.function(f"forward_b{b}")
+            measured = measure(f, want, calls, ids, kit.stack.tolerance)
+    return Run(measured, memory.grown if memory is not None else None)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:9.2f}"
+
+
+def _mib(nbytes: int | None) -> str:
+    return f"{'n/a':>8}" if nbytes is None else f"{nbytes / 2**20:8.1f}"
+
+
+HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks a/h/g':>20} | {'auto est':>9} {'meas':>9} | "
+          f"{'hand est':>9} {'meas':>9} | {'greedy est':>10} {'meas':>9} | {'a/hand':>7} {'a/greedy':>8} | "
+          f"{'peak MiB a/h/g':>26} {'in budget':>9}  correct")
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """One budget's line of the table, and what the targets ask of it."""
+
+    text: str
+    right: bool
+    name: str
+    auto_over_hand: float
+    auto_over_greedy: float
+    in_budget: bool | None
+    cost_shown: bool  # greedy has the table on the GPU; auto has it on the CPU with more blocks
+
+
+def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
+    """The table line of one budget."""
+    p = row["placements"]
+    hands = [v for v in ("hand_head", "hand_blocks")]
+    hand = min(hands, key=lambda v: runs[p[v]["file"]].measured.seconds)
+    chosen = {"auto": "auto", "hand": hand, "greedy": "greedy"}
+    r = {k: runs[p[v]["file"]] for k, v in chosen.items()}
+    right = all(runs[p[v]["file"]].measured.right for v in VARIANTS)
+    peaks = [x.gpu_bytes for x in r.values()]
+    inside = None if overhead is None else all(g - overhead <= row["bytes"] for g in peaks)
+    over_hand = r["auto"].measured.seconds / r["hand"].measured.seconds
+    over_greedy = r["auto"].measured.seconds / r["greedy"].measured.seconds
+    cost = (p["greedy"]["embedding"] and not p["auto"]["embedding"] and p["auto"]["blocks"] > p["greedy"]["blocks"]
+            and over_greedy < 1.0)
+    text = (f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
+            f"{'/'.join(placed_text(p[v]) for v in chosen.values()):>20} | "
+            f"{_ms(p['auto']['estimate_seconds'])} {_ms(r['auto'].measured.seconds)} | "
+            f"{_ms(p[hand]['estimate_seconds'])} {_ms(r['hand'].measured.seconds)} | "
+            f"{_ms(p['greedy']['estimate_seconds']):>10} {_ms(r['greedy'].measured.seconds)} | "
+            f"{over_hand:6.2f}x {over_greedy:7.2f}x | "
+            f"{' '.join(_mib(g) for g in peaks):>26} {'n/a' if inside is None else str(inside):>9}  {right}")
+    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost)
+
+
+def _targets(lines: list) -> str:
+    """How many lines meet each of the targets (docs/PERFORMANCE.md)."""
+    count = len(lines)
+    hand = sum(x.auto_over_hand <= 1.05 for x in lines)
+    greedy = sum(x.auto_over_greedy <= 1.0 for x in lines)
+    inside = [x.in_budget for x in lines if x.in_budget is not None]
+    cost = [x for x in lines if x.name == "cost"]
+    return (f"targets: auto <= 1.05x the best hand split at {hand} of {count} lines; auto no slower than greedy "
+            f"fill at {greedy} of {count}; peaks within the budget at "
+            + (f"{sum(inside)} of {len(inside)}" if inside else "n/a (no GPU memory measured)")
+            + f"; cost matters (greedy's table on the GPU, auto's on the CPU with more blocks, auto faster) at "
+            f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines")
+
+
+def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMemory | None) -> bool:
+    runs: dict = {}
+    lines = []
+    overhead = None
+    for b in sorted(kit.batches):
+        for row in kit.batches[b]["budgets"]:
+            for variant in VARIANTS:
+                file = row["placements"][variant]["file"]
+                if file not in runs:
+                    runs[file] = run_module(config, kit, file, b, parameters, calls[b], memory)
+            if row["bytes"] == 0 and memory is not None:
+                overhead = max(overhead or 0, runs[row["placements"]["auto"]["file"]].gpu_bytes)
+        lines += [_row(b, row, runs, overhead) for row in kit.batches[b]["budgets"]]
+    print(f"\nper call, ms (median of {calls[1]} calls at batch 1, {calls[max(calls)]} at the larger batch, after 2); "
+          "est: the --report's estimate; GPU blocks: blocks whose matmul runs on the GPU, E the embedding, H the "
+          "head there too, ~N: N blocks split between the devices; "
+          "hand: the faster of the two hand splits; a/hand, a/greedy: auto's measured time over theirs; "
+          "peak MiB: GPU memory in use at the peak of the module's load and calls less before it; in budget: "
+          f"each peak less the all-CPU module's ({_mib(overhead).strip()} MiB: the runtime's own) within the budget")
+    print(HEADER)
+    print("\n".join(x.text for x in lines))
+    print(_targets(lines))
+    return all(x.right for x in lines)
+
+
+def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
+    if gpu_or_none(config) is None:
+        return config.no_gpu_status()
+    scratch = tempfile.mkdtemp(prefix="mdc-placement-")
+    try:
+        kit = read_kit(os.path.abspath(path))
+        if kit.smoke != (config.gpu != "cuda"):
+            raise KitError(f"the kit was built {'with' if kit.smoke else 'without'} --smoke; run it "
+                           f"{'with' if kit.smoke else 'without'} --smoke")
+        began = time.perf_counter()
+        params = model.weights(kit.stack)
+        if model.digest(params) != kit.weights_sha256:
+            raise KitError("the weights made here from the kit's seed differ from the ones its reference was "
+                           "computed with (sha256); build the kit with this checkout's bench/model.py")
+        parameters = write_parameters(kit.stack, params, os.path.join(scratch, "weights.irpa"))
+        del params
+        s = kit.stack
+        print(f"placement: {s.blocks} blocks, hidden {s.hidden}, vocab {s.vocab}, {s.dtype}; weights "
+              f"{s.weight_bytes / 2**20:.1f} MiB made from seed {s.seed} and written as a parameter archive in "
+              f"{time.perf_counter() - began:.1f} s; devices {CPU} and {config.gpu}", flush=True)
+        memory = GpuMemory() if config.gpu == "cuda" else None
+        right = _table(config, kit, parameters, {b: calls if b == 1 else batch_calls for b in kit.batches}, memory)
+    except KitError as e:
+        print(f"bench: error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("\nevery result right" if right else "\nWRONG results above")
+    return 0 if right else 1

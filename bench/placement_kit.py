@@ -1,0 +1,215 @@
+"""``bench placement build DIR``: the kit of automatic placement against hand
+splits and greedy fill (here, with the compiler).
+
+Per batch size, the workload's placement variant (model.placement_program:
+no device named, weights as named parameters) and, per budget
+(placement_plan.py), one module per placement: ``--place=auto
+--gpu-memory=B`` and, as ``--place=FILE.json`` assignment files, the two
+hand splits and greedy fill, each compiled with ``--report`` (its estimate
+and GPU bytes). Placements that come out the same share one module. The
+weights are in no module and not in the kit: the run makes them from the
+seed and writes the parameter archive there. placement.json says how it
+was all made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import model, placement_plan as plan_mod
+from .placement_format import FORMAT, VARIANTS, placed_text
+
+HOST, ACCELERATOR = "cpu", "gpu"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What a kit holds: the stack, the batch sizes, the block counts the
+    budgets fit, the CPU target, whether a second local device stands in
+    for the GPU, and a machine profile file (None: the built-in one)."""
+
+    stack: model.Stack
+    batches: tuple[int, ...]
+    fits: tuple[int, ...]
+    cpu: str = "generic"
+    smoke: bool = False
+    profile: str | None = None
+    jobs: int = 1  # compiles at a time
+
+    def devices(self) -> list[str]:
+        gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
+               ["--device=gpu=cuda[0]", "--iree-cuda-target=sm_80"])
+        return [f"--device={HOST}=local[0]", *gpu, f"--iree-llvmcpu-target-cpu={self.cpu}", "--no-host-entry-points",
+                *([f"--place-profile={os.path.abspath(self.profile)}"] if self.profile else [])]
+
+
+def work_graph(text: str, name: str):
+    """The work graph of the program's one public function, as the pass
+    sees it (cpu the host, gpu the accelerator)."""
+    from mdc.passes import ir_adapter as irx
+    from mdc.passes.assignment.extract import work_graph_of
+    from mdc.pipeline.ireec import Compiler
+
+    compiler = Compiler([])
+    module = compiler.parse_text(text, name)
+    with compiler.context, module.location:
+        (function,) = [op for op in irx.top_level_ops(module) if irx.is_function(op) and irx.is_public(op)]
+        return work_graph_of(function, HOST, ACCELERATOR, {})
+
+
+def _write_json(path: str, data) -> str:
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+    return path
+
+
+def _key(assignment_json: dict) -> str:
+    return json.dumps(assignment_json, sort_keys=True)
+
+
+def _report(out: str, name: str) -> dict:
+    with open(os.path.join(out, name)) as f:
+        return json.load(f)["placement"]
+
+
+class _Batch:
+    """The modules of one batch size: auto's first (its reports say what
+    it chose), then each file's assignment unless a module already has it."""
+
+    def __init__(self, plan: Plan, out: str, b: int):
+        self.plan, self.out, self.b = plan, out, b
+        text = model.placement_program(plan.stack, b)
+        self.source = os.path.join(out, f"placement_b{b}.mlir")
+        with open(self.source, "w") as f:
+            f.write(text)
+        self.graph = work_graph(text, self.source)
+        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits)
+        self.modules: dict[str, str] = {}  # an assignment's key -> its module
+
+    def _job(self, vmfb: str, place: list[str]) -> list[str]:
+        report = os.path.join(self.out, vmfb.replace(".vmfb", ".report.json"))
+        return ["mdc-compile", self.source, *self.plan.devices(), *place, f"--report={report}"]
+
+    def auto_jobs(self) -> dict[str, list[str]]:
+        return {f"auto_b{self.b}_{bd.name}.vmfb": self._job(f"auto_b{self.b}_{bd.name}.vmfb",
+                                                             ["--place=auto", f"--gpu-memory={bd.bytes}"])
+                for bd in self.budgets}
+
+    def file_jobs(self) -> dict[str, list[str]]:
+        """Reads auto's reports; -> the jobs of the files' assignments that
+        no module has yet."""
+        jobs = {}
+        for bd in self.budgets:
+            auto = f"auto_b{self.b}_{bd.name}.vmfb"
+            self.modules.setdefault(_key(plan_mod.assignment_json(self._assignment(auto))), auto)
+            for variant, assignment in bd.assignments.items():
+                data = plan_mod.assignment_json(assignment)
+                if _key(data) in self.modules:
+                    continue
+                vmfb = f"{variant}_b{self.b}_{bd.name}.vmfb"
+                path = _write_json(os.path.join(self.out, vmfb.replace(".vmfb", ".place.json")), data)
+                self.modules[_key(data)] = vmfb
+                jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
+        return jobs
+
+    def _assignment(self, vmfb: str):
+        from mdc.passes.assignment.work_graph import Assignment
+
+        report = _report(self.out, vmfb.replace(".vmfb", ".report.json"))
+        return Assignment(units={u["id"]: u["device"] for u in report["units"]},
+                          weights={w["name"]: w["device"] for w in report["weights"]})
+
+    def entries(self) -> list[dict]:
+        """The kit's rows: per budget, per placement, its module, estimate
+        and what it puts on the GPU."""
+        rows = []
+        for bd in self.budgets:
+            row = {"name": bd.name, "bytes": bd.bytes, "placements": {}}
+            auto = f"auto_b{self.b}_{bd.name}.vmfb"
+            chosen = {"auto": self._assignment(auto), **bd.assignments}
+            for variant in VARIANTS:
+                vmfb = self.modules[_key(plan_mod.assignment_json(chosen[variant]))]
+                report = _report(self.out, vmfb.replace(".vmfb", ".report.json"))
+                row["placements"][variant] = {
+                    "file": vmfb, "estimate_seconds": report["estimate_seconds"],
+                    **plan_mod.describe(self.graph, self.plan.stack, chosen[variant])}
+            rows.append(row)
+        return rows
+
+
+def _expected(plan: Plan, out: str) -> dict:
+    params = model.weights(plan.stack)
+    entries = {}
+    for b in plan.batches:
+        ids = plan.stack.ids(b)
+        name = f"expected_b{b}.npy"
+        np.save(os.path.join(out, name), model.reference(plan.stack, params, ids).astype(np.float32))
+        entries[b] = {"ids": ids.tolist(), "expected": name}
+    return {"references": entries, "weights_sha256": model.digest(params)}
+
+
+def _mdc_compile_ok() -> bool:
+    try:
+        return subprocess.run(["mdc-compile", "--help"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def compile_all(out: str, jobs: dict[str, list[str]], workers: int) -> int:
+    """Runs each job with ``-o OUT/NAME``, ``workers`` at a time; 1 (having
+    said which and why) if one fails."""
+    def one(item):
+        name, cmd = item
+        return name, cmd, subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
+
+    with ThreadPoolExecutor(max(workers, 1)) as pool:
+        for name, cmd, r in pool.map(one, jobs.items()):
+            if r.returncode:
+                print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
+                return 1
+    return 0
+
+
+def build(plan: Plan, out: str) -> int:
+    if not _mdc_compile_ok():
+        print("bench: error: mdc-compile is not on PATH (install mdc here: pip install -e .)")
+        return 1
+    os.makedirs(out, exist_ok=True)
+    batches = [_Batch(plan, out, b) for b in plan.batches]
+    if compile_all(out, {k: v for batch in batches for k, v in batch.auto_jobs().items()}, plan.jobs):
+        return 1
+    if compile_all(out, {k: v for batch in batches for k, v in batch.file_jobs().items()}, plan.jobs):
+        return 1
+    expected = _expected(plan, out)
+    kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
+           "profile": plan.profile, "weights_sha256": expected["weights_sha256"],
+           "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries()}
+                       for batch in batches}}
+    _write_json(os.path.join(out, "placement.json"), kit)
+    size = sum(os.path.getsize(os.path.join(out, n)) for n in os.listdir(out))
+    modules = sum(len(b.modules) for b in batches)
+    s = plan.stack
+    print(f"built {modules} modules in {out} ({size / 2**20:.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
+          f"vocab {s.vocab}, {s.weight_bytes / 2**20:.1f} MiB of weights made at run time as parameters")
+    for batch in batches:
+        print(plan_text(kit["batches"][str(batch.b)], batch.b))
+    return 0
+
+
+def plan_text(entry: dict, b: int) -> str:
+    """The estimates of a batch's placements, one line per budget."""
+    def cell(p: dict) -> str:
+        return f"{placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms"
+
+    lines = [f"batch {b}: blocks on the GPU (placement_format.placed_text) and estimated time per call",
+             f"  {'budget':>6} {'MiB':>9}  " + "  ".join(f"{v:>21}" for v in VARIANTS)]
+    for row in entry["budgets"]:
+        lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  "
+                     + "  ".join(f"{cell(row['placements'][v]):>21}" for v in VARIANTS))
+    return "\n".join(lines)

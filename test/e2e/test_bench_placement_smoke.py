@@ -1,0 +1,73 @@
+"""bench placement with local devices standing in for the GPU (--smoke): a
+small stack with no device named and its weights as named parameters,
+compiled per budget with --place=auto, the hand splits and greedy fill,
+then run through mdc.runtime_shim.load with a parameter archive made from
+the seed; every result is checked against numpy, and a wrong one fails
+the run. Its times mean nothing here; docs/PERFORMANCE.md has the GPU's."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _bench(*args):
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_bench_placement_smoke(tmp_path):
+    # A folder with no kit: one line, no traceback, before anything runs.
+    empty = _bench("placement", "run", str(tmp_path), "--smoke")
+    assert empty.returncode == 1 and "Traceback" not in empty.stderr, empty.stdout + empty.stderr
+    assert re.fullmatch(r"bench: error: \S+placement\.json: No such file or directory; build the kit with "
+                        r"python -m bench placement build \S+\n", empty.stderr), empty.stderr
+    built = _bench("placement", "build", str(tmp_path), "--smoke", "--fits", "0,4")
+    assert built.returncode == 0, built.stdout + built.stderr
+    kit = json.loads((tmp_path / "placement.json").read_text())
+    assert sorted(kit["batches"]) == ["1", "4"]
+    for entry in kit["batches"].values():
+        rows = {row["name"]: row for row in entry["budgets"]}
+        assert list(rows) == ["n0", "n4", "cost"]
+        assert rows["n0"]["bytes"] == 0 and rows["n4"]["bytes"] > rows["cost"]["bytes"] > 0
+        for row in rows.values():
+            for placed in row["placements"].values():
+                assert (tmp_path / placed["file"]).is_file() and placed["estimate_seconds"] > 0
+                assert placed["gpu_bytes"] <= row["bytes"]
+        # Budget 0: everything on the CPU, whoever places it.
+        assert {p["blocks"] for p in rows["n0"]["placements"].values()} == {0}
+        # The budget that fits all 4 blocks: the hand split has them all and
+        # the head; greedy fill spends it on the table first (4 blocks, no head).
+        n4 = rows["n4"]["placements"]
+        assert (n4["hand_head"]["blocks"], n4["hand_head"]["head"], n4["hand_head"]["embedding"]) == (4, True, False)
+        assert (n4["greedy"]["blocks"], n4["greedy"]["head"], n4["greedy"]["embedding"]) == (4, False, True)
+        # The cost budget is greedy fill's shape: the table and 4 blocks; the
+        # hand split with the head on the CPU fits all 4 blocks without it.
+        cost = rows["cost"]["placements"]
+        assert cost["greedy"]["embedding"] and cost["greedy"]["blocks"] == 4
+        assert not cost["hand_blocks"]["embedding"] and cost["hand_blocks"]["blocks"] == 4
+    # The hand splits are given to mdc-compile as assignment files.
+    placed = json.loads(next(tmp_path.glob("hand_head_b1_n4.place.json")).read_text())
+    assert {u["device"] for u in placed["units"]} == {"cpu", "gpu"}
+
+    ran = _bench("placement", "run", str(tmp_path), "--smoke", "--calls", "2", "--batch-calls", "1")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    rows = re.findall(r"^\s+(1|4)\s+(n0|n4|cost)\s.*\|.*\s(True|False)$", ran.stdout, re.M)
+    assert [(b, n) for b, n, _ in rows] == [(b, n) for b in "14" for n in ("n0", "n4", "cost")], ran.stdout
+    assert {ok for _, _, ok in rows} == {"True"}, ran.stdout
+    assert "every result right" in ran.stdout
+    assert re.search(r"^targets: auto <= 1\.05x the best hand split at \d of 6 lines; .* at \d of 2 cost lines$",
+                     ran.stdout, re.M), ran.stdout
+
+    # A reference that is not the program's result fails the run.
+    expected = tmp_path / "expected_b4.npy"
+    np.save(expected, np.load(expected) + 1.0)
+    wrong = _bench("placement", "run", str(tmp_path), "--smoke", "--calls", "1", "--batch-calls", "1")
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert "WRONG results above" in wrong.stdout
+    assert re.search(r"^\s+4\s+n4\s.*\sFalse$", wrong.stdout, re.M), wrong.stdout
