@@ -3,10 +3,16 @@ accelerator budget (``solve``), and the baselines it is compared with.
 The time model is estimate.py's, the dynamic programme programme.py's.
 
 The answer is the best of the programme's, all on the host, all on the
-accelerator and greedy fill (those that fit), by (estimated time,
-accelerator bytes, the devices in program order with the host first): the
-same input gives the same assignment, and it is never slower than an
-obvious placement. Where none of them puts a unit on the accelerator, each
+accelerator, greedy fill and the contiguous cuts (``cuts``: the units
+from one position on, up to one, or between two near the end, on the
+accelerator, as llama.cpp's ``-ngl`` offloads the last layers), those that
+fit, by (estimated time, accelerator bytes, the devices in program order
+with the host first), then improved one unit's device at a time while that
+lowers the estimate (``improve``): the same input gives the same
+assignment, and it is never slower than an obvious placement. On a DAG
+(residual connections) the programme alone is a heuristic that misses
+such cuts; the cuts keep the answer at or below every hand split of the
+``-ngl`` kind. Where none of them puts a unit on the accelerator, each
 assignment with one free unit alone there is tried too, before the budget
 is called too small.
 """
@@ -76,7 +82,7 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     best = run_programme(graph, cost, objective, budget_bytes).best
     candidates = [] if best is None else [best]
     candidates += [all_on(graph, graph.host), all_on(graph, graph.accelerator),
-                   greedy_fill(graph, budget_bytes)]
+                   greedy_fill(graph, budget_bytes), *cuts(graph)]
     fitting = [a for a in candidates if fits(accelerator_bytes(graph, a), budget_bytes)]
     if not any(_uses_accelerator(graph, a) for a in fitting):
         fitting += [a for a in _single_units(graph)
@@ -85,8 +91,56 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
             raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
     if not fitting:
         raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
-    return min(fitting, key=lambda a: (estimate_seconds(graph, a, cost, objective),
-                                       accelerator_bytes(graph, a).total, _rank(graph, a)))
+    def key(a: Assignment):
+        return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
+
+    return improve(graph, min(fitting, key=key), key, budget_bytes)
+
+
+# Cuts between two positions end this near the last unit (a model's head).
+TAIL = 8
+# Rounds of one-unit changes ``improve`` makes at most.
+ROUNDS = 3
+
+
+def cuts(graph: WorkGraph) -> list:
+    """The contiguous placements: for every position i, the free units from
+    i on (a suffix), and the free units before i (a prefix), on the
+    accelerator; and the free units from i up to each of the last TAIL
+    positions (the layers without the head). The rest, and pinned units,
+    as for all_on."""
+    order = [u for u in graph.units]
+    n = len(order)
+    spans = {(i, n) for i in range(n)} | {(0, j) for j in range(1, n + 1)}
+    spans |= {(i, j) for j in range(max(1, n - TAIL), n) for i in range(j)}
+    found = []
+    for start, end in sorted(spans):
+        units = {u.id: u.pinned or (graph.accelerator if start <= k < end else graph.host)
+                 for k, u in enumerate(order)}
+        found.append(assignment_of(graph, units))
+    return found
+
+
+def improve(graph: WorkGraph, assignment: Assignment, key, budget_bytes: Optional[int]) -> Assignment:
+    """``assignment`` changed one free unit's device at a time, in program
+    order, wherever the change fits and lowers ``key``; at most ROUNDS
+    passes over the units."""
+    best, best_key = assignment, key(assignment)
+    for _ in range(ROUNDS):
+        changed = False
+        for unit in graph.units:
+            if unit.pinned:
+                continue
+            other = graph.host if best.units[unit.id] == graph.accelerator else graph.accelerator
+            trial = assignment_of(graph, {**best.units, unit.id: other})
+            if not fits(accelerator_bytes(graph, trial), budget_bytes):
+                continue
+            trial_key = key(trial)
+            if trial_key < best_key:
+                best, best_key, changed = trial, trial_key, True
+        if not changed:
+            break
+    return best
 
 
 def _uses_accelerator(graph: WorkGraph, assignment: Assignment) -> bool:

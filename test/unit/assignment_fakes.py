@@ -105,11 +105,13 @@ def every_assignment(g: WorkGraph):
         yield assignment_of(g, units)
 
 
-def transformer(blocks: int, units_per_block: int = 4, batch_rows: int = 32):
+def transformer(blocks: int, units_per_block: int = 4, batch_rows: int = 32, residual: bool = False):
     """A transformer-like chain: a gather of ``batch_rows`` rows from a
     64 MiB embedding table, ``blocks`` blocks of ``units_per_block`` units
     reading 16 MiB of weights in all (the first unit of a block reads
-    them), and a head matmul with a 64 MiB weight."""
+    them), and a head matmul with a 64 MiB weight. ``residual``: each
+    block's last unit also reads the block's input (a DAG, as real
+    transformers are)."""
     hidden = 2048
     row = hidden * 4
     units = [Unit(0, "gather", "gather", "f32", 0, batch_rows * row, ("embedding",))]
@@ -128,4 +130,6 @@ def transformer(blocks: int, units_per_block: int = 4, batch_rows: int = 32):
     edges = ([Edge(("argument", 0), 0, batch_rows * 8)]
              + [Edge(i, i + 1, batch_rows * row) for i in range(head)]
              + [Edge(head, ("result", 0), batch_rows * 8192 * 4)])
+    if residual:
+        edges += [Edge(b * units_per_block, (b + 1) * units_per_block, batch_rows * row) for b in range(blocks)]
     return graph(units, weights, edges)
