@@ -58,7 +58,7 @@ def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
         return False  # two GPUs of different drivers and no local device
     if not policy.is_staged:
         return True
-    return model.devices[waiter].is_local and policy.owner not in (None, waiter)
+    return model.devices[waiter].uses_host_memory and policy.owner not in (None, waiter)
 
 
 class _Waits:

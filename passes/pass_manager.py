@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from mdc.contract.manifest_record import Device
+
 from .memory_model import MemoryModel
-from .module_facts import Device, declared_devices, hal_devices
+from .module_facts import declared_devices, hal_devices
 from .outputs import Report
 from .pass_base import ANALYSES, CompileSettings, ModulePass
 from .placement import Placement

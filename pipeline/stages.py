@@ -161,7 +161,7 @@ class PipelineContext:
     settings: registry.CompileSettings
     # What the passes report (the placement, the crossings, the twins).
     report: registry.Report = dataclasses.field(default_factory=registry.Report)
-    # The devices the manifest lists (options.DeviceOption, in --device
+    # The devices the manifest lists (contract Devices, in --device
     # order); None: write no manifest and no seal.
     manifest_devices: list | None = None
     dump: Callable | None = None  # (stage_name, module) -> None
