@@ -106,7 +106,8 @@ def resolve_names(
         if name not in referenced and f"device_{name}" in referenced:
             name = f"device_{name}"
         if name in seen:
-            raise UsageError(f"device '{name}' is given twice (--device={seen[name]} and --device={d.name}={d.spec_as_given})")
+            raise UsageError(f"device '{name}' is given twice "
+                             f"(--device={seen[name]} and --device={d.name}={d.spec_as_given})")
         seen[name] = f"{d.name}={d.spec_as_given}"
         if referenced and name not in referenced:
             warnings.append(f"--device={d.name}={d.spec_as_given}: the program never names device '{name}'")
