@@ -28,15 +28,22 @@ class ManifestError(ValueError):
 
 @dataclass(frozen=True)
 class Device:
-    """One declared device: its symbol name, IREE kind (local, cuda, hip,
-    vulkan, ...) and ordinal among the runtime devices of that kind.
+    """One declared device, the one record of it on both sides: the
+    command line's ``--device`` (pipeline/options.py), the devices a
+    module declares (passes/module_facts.py) and the manifest's entry.
+    Its symbol name, IREE kind (local, cuda, hip, vulkan, ...) and ordinal
+    among the runtime devices of that kind.
     ``given_spec``: the spec as ``--device`` spelled it (``local`` or
-    ``local[0]``), which the manifest's ``spec`` records; None: ``spec``."""
+    ``local[0]``), which the manifest's ``spec`` records; None: ``spec``.
+    ``location``: where the device is declared, for diagnostics only (an
+    opaque object, e.g. an MLIR location; None where not known).
+    Neither takes part in comparing two records."""
 
     name: str
     kind: str
     ordinal: int = 0
     given_spec: Optional[str] = field(default=None, compare=False)
+    location: object = field(default=None, compare=False, repr=False)
 
     @property
     def spec(self) -> str:
@@ -44,12 +51,18 @@ class Device:
         return f"{self.kind}[{self.ordinal}]"
 
     @property
+    def spec_as_given(self) -> str:
+        """The spec as ``--device`` spelled it, else ``spec``: what the
+        IREE flag, the manifest and messages to the user say."""
+        return self.spec if self.given_spec is None else self.given_spec
+
+    @property
     def uses_host_memory(self) -> bool:
         return kind_uses_host_memory(self.kind)
 
     def to_dict(self) -> dict:
-        spec = self.spec if self.given_spec is None else self.given_spec
-        return {DEVICE_NAME: self.name, DEVICE_SPEC: spec, DEVICE_KIND: self.kind, DEVICE_ORDINAL: self.ordinal}
+        return {DEVICE_NAME: self.name, DEVICE_SPEC: self.spec_as_given, DEVICE_KIND: self.kind,
+                DEVICE_ORDINAL: self.ordinal}
 
     @classmethod
     def from_dict(cls, entry: dict) -> "Device":

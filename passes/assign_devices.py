@@ -57,7 +57,7 @@ class PlacementError(MdcError):
 class AssignDevicesOptions:
     """``--place``, ``--gpu-memory`` (bytes or None), ``--place-profile``
     (a path or None), ``--place-objective``, ``--max-dim`` (name -> bound),
-    and the command line's devices (module_facts.Device by name, in the
+    and the command line's devices (contract Device records by name, in the
     order given)."""
 
     place: str = MANUAL
@@ -80,7 +80,7 @@ def host_and_accelerator(devices: Mapping) -> tuple[str, str]:
         raise PlacementError(f"--place needs exactly two devices, a host and an accelerator; got {len(devices)}"
                              + (f" ({', '.join(devices)})" if devices else ""))
     names = list(devices)
-    local = [n for n in names if devices[n].is_local]
+    local = [n for n in names if devices[n].uses_host_memory]
     if not local:
         raise PlacementError(f"--place needs a local (CPU) device for the host; got {', '.join(names)}")
     host = local[0]

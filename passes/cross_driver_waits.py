@@ -37,7 +37,7 @@ from iree.compiler.dialects import stream, util
 from . import ir_adapter as irx
 from . import staging_template
 from .diagnostics import MdcError
-from .ir_util import get_attr, incoming_values, top_level_ops, unique_symbol, walk
+from .ir_util import get_attr, incoming_values, top_level_ops, walk
 from .memory_model import MemoryModel
 from .module_facts import affinity_devices, module_default_device
 from .pass_base import Fact, ModulePass, NoOptions
@@ -58,7 +58,7 @@ def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
         return False  # two GPUs of different drivers and no local device
     if not policy.is_staged:
         return True
-    return model.devices[waiter].is_local and policy.owner not in (None, waiter)
+    return model.devices[waiter].uses_host_memory and policy.owner not in (None, waiter)
 
 
 class _Waits:
@@ -169,7 +169,8 @@ def wait_on_host(module, model: MemoryModel) -> int:
 
 
 def _add_host_await(module) -> str:
-    name = unique_symbol(module, "__mdc_host_await_other_driver")
+    """Adds the host wait (once per pass run); returns its name."""
+    name = irx.SymbolNames(module).unique("__mdc_host_await_other_driver")
     staging_template.instantiate(module, staging_template.helper("await"), {"await": name},
                                  message="mdc: waiting on the host for another driver's device failed")
     return name

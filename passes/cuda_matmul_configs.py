@@ -186,7 +186,7 @@ def cuda_only_executables(module) -> set[str]:
     """The executables that every dispatch runs on one declared cuda
     device (an affinity naming several devices, or none where the module
     has no default, counts as not cuda)."""
-    drivers = {name: d.driver for name, d in declared_devices(module).items()}
+    drivers = {name: d.kind for name, d in declared_devices(module).items()}
     default = module_default_device(module)
     on: dict[str, set] = {}
     for op in walk(module):

@@ -38,7 +38,7 @@ MESSAGE = ("linalg.generic on cuda device '{device}': an i32 maxsi reduction fro
 def cuda_executables(module) -> dict[str, str]:
     """The executables dispatched on a cuda device: {executable: the first
     such device, in program order}."""
-    drivers = {name: d.driver for name, d in declared_devices(module).items()}
+    drivers = {name: d.kind for name, d in declared_devices(module).items()}
     default = module_default_device(module)
     found: dict[str, str] = {}
     for op in walk(module):

@@ -28,7 +28,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from . import ir_adapter as irx
-from .ir_util import get_attr, top_level_ops, unique_symbol, walk
+from .ir_util import get_attr, top_level_ops, walk
 from .module_facts import affinity_devices, device_targets, module_default_device
 from .pass_base import Fact, ModulePass, NoOptions
 
@@ -91,13 +91,14 @@ def split_executables(module) -> list[tuple[str, str]]:
         for op in top_level_ops(module)
         if op.name == irx.STREAM_EXECUTABLE
     }
+    symbols = irx.SymbolNames(module)
     made = []
     for exe, further in plan.items():
         original = executables.get(exe)
         if original is None:
             continue  # not a stream executable (e.g. an external hal.executable)
         for _key, sites in further:
-            name = unique_symbol(module, f"{exe}_t")
+            name = symbols.unique(f"{exe}_t")
             copy = original.clone(ip=ir.InsertionPoint(original))
             copy.attributes["sym_name"] = ir.StringAttr.get(name)
             for op in sites:

@@ -73,7 +73,7 @@ def options_for(model: MemoryModel, default: str | None = None) -> HostEntryPoin
     the first local device; None when there is none, or no device it must
     stage to."""
     devices = list(model.devices.values())
-    host = next((d.name for d in devices if d.is_local), None)
+    host = next((d.name for d in devices if d.uses_host_memory), None)
     if host is None:
         return None
     staged = frozenset(d.name for d in devices if d.name != host and model.policy(host, d.name).is_staged)

@@ -25,7 +25,7 @@ from iree.compiler.dialects import hal, stream, util
 
 from . import ir_adapter as irx
 from . import staging_template
-from .ir_util import append_functions, get_attr, unique_symbol, walk
+from .ir_util import append_functions, get_attr, walk
 from .memory_model import MemoryModel
 from .pass_base import Fact, ModulePass, NoOptions
 
@@ -36,7 +36,11 @@ from .pass_base import Fact, ModulePass, NoOptions
 # hands a failure on to the caller's fence instead of aborting: where IREE
 # can prove the program's own fence is already signalled it folds the wait
 # into a constant OK status, and a status check on a constant is rejected
-# (vm.cond_fail), while this branch simply folds away.
+# (vm.cond_fail), while this branch simply folds away. The relay stays text
+# here, not in staging_library.mlir nor built: its ops are located at their
+# line and column in this text (``loc("-":L:C)``), and a host function's
+# locations reach the vmfb (the VM module's debug database), so moving it
+# to the library's lines, or building it, changes every vmfb that has it.
 _RELAY = """
 util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attributes {{inlining_policy = #util.inline.never}} {{
   %forever = arith.constant -1 : i32
@@ -54,8 +58,10 @@ util.func private @{relay_name}(%own: !hal.fence, %caller: !hal.fence) attribute
 
 
 def _add_helpers(module) -> tuple[str, str]:
-    await_name = unique_symbol(module, "__mdc_host_await")
-    relay_name = unique_symbol(module, "__mdc_host_relay")
+    """Adds the two helpers (once per pass run); returns their names."""
+    symbols = irx.SymbolNames(module)
+    await_name = symbols.unique("__mdc_host_await")
+    relay_name = symbols.unique("__mdc_host_relay")
     staging_template.instantiate(module, staging_template.helper("await"), {"await": await_name},
                                  message="mdc: waiting on a fence on the host failed")
     append_functions(module, _RELAY.format(relay_name=relay_name))

@@ -215,12 +215,6 @@ class SymbolNames:
         return name
 
 
-def unique_symbol(module, base: str) -> str:
-    """A top-level symbol name not yet in ``module``, made from ``base``
-    (SymbolNames.unique, on the module as it is now)."""
-    return SymbolNames(module).unique(base)
-
-
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 

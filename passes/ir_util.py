@@ -10,8 +10,7 @@ from iree.compiler import ir
 
 from . import ir_adapter as irx
 # Re-exported: the passes import these from here.
-from .ir_adapter import (affinity_attr, get_attr, symbol_ref, top_level_ops,  # noqa: F401
-                         unique_symbol, walk)
+from .ir_adapter import affinity_attr, get_attr, symbol_ref, top_level_ops, walk  # noqa: F401
 
 
 def branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:

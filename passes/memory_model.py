@@ -23,8 +23,10 @@ import dataclasses
 import functools
 from typing import Mapping
 
+from mdc.contract.manifest_record import Device
+
 from .diagnostics import MdcError
-from .module_facts import Device, declared_devices
+from .module_facts import declared_devices
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +63,8 @@ class MemoryModel:
             if mode == "shared" and self._natural(a, b).is_staged:
                 da, db = devices[a], devices[b]
                 raise MdcError(
-                    f"--link={flag} is impossible: {a} ({da.driver}) and "
-                    f"{b} ({db.driver}) cannot address each other's memory",
+                    f"--link={flag} is impossible: {a} ({da.kind}) and "
+                    f"{b} ({db.kind}) cannot address each other's memory",
                     notes=[
                         "a queue of one driver given another driver's device buffer "
                         "fails (CUDA_ERROR_INVALID_VALUE) or is undefined behaviour",
@@ -77,9 +79,9 @@ class MemoryModel:
     @staticmethod
     def key(devices: Mapping[str, Device], links: Mapping | None = None) -> tuple:
         """What a model of ``devices`` and ``links`` answers from: each
-        device's name and driver in order (a device's ordinal and location
+        device's name and kind in order (a device's ordinal and location
         decide no policy) and the overrides that govern two of them."""
-        return (tuple((name, d.driver) for name, d in devices.items()),
+        return (tuple((name, d.kind) for name, d in devices.items()),
                 frozenset(_governed(links, devices).items()))
 
     def policy(self, src: str, dst: str) -> LinkPolicy:
@@ -101,22 +103,22 @@ class MemoryModel:
                     notes=[f"declared devices: {', '.join(sorted(self.devices)) or 'none'}"],
                 )
         a, b = self.devices[src], self.devices[dst]
-        if a.is_local and b.is_local:
+        if a.uses_host_memory and b.uses_host_memory:
             return LinkPolicy("shared", reason="both local: one host memory")
-        if a.driver == b.driver:
-            return LinkPolicy("shared", reason=f"one {a.driver} driver: left to IREE")
-        if a.is_local or b.is_local:
-            owner = b.name if a.is_local else a.name
+        if a.kind == b.kind:
+            return LinkPolicy("shared", reason=f"one {a.kind} driver: left to IREE")
+        if a.uses_host_memory or b.uses_host_memory:
+            owner = b.name if a.uses_host_memory else a.name
             return LinkPolicy(
                 "staged",
                 owner=owner,
-                reason=f"{a.driver} and {b.driver} memories are incompatible; "
+                reason=f"{a.kind} and {b.kind} memories are incompatible; "
                 f"{owner}'s pinned host memory is usable by both",
             )
-        host = next((d.name for d in self.devices.values() if d.is_local), None)
+        host = next((d.name for d in self.devices.values() if d.uses_host_memory), None)
         if host is None:
             raise MdcError(
-                f"values move between {src} ({a.driver}) and {dst} ({b.driver}), "
+                f"values move between {src} ({a.kind}) and {dst} ({b.kind}), "
                 "GPUs of different drivers, and the program declares no local device",
                 location=None,
                 notes=[
@@ -128,7 +130,7 @@ class MemoryModel:
         return LinkPolicy(
             "staged-via-host",
             via=host,
-            reason=f"{a.driver} and {b.driver} are different GPU drivers: "
+            reason=f"{a.kind} and {b.kind} are different GPU drivers: "
             f"staged through {host}",
         )
 
@@ -143,7 +145,7 @@ class MemoryModel:
         """Some pair is staged, or the module has GPUs of two drivers (whose
         values go through a host; staged even where no host is declared,
         which is then an error at the first such crossing)."""
-        drivers = {d.driver for d in self.devices.values() if not d.is_local}
+        drivers = {d.kind for d in self.devices.values() if not d.uses_host_memory}
         return self.anything_staged or len(drivers) > 1
 
     def staged_pairs(self) -> list[tuple[str, str, LinkPolicy]]:

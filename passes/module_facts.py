@@ -19,35 +19,15 @@ rather than reading the IR themselves:
 
 from __future__ import annotations
 
-import dataclasses
-
 from iree.compiler import ir
 
 from mdc.contract.declaration_text import bracketed_list
-from mdc.contract.manifest import kind_uses_host_memory
+from mdc.contract.manifest_record import Device
 
 from . import ir_adapter as irx
 from .ir_adapter import SYMBOL, executable_formats, get_attr, top_level_ops, walk  # noqa: F401 (SYMBOL: re-exported)
 
 AFFINITY = "iree.abi.affinity"
-
-
-@dataclasses.dataclass(frozen=True)
-class Device:
-    name: str
-    driver: str
-    ordinal: int
-    location: object = None
-
-    @property
-    def is_local(self) -> bool:
-        return kind_uses_host_memory(self.driver)
-
-    @property
-    def kind(self) -> str:
-        """``driver`` under the name the manifest's device record
-        (mdc.contract.manifest_record.Device) gives it: the IREE kind."""
-        return self.driver
 
 
 # -- symbols and affinities -----------------------------------------------------
@@ -117,7 +97,7 @@ def declared_devices(module) -> dict[str, Device]:
             continue
         target = irx.target_device(text)
         if target is not None:
-            devices[name] = Device(name, *target, op.location)
+            devices[name] = Device(name, *target, location=op.location)
     return devices
 
 
@@ -182,7 +162,7 @@ def hal_devices(module) -> dict[str, Device]:
         for name in stored:
             if name in candidates and name not in devices:
                 found[name] = Device(name, drivers[0], ordinals[0] if ordinals else 0,
-                                     candidates[name].location)
+                                     location=candidates[name].location)
     # Keep declaration order: the model picks the first local device as host.
     ordered = {}
     for name in candidates:

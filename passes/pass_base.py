@@ -47,7 +47,7 @@ class CompileSettings:
     CPU passes on to a GPU in that GPU's pinned memory, so it crosses with
     no host copy (lowering/pinned_arguments.py).
     ``devices``: the devices the command line declares
-    (module_facts.Device by symbol, in order), for input-level passes:
+    (contract's manifest_record.Device by symbol, in order), for input-level passes:
     before IREE's phases a program names its devices only in affinities.
     Empty: read the module's device globals.
     ``default_device``: ``--iree-hal-default-device`` where given; the

@@ -7,9 +7,20 @@ and keeps it until a pass that does not preserve it has run:
 
 * ``MemoryModel`` (memory_model.py): the policy of the devices the pass's
   level sees (``devices_seen``) under the --link overrides. It depends on
-  those two alone, so it is never stale: a model is built once per device
-  set, and the command line's set, which every level normally sees, has its
-  model built once per compile (CompileSettings.memory_model).
+  those two alone, so it is never stale. A compile builds the model of the
+  command line's devices once (CompileSettings.memory_model) and gives it to
+  every level that sees those devices in that order; ``MemoryModels``, one
+  per compile, builds one model per other device list a level sees and gives
+  every level that sees that list the same object. A level sees another
+  list in two cases, and must: the model's answers depend on the list.
+  From the flow phase on, the devices are the module's globals, which IREE
+  declares in its own order (by name for --device targets,
+  module_facts.iree_default_device): that order orders the staged pairs the
+  manifest records and picks the local device that GPUs of two drivers
+  stage through. And IREE drops the global of a device nothing uses (a
+  local device the program never names; at the HAL level any): a level
+  whose module no longer declares a device must not stage pairs with it,
+  since "is anything staged?" decides whether its passes rewrite at all.
 * ``Placement`` (placement.py): where each value of the module as it is now
   lives, with the module's global homes analyzed. Any rewrite may move a
   value, so a pass that does not preserve it makes the next one that asks
@@ -20,8 +31,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from mdc.contract.manifest_record import Device
+
 from .memory_model import MemoryModel
-from .module_facts import Device, declared_devices, hal_devices
+from .module_facts import declared_devices, hal_devices
 from .outputs import Report
 from .pass_base import ANALYSES, CompileSettings, ModulePass
 from .placement import Placement
@@ -51,24 +64,42 @@ def analyzed_placement(module) -> Placement:
     return placement
 
 
-class AnalysisManager:
-    """The analyses of one module under one compile's settings."""
+class MemoryModels:
+    """The memory models of one compile: each built once, the first time a
+    level sees its device list (the module docstring says when a level
+    sees another list than the command line's), and shared by every level
+    that sees the same list."""
 
-    def __init__(self, module, settings: CompileSettings):
+    def __init__(self, settings: CompileSettings):
+        self.settings = settings
+        self._built: dict[tuple, MemoryModel] = {}
+
+    def of(self, devices: dict[str, Device]) -> MemoryModel:
+        """The model of ``devices`` (by symbol, in order) under the
+        compile's --link overrides."""
+        links = self.settings.links
+        key = MemoryModel.key(devices, links)
+        if key == MemoryModel.key(self.settings.devices, links):
+            return self.settings.memory_model
+        if key not in self._built:
+            self._built[key] = MemoryModel(devices, dict(links))
+        return self._built[key]
+
+
+class AnalysisManager:
+    """The analyses of one module under one compile's settings; ``models``:
+    the compile's memory models, shared with the managers of its other
+    levels (None: this manager's own)."""
+
+    def __init__(self, module, settings: CompileSettings, models: MemoryModels | None = None):
         self.module = module
         self.settings = settings
-        self._models: dict[tuple, MemoryModel] = {}
+        self._models = models or MemoryModels(settings)
         self._cached: dict[type, object] = {}
 
     def memory_model(self, level: str) -> MemoryModel:
         """The memory model of the devices ``level`` sees."""
-        devices, links = devices_seen(self.module, level, self.settings), self.settings.links
-        key = MemoryModel.key(devices, links)
-        if key == MemoryModel.key(self.settings.devices, links):
-            return self.settings.memory_model
-        if key not in self._models:
-            self._models[key] = MemoryModel(devices, dict(links))
-        return self._models[key]
+        return self._models.of(devices_seen(self.module, level, self.settings))
 
     def placement(self) -> Placement:
         if Placement not in self._cached:
@@ -99,10 +130,11 @@ class AnalysisManager:
 
 
 def run_passes(passes: Iterable[type[ModulePass]], module, settings: CompileSettings, report: Report,
-               analyses: AnalysisManager | None = None) -> AnalysisManager:
+               analyses: AnalysisManager | None = None, models: MemoryModels | None = None) -> AnalysisManager:
     """Runs ``passes`` in order on ``module``, sharing one AnalysisManager
-    (``analyses``, or a new one); returns it."""
-    manager = analyses or AnalysisManager(module, settings)
+    (``analyses``, or a new one with the compile's memory models
+    ``models``); returns it."""
+    manager = analyses or AnalysisManager(module, settings, models)
     for pass_cls in passes:
         manager.run(pass_cls, report)
     return manager

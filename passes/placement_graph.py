@@ -124,7 +124,7 @@ def snapshot(module, placement, model, describe) -> PlacementGraph:
                 except MdcError:  # transfer-insertion reports it, with its location
                     edge.strategy = "impossible"
             edges.append(edge)
-    devices = {name: d.driver for name, d in model.devices.items()}
+    devices = {name: d.kind for name, d in model.devices.items()}
     return PlacementGraph(devices, nodes, edges)
 
 

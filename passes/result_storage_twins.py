@@ -65,7 +65,7 @@ class ResultStorageOptions:
         host = options_for(settings.memory_model)
         if host is None:
             return cls()
-        cpus = frozenset(d.name for d in devices if d.is_local and d.name not in host.staged_from_host)
+        cpus = frozenset(d.name for d in devices if d.uses_host_memory and d.name not in host.staged_from_host)
         return cls(cpus, host.staged_from_host)
 
 

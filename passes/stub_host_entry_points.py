@@ -43,7 +43,7 @@ from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
 
 from .diagnostics import MdcError
 from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
-from .ir_util import top_level_ops
+from .ir_adapter import SymbolNames
 from .outputs import Report
 from .pass_base import Fact, ModulePass
 from .result_storage_twins import TWIN_SUFFIX as STORAGE_TWIN_SUFFIX
@@ -185,8 +185,7 @@ def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, st
     functions = abi_functions(module)
     declared = declared_stub_signatures(module)
     signatures = {**stub_signatures(module), **declared}
-    taken = {ir.StringAttr(op.attributes["sym_name"]).value
-             for op in top_level_ops(module) if "sym_name" in op.attributes}
+    taken = SymbolNames(module)
     added: list[tuple[str, str]] = []
     for name, sig in signatures.items():
         if name.endswith((TWIN_SUFFIX, STORAGE_TWIN_SUFFIX)) or not needs_twin(sig, options):

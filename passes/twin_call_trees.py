@@ -31,7 +31,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from . import ir_adapter as irx
-from .ir_util import get_attr, top_level_ops, unique_symbol, walk
+from .ir_util import get_attr, top_level_ops, walk
 from .recursive_calls import call_graph, find_call_cycle
 
 _FUNCTIONS = (irx.FUNC_FUNC, irx.UTIL_FUNC)
@@ -57,20 +57,21 @@ def _reaching_never_inlined(module, graph: dict) -> set[str]:
     return {name for name in graph if reaches(name)}
 
 
-def _own_copies(module, caller: ir.Operation, prefix: str, reaching: set[str], functions: dict) -> None:
+def _own_copies(module, caller: ir.Operation, prefix: str, reaching: set[str], functions: dict,
+                symbols: irx.SymbolNames) -> None:
     """Points each call in ``caller`` whose callee is in ``reaching`` at a
-    fresh private copy of the callee (named ``prefix.callee``), whose own
-    calls get the same, recursively."""
+    fresh private copy of the callee (named ``prefix.callee``, unique in
+    ``symbols``), whose own calls get the same, recursively."""
     for call in [op for op in walk(caller) if op.name in _CALLS and "callee" in op.attributes]:
         callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
         if callee not in reaching:
             continue
         copy = functions[callee].clone(ip=ir.InsertionPoint(module.regions[0].blocks[0]))
-        name = unique_symbol(module, f"{prefix}.{callee}")
+        name = symbols.unique(f"{prefix}.{callee}")
         copy.attributes["sym_name"] = ir.StringAttr.get(name)
         copy.attributes["sym_visibility"] = ir.StringAttr.get("private")
         call.attributes["callee"] = ir.FlatSymbolRefAttr.get(name)
-        _own_copies(module, copy, prefix, reaching, functions)
+        _own_copies(module, copy, prefix, reaching, functions, symbols)
 
 
 def give_twins_own_call_trees(module, twins: list[tuple[str, str]]) -> None:
@@ -81,6 +82,7 @@ def give_twins_own_call_trees(module, twins: list[tuple[str, str]]) -> None:
     reaching = _reaching_never_inlined(module, graph)
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
                  for op in top_level_ops(module) if op.name in _FUNCTIONS}
+    symbols = irx.SymbolNames(module)
     for function, twin in twins:
         if function in reaching:
-            _own_copies(module, functions[twin], twin, reaching, functions)
+            _own_copies(module, functions[twin], twin, reaching, functions, symbols)

@@ -85,7 +85,12 @@ def needs_twin(sig: Signature, staged_from_host: frozenset[str], default: str | 
 
 def parse_beside(text: str, sig: Signature, op_name: str) -> ir.Operation:
     """Parses the twin next to a declaration of the function it calls (the
-    parser verifies the call), and takes it out of that scratch module."""
+    parser verifies the call), and takes it out of that scratch module.
+
+    Text, not builders: the twin's ops are located at their line and column
+    in this text (``loc("-":L:C)``), and a host function's locations reach
+    the vmfb (the VM module's debug database), so built ops, located
+    elsewhere, would change every vmfb with a twin."""
     arg_types = ", ".join(str(t) for t in sig.arg_types)
     result_types = ", ".join(str(t) for t in sig.result_types)
     scratch = ir.Module.parse(f"{op_name} private {symbol_ref(sig.name)}({arg_types}) -> ({result_types})\n{text}")
@@ -111,8 +116,7 @@ def add_twins(module, twin_of: Callable, what: str, flag: str) -> list[tuple]:
     parsed beside its function and added to ``module``; returns the
     records. A twin's name that the program already defines is an error
     naming ``what`` the twin is and the ``flag`` that leaves such twins out."""
-    taken = {ir.StringAttr(op.attributes["sym_name"]).value
-             for op in top_level_ops(module) if "sym_name" in op.attributes}
+    taken = irx.SymbolNames(module)
     added = []
     for op in public_functions(module):
         sig = signature_of(op)

@@ -39,10 +39,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Callable
 
 from mdc.contract.atomic_write import CannotWrite, write_atomically
+from mdc.contract.manifest_record import Device
 from mdc.passes.diagnostics import MdcError, format_location
 
 from . import cli_errors, options
-from .options import DeviceOption, UsageError
+from .options import UsageError
 
 if TYPE_CHECKING:  # no IREE at import
     from mdc.passes.outputs import Report
@@ -162,7 +163,7 @@ class CompileResult:
     ``devices`` (as resolved against the program)."""
 
     source: str
-    devices: list[DeviceOption]
+    devices: list[Device]
     vmfb: bytes | None = None
     text: str | None = None
     report: Report | None = None
@@ -200,7 +201,7 @@ def _save(path: str, data: bytes) -> None:
 
 def check_request(devices: Mapping[str, str] | Sequence[str], opts: CompileOptions):
     """The devices (``{"a": "local[0]"}`` or ``["a=local[0]"]``, in order)
-    as DeviceOptions and the links parsed, the options checked: the
+    as Devices and the links parsed, the options checked: the
     mistakes a compile can find before it loads IREE."""
     flags = [f"{n}={s}" for n, s in devices.items()] if isinstance(devices, Mapping) else list(devices)
     given = [options.parse_device(flag) for flag in flags]
@@ -280,7 +281,7 @@ class _Compile:
             self.warnings.append(CompileWarning(self.name, NO_PUBLIC_FUNCTION))
         return module
 
-    def _resolve(self, module, devices: list[DeviceOption]):
+    def _resolve(self, module, devices: list[Device]):
         devices, hops, warnings = resolve_devices(module, devices)
         self.warnings += [CompileWarning(None, w) for w in warnings]
         return devices, hops
@@ -289,13 +290,12 @@ class _Compile:
         """The stages' PipelineContext: the compile's settings, the
         manifest's devices, the stage dumps."""
         from mdc.passes import registry
-        from mdc.passes.module_facts import Device
 
         opts = self.opts
         settings = registry.CompileSettings(
             links=link_overrides, staging=opts.staging, staging_pieces=opts.staging_pieces,
             pinned_arguments=opts.pinned_arguments,
-            devices={d.name: Device(d.name, d.kind, d.ordinal) for d in devices},
+            devices={d.name: d for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
             cuda_matmul_configs=opts.cuda_matmul_configs, **options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
@@ -374,7 +374,7 @@ def _has_public_function(module) -> bool:
     return False
 
 
-def resolve_devices(program, devices: list[DeviceOption]):
+def resolve_devices(program, devices: list[Device]):
     """The devices' names resolved against the program (``a`` is
     ``device_a`` where it says ``@device_a``), checked against the devices
     it defines and names; returns them, the devices it never names that
@@ -411,8 +411,8 @@ def _check_defined_devices(devices, given, defined: dict) -> None:
             continue
         program = kind if ordinal is None else f"{kind}[{ordinal}]"
         raise MdcError(
-            f"the program defines device '@{d.name}' as {program}, but --device={flag.name}={flag.spec} says "
-            f"{d.spec}: make them agree, or drop the program's util.global",
+            f"the program defines device '@{d.name}' as {program}, but --device={flag.name}={flag.spec_as_given} says "
+            f"{d.spec_as_given}: make them agree, or drop the program's util.global",
             location=format_location(loc),
         )
 

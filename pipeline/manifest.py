@@ -24,7 +24,7 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                   state_by_function: dict | None = None, tied_dims: dict | None = None,
                   default: str | None = None, no_host_entry_points: bool = False,
                   result_devices: dict | None = None) -> str:
-    """``devices``: the --device options (options.DeviceOption), in order.
+    """``devices``: the --device options (contract Devices, specs as given), in order.
     ``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module. ``host_entry_points``:
     {function: twin}, each twin's values on device ``host``. ``functions``:
@@ -40,7 +40,7 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     ``result_devices``: {function: {result index: device}} of results their
     declaration places nowhere (stub_signatures.undeclared_result_devices)."""
     return Manifest(
-        devices=tuple(d.manifest_device() for d in devices),
+        devices=tuple(devices),
         staging=tuple(Staging(src, dst, policy.owner, policy.via) for src, dst, policy in model.staged_pairs()),
         default=default,
         pinned_arguments=_flat(pinned_arguments),

@@ -53,19 +53,8 @@ BACKEND_DEFAULTS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class DeviceOption:
-    name: str
-    spec: str
-    kind: str
-    ordinal: int
-
-    def manifest_device(self) -> Device:
-        """The device as the manifest records it (the contract's record)."""
-        return Device(self.name, self.kind, self.ordinal, given_spec=self.spec)
-
-
-def parse_device(text: str) -> DeviceOption:
+def parse_device(text: str) -> Device:
+    """The device ``--device=NAME=SPEC`` declares, its spec as given."""
     if "=" not in text:
         raise UsageError(
             f"--device={text}: expected NAME=SPEC, e.g. --device=a=local[0]",
@@ -85,7 +74,7 @@ def parse_device(text: str) -> DeviceOption:
             f"--device={text}: unknown device kind '{kind}'",
             notes=[f"known kinds: {', '.join(_KNOWN_KINDS)}"],
         )
-    return DeviceOption(name, spec, kind, int(m.group(2) or 0))
+    return Device(name, kind, int(m.group(2) or 0), given_spec=spec)
 
 
 def parse_link(text: str) -> tuple[str, str, str]:
@@ -101,15 +90,15 @@ def parse_link(text: str) -> tuple[str, str, str]:
 
 
 def resolve_names(
-    devices: list[DeviceOption], referenced: dict[str, object]
-) -> tuple[list[DeviceOption], list[str]]:
+    devices: list[Device], referenced: dict[str, object]
+) -> tuple[list[Device], list[str]]:
     """Maps short names (``a`` -> ``device_a``) onto the program's symbols.
 
     Returns the devices under their resolved names and warnings for devices
     the program never names. ``referenced`` maps each device symbol the
     program uses to the location of a first use.
     """
-    resolved: list[DeviceOption] = []
+    resolved: list[Device] = []
     warnings: list[str] = []
     seen: dict[str, str] = {}
     for d in devices:
@@ -117,10 +106,11 @@ def resolve_names(
         if name not in referenced and f"device_{name}" in referenced:
             name = f"device_{name}"
         if name in seen:
-            raise UsageError(f"device '{name}' is given twice (--device={seen[name]} and --device={d.name}={d.spec})")
-        seen[name] = f"{d.name}={d.spec}"
+            raise UsageError(f"device '{name}' is given twice "
+                             f"(--device={seen[name]} and --device={d.name}={d.spec_as_given})")
+        seen[name] = f"{d.name}={d.spec_as_given}"
         if referenced and name not in referenced:
-            warnings.append(f"--device={d.name}={d.spec}: the program never names device '{name}'")
+            warnings.append(f"--device={d.name}={d.spec_as_given}: the program never names device '{name}'")
         resolved.append(dataclasses.replace(d, name=name))
     return resolved, warnings
 
@@ -128,7 +118,7 @@ def resolve_names(
 DEFAULT_DEVICE_FLAG = "--iree-hal-default-device"
 
 
-def chosen_default_device(devices: list[DeviceOption], passthrough: list[str]) -> str | None:
+def chosen_default_device(devices: list[Device], passthrough: list[str]) -> str | None:
     """The device a ``--iree-hal-default-device`` among the IREE flags
     names (the last one; digits ``N`` name ``__device_N``, as in IREE), or
     None where none is given. IREE takes any name and compiles a module
@@ -152,7 +142,7 @@ def long_name(name: str) -> str:
     return f"__device_{name}" if name.isdigit() else name
 
 
-def staging_hops(devices: list[DeviceOption], referenced: dict[str, object]) -> list[str]:
+def staging_hops(devices: list[Device], referenced: dict[str, object]) -> list[str]:
     """The local devices the program never names that mdc keeps as the host
     to stage through: when the devices it names are GPUs of two or more
     drivers and none is local, the first unnamed local device (moves between
@@ -166,7 +156,7 @@ def staging_hops(devices: list[DeviceOption], referenced: dict[str, object]) -> 
 
 
 def resolve_link_names(
-    links: list[tuple[str, str, str]], devices: list[DeviceOption]
+    links: list[tuple[str, str, str]], devices: list[Device]
 ) -> dict[frozenset, tuple[str, str | None, str]]:
     """Turns ``--link`` flags into the memory model's override map:
     {frozenset((X, Y)): (mode, owner or None, the flag as the user wrote it)}."""
@@ -203,10 +193,10 @@ def add_codegen_arguments(parser) -> None:
         "device runs get measured tile configs: passes/cuda_matmul_configs.py)")
 
 
-def iree_flags(devices: list[DeviceOption], passthrough: list[str]) -> list[str]:
+def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
     """The IREE flags mdc derives: target devices, backend defaults the user
     did not override, then the user's own ``--iree-*`` flags."""
-    flags = [f"--iree-hal-target-device={d.name}={d.spec}" for d in devices]
+    flags = [f"--iree-hal-target-device={d.name}={d.spec_as_given}" for d in devices]
     given = {f.split("=", 1)[0] for f in passthrough}
     kinds = []
     for d in devices:

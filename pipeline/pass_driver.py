@@ -79,8 +79,7 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
     _check_one_module(module)
     known = _module_devices(module, devices)
     link_overrides = options.resolve_link_names([options.parse_link(link) for link in links],
-                                                [options.DeviceOption(n, "", d.driver, d.ordinal)
-                                                 for n, d in known.items()])
+                                                list(known.values()))
     settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
                                         pinned_arguments=pinned_arguments, devices=known, **placement)
     report = registry.Report()
@@ -111,13 +110,13 @@ def _module_devices(module, devices) -> dict:
     """The module's devices by name: those it declares (stream-level IR
     declares them by initial value; at the HAL level their initializers
     say what they are), then those ``devices`` adds."""
-    from mdc.passes.module_facts import Device, declared_devices, hal_devices, referenced_devices
+    from mdc.passes.module_facts import declared_devices, hal_devices, referenced_devices
 
     known = dict(declared_devices(module) or hal_devices(module))
     flags = [f"{n}={s}" for n, s in devices.items()] if isinstance(devices, Mapping) else list(devices)
     given, _ = options.resolve_names([options.parse_device(flag) for flag in flags], referenced_devices(module))
     for d in given:
-        known.setdefault(d.name, Device(d.name, d.kind, d.ordinal))
+        known.setdefault(d.name, d)
     return known
 
 

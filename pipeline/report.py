@@ -113,7 +113,7 @@ def report_data(done: Report, devices) -> dict:
         summary[key]["count"] += 1
         summary[key]["bytes"].append(e["bytes"])
     data = {
-        "devices": [{"name": d.name, "spec": d.spec} for d in devices],
+        "devices": [{"name": d.name, "spec": d.spec_as_given} for d in devices],
         "default_device": done.default_device,
         "crossings": entries,
         "summary": [{"pair": k, "count": v["count"], "bytes": " + ".join(v["bytes"])}

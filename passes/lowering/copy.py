@@ -32,8 +32,8 @@ class HostHopCopy(Lowering):
     def _stage_function(self, src: str, dst: str, owner: str) -> str:
         """The staging function for one direction and owner (see
         staging_template.py); local queues get chunked copies."""
-        src_local = self.emit.model.devices[src].is_local
-        dst_local = self.emit.model.devices[dst].is_local
+        src_local = self.emit.model.devices[src].uses_host_memory
+        dst_local = self.emit.model.devices[dst].uses_host_memory
         key = (owner, src_local, dst_local)
         if key not in self._functions:
             new_cache = owner not in self._caches

@@ -28,8 +28,8 @@ def emplace_applies(model: MemoryModel, emplace: bool, policy: LinkPolicy, src: 
     writes the pinned memory with its own dispatches."""
     if not emplace or policy.mode != "staged" or in_initializer():
         return False
-    usable = lambda d: d == policy.owner or model.devices[d].is_local  # noqa: E731
-    return usable(src) and usable(dst) and (model.devices[src].is_local or model.devices[dst].is_local)
+    usable = lambda d: d == policy.owner or model.devices[d].uses_host_memory  # noqa: E731
+    return usable(src) and usable(dst) and (model.devices[src].uses_host_memory or model.devices[dst].uses_host_memory)
 
 
 class Emplace(Lowering):
@@ -54,7 +54,7 @@ class Emplace(Lowering):
         value, size, src, dst, policy = site.value, site.size, site.src, site.dst, site.policy
         result_type, carried = site.result_type, site.carried
         view_type = ir.Type.parse("!hal.buffer_view")
-        src_local = self.emit.model.devices[src].is_local
+        src_local = self.emit.model.devices[src].uses_host_memory
         if not src_local and _gpu_writes_pinned(value, size):
             pinned_view = self.emit.early_site_view(self.emit.site_function(), size, policy.owner)
         else:
@@ -64,7 +64,7 @@ class Emplace(Lowering):
             view = self._copy_in_pieces(value, size, src, dst, pinned_view)
             return self.emit.imported(view, size, dst, result_type, carried)
         view, ready = self._into_pinned(value, size, src, policy, pinned_view)
-        if self.emit.model.devices[dst].is_local:
+        if self.emit.model.devices[dst].uses_host_memory:
             return self._read_from_pinned(view, ready, size, dst, result_type)
         if ready is None:
             ready = util.NullOp(ir.Type.parse("!hal.fence")).result
@@ -79,9 +79,9 @@ class Emplace(Lowering):
         CPU's copy dispatch out of pinned memory, not into a new buffer;
         not for a value a CPU sends on in pieces."""
         src, dst = site.src, site.dst
-        if not (self.applies(site) and self.emit.model.devices[dst].is_local):
+        if not (self.applies(site) and self.emit.model.devices[dst].uses_host_memory):
             return False
-        return not (self.emit.model.devices[src].is_local and self._in_pieces(dst))
+        return not (self.emit.model.devices[src].uses_host_memory and self._in_pieces(dst))
 
     def lower_into_output(self, site: Site, update) -> ir.Value:
         """Returns the storage, to stand for ``update``'s result."""
@@ -97,7 +97,7 @@ class Emplace(Lowering):
         if pinned_view is None:
             pinned_view = staging_call([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
                                       [size, self.emit.device(policy.owner)]).results[0]
-        if self.emit.model.devices[src].is_local or _gpu_writes_pinned(value, size):
+        if self.emit.model.devices[src].uses_host_memory or _gpu_writes_pinned(value, size):
             return self.write_into_pinned(value, size, src, pinned_view)
         src_view, src_ready = self.emit.export(value, size, src)
         written = staging_call(
@@ -130,7 +130,7 @@ class Emplace(Lowering):
         pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
                                        affinity=where).result
         zero = arith.ConstantOp(ir.IndexType.get(), 0).result
-        if self.emit.model.devices[src].is_local and not self._is_only_use_of_dispatch(value):
+        if self.emit.model.devices[src].uses_host_memory and not self._is_only_use_of_dispatch(value):
             value = self.emit.copy_dispatch(value, size, src)
         elif value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
@@ -173,7 +173,7 @@ class Emplace(Lowering):
         not a CPU (whose DMA is what the pieces overlap)."""
         if self.pieces is not None:
             return self.pieces > 1
-        return not self.emit.model.devices[dst].is_local
+        return not self.emit.model.devices[dst].uses_host_memory
 
     def _piece_count(self, size):
         """How many pieces ``_copy_in_pieces`` cuts ``size`` bytes into: the

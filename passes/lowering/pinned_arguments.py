@@ -49,7 +49,7 @@ class PinnedArguments(Lowering):
         value, src, dst, policy = site.value, site.src, site.dst, site.policy
         if not self.pinned_arguments or policy.mode != "staged" or policy.owner != dst:
             return False
-        if not self.emit.model.devices[src].is_local or in_initializer():
+        if not self.emit.model.devices[src].uses_host_memory or in_initializer():
             return False
         found = function_argument(value)
         return found is not None and self._pin(*found, dst)
@@ -80,7 +80,7 @@ class PinnedArguments(Lowering):
         src, dst, policy = site.src, site.dst, site.policy
         if policy.mode != "staged" or policy.owner != src:
             return False
-        if not self.emit.model.devices[dst].is_local or in_initializer(update):
+        if not self.emit.model.devices[dst].uses_host_memory or in_initializer(update):
             return False
         function, index = function_argument(update.opview.target)
         if not (self.pinned_arguments or function.removesuffix("$async") in self.storage_twins):

@@ -41,7 +41,7 @@ class SmallInPlace(Lowering):
         self._reads_in_place: list[tuple] = []
 
     def applies(self, site: Site) -> bool:
-        if not (self.emplace.applies(site) and self.emit.model.devices[site.src].is_local
+        if not (self.emplace.applies(site) and self.emit.model.devices[site.src].uses_host_memory
                 and str(site.result_type) == "!stream.resource<*>"):
             return False
         if is_small(site.value, site.size):
@@ -52,7 +52,7 @@ class SmallInPlace(Lowering):
         # whose copy out of pinned memory is a CPU dispatch, not the queue
         # copy the helpers make above the limit.
         return (is_dynamic(site.value, site.size) and site.dst == site.policy.owner and not site.carried
-                and not self.emit.model.devices[site.dst].is_local)
+                and not self.emit.model.devices[site.dst].uses_host_memory)
 
     def lower(self, site: Site) -> ir.Value:
         """A small ``value`` from CPU ``src``: the CPU writes it into the

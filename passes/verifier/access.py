@@ -17,23 +17,24 @@ class Access:
         self.devices = model.devices
         self._module = module
 
-    def driver(self, name: str) -> str | None:
+    def kind(self, name: str) -> str | None:
+        """The IREE kind of device ``name`` (local, cuda, ...), None if unknown."""
         d = self.devices.get(name)
-        return d.driver if d else None
+        return d.kind if d else None
 
     def describe(self, name: str) -> str:
-        """``name (driver)``, or the bare name of an unknown device."""
-        driver = self.driver(name)
-        return f"{name} ({driver})" if driver else name
+        """``name (kind)``, or the bare name of an unknown device."""
+        kind = self.kind(name)
+        return f"{name} ({kind})" if kind else name
 
     def is_local(self, name: str) -> bool:
         """Whether ``name`` is a local (CPU) device."""
-        return self.driver(name) == LOCAL
+        return self.kind(name) == LOCAL
 
     def is_gpu(self, name: str) -> bool:
         """Whether ``name`` is a known device that is not a local CPU."""
-        driver = self.driver(name)
-        return driver is not None and driver != LOCAL
+        kind = self.kind(name)
+        return kind is not None and kind != LOCAL
 
     def staged(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` are two known devices that share no memory."""
@@ -59,7 +60,7 @@ class Access:
         if not self.staged(user, owner):
             return True
         # A CPU reaches any host-visible memory (a GPU's pinned host memory).
-        return self.driver(user) == LOCAL and host_visible is not False
+        return self.kind(user) == LOCAL and host_visible is not False
 
     def topology_note(self, a: str, b: str) -> str | None:
         """A note where the module's ``stream.topology`` claims ``a`` and

@@ -43,8 +43,8 @@ class ForeignFence(_QueueWaitRule):
         for user, fence in _waits(site, evidence):
             if fence.origin == CALLER:
                 continue
-            other = access.driver(fence.origin)
-            if other is None or other == access.driver(user):
+            other = access.kind(fence.origin)
+            if other is None or other == access.kind(user):
                 continue
             notes = ["a GPU queue told to wait on another driver's semaphore never runs; "
                      "wait on the host at such boundaries"]

@@ -67,7 +67,7 @@ def test_visibility_and_symbols():
         assert names.unique("shown") == "shown_1"
         assert names.unique("shown") == "shown_2"  # taken once made, before any op has it
         assert names.unique("fresh") == "fresh"
-        assert irx.unique_symbol(module, "shown") == "shown_1"  # a fresh read of the module
+        assert irx.SymbolNames(module).unique("shown") == "shown_1"  # a fresh read of the module
 
 
 def test_staging_library_instantiates_renamed():

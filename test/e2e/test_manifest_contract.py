@@ -230,13 +230,19 @@ def test_the_shim_reports_them_as_its_own_errors():
 
 
 def test_one_device_record():
-    """--device's option, the manifest's device and the shim's are one
-    record: the option converts to it, keeping its spelling for the
-    manifest."""
-    from mdc.pipeline.options import parse_device
+    """--device's option, a module's declared device, the manifest's device
+    and the shim's are one record: the option keeps its spelling for the
+    manifest and the IREE flag; a declared device's location is for
+    diagnostics and takes no part in comparing."""
+    from mdc.passes.module_facts import Device as DeclaredDevice
+    from mdc.pipeline.options import Device as DeviceOption, iree_flags, parse_device
 
-    device = parse_device("a=cuda").manifest_device()
+    assert DeviceOption is Device and DeclaredDevice is Device
+    device = parse_device("a=cuda")
     assert device == Device("a", "cuda", 0) and device.given_spec == "cuda" and device.spec == "cuda[0]"
+    assert device.spec_as_given == "cuda" and Device("b", "hip", 1).spec_as_given == "hip[1]"
+    assert iree_flags([device], [])[0] == "--iree-hal-target-device=a=cuda"
+    assert Device("a", "cuda", 0, location="x.mlir:1") == device and "x.mlir" not in repr(device)
     assert not device.uses_host_memory and Device("h", "local").uses_host_memory
 
 

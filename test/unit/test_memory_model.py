@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from mdc.contract.manifest_record import Device
 from mdc.passes.diagnostics import MdcError
 from mdc.passes.memory_model import MemoryModel
-from mdc.passes.module_facts import Device
 
 
 def _devices(*specs: str) -> dict[str, Device]:
@@ -98,7 +98,7 @@ def test_link_to_a_device_the_module_dropped_governs_nothing():
 
 def test_key_is_names_drivers_order_and_governing_links():
     devices = _devices("a=local", "b=cuda")
-    moved = {n: Device(n, d.driver, d.ordinal + 5, location="elsewhere") for n, d in devices.items()}
+    moved = {n: Device(n, d.kind, d.ordinal + 5, location="elsewhere") for n, d in devices.items()}
     assert MemoryModel.key(devices) == MemoryModel.key(moved)
     assert MemoryModel.key(devices) != MemoryModel.key(dict(reversed(list(devices.items()))))
     assert MemoryModel.key(devices) != MemoryModel.key(_devices("a=local", "b=vulkan"))

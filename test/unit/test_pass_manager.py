@@ -128,21 +128,39 @@ def test_the_memory_model_is_the_settings_one_where_the_devices_are_the_command_
         assert other.memory_model("stream") is not settings.memory_model
 
 
-def test_one_memory_model_per_compile(monkeypatch, tmp_path):
-    """mdc-compile in process (no fork) builds the memory model once."""
+# (the --device flags, the device list of each memory model the compile builds, in order)
+_MODELS_BUILT = [
+    # Every level sees the command line's devices: one model.
+    (["a=cuda[0]", "b=local[0]"], [["device_a", "device_b"]]),
+    # IREE drops z, a local device the program never names, before mdc's
+    # stream-level passes: the stream and scheduled levels share one model
+    # of the devices left; the HAL level sees the command line's again.
+    (["a=cuda[0]", "b=local[0]", "z=local[1]"], [["device_a", "device_b", "z"], ["device_a", "device_b"]]),
+    # And IREE declares the devices by name: the HAL level's list is the
+    # command line's devices in IREE's order, a third model.
+    (["b=local[0]", "a=cuda[0]", "z=local[1]"],
+     [["device_b", "device_a", "z"], ["device_a", "device_b"], ["device_a", "device_b", "z"]]),
+]
+
+
+@pytest.mark.parametrize("devices, lists", _MODELS_BUILT)
+def test_one_memory_model_per_compile_and_device_list(monkeypatch, tmp_path, devices, lists):
+    """mdc-compile in process (no fork) builds the memory model of the
+    command line's devices once, and one model per other device list a
+    level sees (pass_manager.py says why), shared by the levels."""
     from mdc.pipeline import cli
 
     built = []
     init = memory_model.MemoryModel.__init__
 
-    def counting(self, *args, **kwargs):
-        built.append(args)
-        init(self, *args, **kwargs)
+    def counting(self, devices, *args, **kwargs):
+        built.append(list(devices))
+        init(self, devices, *args, **kwargs)
 
     monkeypatch.setattr(memory_model.MemoryModel, "__init__", counting)
     monkeypatch.setenv("MDC_NO_FORK", "1")
     out = tmp_path / "out.vmfb"
-    code = cli.compile_main([str(REPO / "examples" / "multi_device_mul.mlir"), "--device=a=cuda[0]",
-                             "--device=b=local[0]", "-o", str(out)])
+    code = cli.compile_main([str(REPO / "examples" / "multi_device_mul.mlir"),
+                             *(f"--device={d}" for d in devices), "-o", str(out)])
     assert code == 0 and out.exists()
-    assert len(built) == 1, built
+    assert built == lists
