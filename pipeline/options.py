@@ -24,6 +24,7 @@ Per-backend defaults, each overridden by passing the same ``--iree-*`` flag:
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 
 from mdc.contract.manifest_record import Device
@@ -270,14 +271,21 @@ def check_placement(devices: list, place: str, gpu_memory, place_profile, place_
     with the devices."""
     if place_objective not in PLACE_OBJECTIVES:
         raise UsageError(f"--place-objective={place_objective}: expected latency or throughput")
-    if place != PLACE_AUTO:
-        for flag, given in (("--gpu-memory", gpu_memory), ("--place-profile", place_profile),
+    if place != PLACE_AUTO and gpu_memory is not None:
+        raise UsageError("--gpu-memory needs --place=auto")
+    if place == PLACE_MANUAL:
+        # The profile and the objective also give a file's assignment its estimates.
+        for flag, given in (("--place-profile", place_profile),
                             ("--place-objective", None if place_objective == "latency" else place_objective)):
             if given is not None:
-                raise UsageError(f"{flag} needs --place=auto")
-    if place != PLACE_MANUAL and len(devices) != 2:
+                raise UsageError(f"{flag} needs --place=auto (or --place=FILE.json)")
+        return
+    if len(devices) != 2:
         raise UsageError(f"--place={place} needs exactly two devices, a host and an accelerator "
                          f"(got {len(devices)}): e.g. --device=cpu=local[0] --device=gpu=cuda[0]")
+    for flag, path in (("--place", None if place == PLACE_AUTO else place), ("--place-profile", place_profile)):
+        if path is not None and not os.path.exists(path):
+            raise UsageError(f"{flag}={path}: no such file")
 
 
 def add_placement_arguments(parser) -> None:
