@@ -23,6 +23,7 @@ import dataclasses
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,3 +338,17 @@ def test_the_python_api_places_automatically(tmp_path, profile):
     with pytest.raises(CompileError, match="fits no placement on 'gpu'") as e:
         mdc_compile(source, list(CPU_PAIR[0]), place="auto", gpu_memory=1024, place_profile=profile)
     assert e.value.exit_code == 1
+
+
+def test_the_readme_shows_the_line_mdc_prints_for_its_example(tmp_path, run_tool):
+    """README.md's "Place automatically" quotes the summary line for
+    examples/placement/mlp.mlir on cuda with the built-in profile (the doc
+    commands run it on lavapipe): it is the line mdc prints."""
+    repo = Path(__file__).resolve().parents[2]
+    r = run_tool([sys.executable, "-m", "mdc.pipeline", repo / "examples" / "placement" / "mlp.mlir",
+                  "--device=cpu=local[0]", "--device=gpu=cuda[0]", "--place=auto", "--gpu-memory=8GiB",
+                  "--compile-to=mdc", "-o", tmp_path / "mlp.mlir"])
+    assert r.returncode == 0, r.stderr
+    printed = re.fullmatch(r"mdc-compile: (placed @main: .*)\n", r.stderr).group(1)
+    readme = " ".join((repo / "README.md").read_text().split())
+    assert f"`{printed}`" in readme, printed
