@@ -298,9 +298,10 @@ def add_placement_arguments(parser) -> None:
     parser.add_argument("--gpu-memory", metavar="SIZE",
                         help="with --place=auto, the accelerator's memory budget (bytes, or KiB/MiB/GiB/KB/MB/GB)")
     parser.add_argument("--place-profile", metavar="FILE.json",
-                        help="with --place=auto, the machine profile mdc-profile wrote (default: the built-in one)")
+                        help="with --place (auto, or a file's estimates), the machine profile mdc-profile wrote "
+                        "(default: the built-in one)")
     parser.add_argument("--place-objective", choices=PLACE_OBJECTIVES, default="latency",
-                        help="with --place=auto, the time of one call (latency, default) or per call of a stream "
+                        help="with --place, the time of one call (latency, default) or per call of a stream "
                         "with two in flight (throughput)")
     parser.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
                         help="an upper bound for a dynamic dimension, for --place (argI.dJ: dimension J of "
