@@ -24,6 +24,7 @@ Per-backend defaults, each overridden by passing the same ``--iree-*`` flag:
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 
 from mdc.contract.manifest_record import Device
@@ -260,14 +261,21 @@ def check_placement(devices: list, place: str, gpu_memory, place_profile, place_
     with the devices."""
     if place_objective not in PLACE_OBJECTIVES:
         raise UsageError(f"--place-objective={place_objective}: expected latency or throughput")
-    if place != PLACE_AUTO:
-        for flag, given in (("--gpu-memory", gpu_memory), ("--place-profile", place_profile),
+    if place != PLACE_AUTO and gpu_memory is not None:
+        raise UsageError("--gpu-memory needs --place=auto")
+    if place == PLACE_MANUAL:
+        # The profile and the objective also give a file's assignment its estimates.
+        for flag, given in (("--place-profile", place_profile),
                             ("--place-objective", None if place_objective == "latency" else place_objective)):
             if given is not None:
-                raise UsageError(f"{flag} needs --place=auto")
-    if place != PLACE_MANUAL and len(devices) != 2:
+                raise UsageError(f"{flag} needs --place=auto (or --place=FILE.json)")
+        return
+    if len(devices) != 2:
         raise UsageError(f"--place={place} needs exactly two devices, a host and an accelerator "
                          f"(got {len(devices)}): e.g. --device=cpu=local[0] --device=gpu=cuda[0]")
+    for flag, path in (("--place", None if place == PLACE_AUTO else place), ("--place-profile", place_profile)):
+        if path is not None and not os.path.exists(path):
+            raise UsageError(f"{flag}={path}: no such file")
 
 
 def add_placement_arguments(parser) -> None:
@@ -280,9 +288,10 @@ def add_placement_arguments(parser) -> None:
     parser.add_argument("--gpu-memory", metavar="SIZE",
                         help="with --place=auto, the accelerator's memory budget (bytes, or KiB/MiB/GiB/KB/MB/GB)")
     parser.add_argument("--place-profile", metavar="FILE.json",
-                        help="with --place=auto, the machine profile mdc-profile wrote (default: the built-in one)")
+                        help="with --place (auto, or a file's estimates), the machine profile mdc-profile wrote "
+                        "(default: the built-in one)")
     parser.add_argument("--place-objective", choices=PLACE_OBJECTIVES, default="latency",
-                        help="with --place=auto, the time of one call (latency, default) or per call of a stream "
+                        help="with --place, the time of one call (latency, default) or per call of a stream "
                         "with two in flight (throughput)")
     parser.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
                         help="an upper bound for a dynamic dimension, for --place (argI.dJ: dimension J of "

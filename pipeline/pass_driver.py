@@ -60,6 +60,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
         placement = options.placement_settings(types.SimpleNamespace(
             place=place, gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective,
             max_dims=max_dims))
+        options.check_placement(list(devices), **placement)
         return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement)
     except Exception as e:
         error = as_compile_error(e)

@@ -11,7 +11,9 @@ whole report and picture, and a tensor is shown with the program's own
 type where IREE moves it collapsed (passes/sizes.py).
 
 ``--graph=FILE.svg`` (or ``.dot``) draws the program's work in one lane per
-device, in program order, with crossings as labelled edges between lanes.
+device, in program order, each device's work in a colour of its own (so
+that ``--place``'s choice shows), with crossings as labelled edges between
+lanes.
 The SVG is drawn here, with no Graphviz needed.
 """
 
@@ -25,6 +27,23 @@ from mdc.passes.outputs import Report
 from mdc.passes.sizes import real_size
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
+# For a second device of a driver already drawn (a CPU pair, two GPUs), so
+# that every device's work has a colour of its own (--place's picture).
+_MORE_COLOURS = ("#16a085", "#b7950b", "#7f3f98", "#5d6d7e", "#a04000", "#1f618d")
+
+
+def device_colours(devices: dict) -> dict[str, str]:
+    """A colour for each device (name -> driver, in lane order): its
+    driver's for the first device of that driver, then the spare colours
+    in turn, none used twice while they last."""
+    colours: dict[str, str] = {}
+    spare = iter(c for c in _MORE_COLOURS if c not in _COLOURS.values())
+    for name, driver in devices.items():
+        colour = _COLOURS.get(driver, "#999999")
+        if colour in colours.values():
+            colour = next(spare, colour)
+        colours[name] = colour
+    return colours
 
 
 class _Names:
@@ -170,9 +189,10 @@ def graph_dot(done: Report) -> str:
     by_device = defaultdict(list)
     for n in graph.nodes:
         by_device[n.device].append(n)
+    colours = device_colours(graph.devices)
     for device, nodes in by_device.items():
         driver = graph.devices.get(device, "?")
-        colour = _COLOURS.get(driver, "#999999")
+        colour = colours.get(device, "#999999")
         out.append(f'  subgraph "cluster_{device}" {{ label="{device} ({driver})"; color="{colour}";')
         for n in nodes:
             out.append(f'    n{n.id} [label="{n.function}: {n.label}", fillcolor="{colour}33"];')
@@ -220,8 +240,9 @@ def _svg_frame(graph, lanes, x_of, titles, width: int, height: int) -> list[str]
              '<marker id="x" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
              'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#e67e22"/></marker></defs>',
              f'<rect width="{width}" height="{height}" fill="white"/>']
+    colours = device_colours(graph.devices)
     for d in lanes:
-        colour = _COLOURS.get(graph.devices[d], "#999999")
+        colour = colours[d]
         x = x_of[d]
         parts.append(f'<rect x="{x - 10}" y="20" width="{BOX_W + 20}" height="{height - 30}" rx="8" '
                      f'fill="{colour}" fill-opacity="0.07" stroke="{colour}"/>')
@@ -236,10 +257,11 @@ def _svg_frame(graph, lanes, x_of, titles, width: int, height: int) -> list[str]
 def _svg_boxes(graph, lanes, x_of, rows) -> tuple[list[str], dict]:
     """The nodes' boxes, and each node's (centre x, centre y, left, top)."""
     parts, corner = [], {}
+    colours = device_colours(graph.devices)
     for n in graph.nodes:
         lane = n.device if n.device in x_of else lanes[0]
         x, y = x_of[lane], TOP + rows[n.id] * ROW_H
-        colour = _COLOURS.get(graph.devices.get(lane, ""), "#999999")
+        colour = colours.get(lane, "#999999")
         corner[n.id] = (x + BOX_W / 2, y + BOX_H / 2, x, y)
         parts.append(f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="5" fill="{colour}" '
                      f'fill-opacity="0.25" stroke="{colour}"><title>{html.escape(n.location or "")}</title></rect>')

@@ -113,9 +113,18 @@ def summary_line(report: dict) -> str:
     used = report["accelerator_bytes"]
     budget = ", no budget" if report["budget_bytes"] is None else f" of {format_bytes(report['budget_bytes'])}"
     where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
-             else f"all {len(units)} units on {report['host']}")
+             else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
     function = report["function"] + (f" from {report['source']}" if report.get("source") else "")
     count = len(report["crossings"])
     return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
             f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])}{budget}; "
             f"{count} crossing{'' if count == 1 else 's'} a call")
+
+
+def _why_all_host(report: dict) -> str:
+    """Why the search left everything on the host (nothing for a file's
+    assignment, which says so itself): the budget of 0 asked for it, or it
+    is the fastest estimate."""
+    if report.get("source"):
+        return ""
+    return ", as --gpu-memory=0 asks" if report["budget_bytes"] == 0 else ", the fastest"

@@ -180,7 +180,8 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
-        parts.append(f"a budget of {format_bytes(needed)} ({needed} bytes) would fit one")
+        parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
+                     f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
     return where + (": " + "; ".join(parts) if parts else "")
 
 

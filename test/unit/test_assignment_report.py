@@ -93,6 +93,18 @@ def test_summary_line_all_host_throughput_and_no_budget():
     assert line.endswith("gpu 0 B, no budget; 0 crossings a call")
 
 
+def test_summary_line_says_why_the_search_left_all_on_the_host():
+    """All on the host is the fastest estimate, or what --gpu-memory=0 asks;
+    a file's assignment gives no reason (it is the file's)."""
+    g = chain(2)
+    report = placement_report(g, all_on(g, HOST), FakeCost(), 4 * MiB, "latency")
+    assert summary_line(report).startswith("placed @main: all 2 units on cpu, the fastest, ")
+    report["budget_bytes"] = 0
+    assert summary_line(report).startswith("placed @main: all 2 units on cpu, as --gpu-memory=0 asks, ")
+    report["source"] = "hand.json"
+    assert summary_line(report).startswith("placed @main from hand.json: all 2 units on cpu, ")
+
+
 def test_the_report_of_what_solve_chose_fits_its_budget():
     g = chain(6, value_bytes=4096, weight_bytes=(MiB,) * 6)
     cost = FakeCost()
