@@ -99,14 +99,14 @@ def _matmul_rows(kit: str) -> tuple[list[str], bool]:
     return rows, right
 
 
-def _workload_rows(kit: str, calls: int) -> tuple[list[str], bool]:
+def _workload_rows(kit: str, calls: int, dtypes=DTYPES) -> tuple[list[str], bool]:
     from bench import workload
     from bench.common import Config
 
     config = Config(gpu="cuda")
     torch, why = workload.find_torch(config)
     rows, right = [], True
-    for dt in DTYPES:
+    for dt in dtypes:
         kits = {s: workload.read_kit(os.path.abspath(os.path.join(kit, f"workload_{dt}_{s}"))) for s in SETTINGS}
         params = workload._weights(kits["off"])
         k0 = {s: next(e for e in k.modules if e["k"] == 0) for s, k in kits.items()}
@@ -130,9 +130,9 @@ def _workload_rows(kit: str, calls: int) -> tuple[list[str], bool]:
     return rows, right
 
 
-def run(kit: str, calls: int) -> int:
-    matmul, right_m = _matmul_rows(kit)
-    work, right_w = _workload_rows(kit, calls)
+def run(kit: str, calls: int, dtypes=DTYPES, matmul_rows: bool = True) -> int:
+    matmul, right_m = _matmul_rows(kit) if matmul_rows else ([], True)
+    work, right_w = _workload_rows(kit, calls, dtypes)
     print("\n| what | variant | mdc / IREE | torch, same run | ratio | max error | check |")
     print("|---|---|---|---|---|---:|---|")
     for row in matmul + work:
@@ -150,13 +150,15 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="measure them (GPU machine)")
     r.add_argument("kit")
     r.add_argument("--calls", type=int, default=5, help="timed workload calls per row (default 5)")
+    r.add_argument("--dtype", action="append", choices=DTYPES, help="the workload rows of this dtype only")
+    r.add_argument("--workload-only", action="store_true", help="no matmul rows (a short run)")
     args = p.parse_args(argv)
     if args.cmd == "build":
         return build(args.kit)
     if not cuda_available():
         print("gpu_matmul_configs: error: no cuda device here; nothing was measured", file=sys.stderr)
         return gpu_matmul.NO_GPU_STATUS
-    return run(args.kit, args.calls)
+    return run(args.kit, args.calls, tuple(args.dtype or DTYPES), not args.workload_only)
 
 
 if __name__ == "__main__":
