@@ -35,8 +35,8 @@ from typing import Mapping
 from mdc.contract.machine_profile import default_profile, load_profile
 
 from . import ir_adapter as irx
-from .assignment.boundary import has_tensor_work
 from .assignment.assignment_file import assignment_for, read_assignment_file
+from .assignment.boundary import has_tensor_work
 from .assignment.constants import hoist_constants
 from .assignment.cost_model import CostModel
 from .assignment.extract import work_graph_of

@@ -75,7 +75,7 @@ class FunctionParts:
     sources: dict
     reads: list
     returns: list
-    boundary: Boundary | None = None
+    boundary: Boundary
 
 
 def _global_table(function) -> dict:
