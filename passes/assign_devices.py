@@ -16,7 +16,9 @@ arguments and results live (the local device; of two local devices, the
 first given), and the *accelerator*, the other one. A table or matrix
 written inline (a non-splat tensor ``arith.constant``) first becomes a
 global, so that it is a weight like the others (assignment/constants.py).
-Each public function is placed on its own, in program order; a weight two functions read stays
+Each public function is placed on its own, in program order (for a
+PyTorch export, IREE's coarse-fences ``@main$async``: its imports are the
+arguments, its exports the results; assignment/boundary.py); a weight two functions read stays
 where the first put it. The placement (per unit: device, and with auto the
 estimates; per weight: device and bytes) is left for ``--report`` under
 ``"placement"`` with a one-line summary that the tools print on stderr.
@@ -34,6 +36,7 @@ from mdc.contract.machine_profile import default_profile, load_profile
 
 from . import ir_adapter as irx
 from .assignment.assignment_file import assignment_for, read_assignment_file
+from .assignment.boundary import has_tensor_work
 from .assignment.constants import hoist_constants
 from .assignment.cost_model import CostModel
 from .assignment.extract import work_graph_of
@@ -88,9 +91,12 @@ def host_and_accelerator(devices: Mapping) -> tuple[str, str]:
 
 
 def public_functions(module) -> list:
-    """The module's public functions with bodies, in program order."""
+    """The module's public functions with bodies and tensor work, in program
+    order (a function that only passes buffers and fences on, like the
+    synchronous wrapper of IREE's coarse-fences ABI, has nothing to place)."""
     return [op for op in irx.top_level_ops(module)
-            if irx.is_function(op) and irx.is_public(op) and op.regions and op.regions[0].blocks]
+            if irx.is_function(op) and irx.is_public(op) and op.regions and op.regions[0].blocks
+            and has_tensor_work(op)]
 
 
 def _pin_decided(graph: WorkGraph, decided: dict) -> WorkGraph:

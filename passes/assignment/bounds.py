@@ -7,7 +7,8 @@ command line gives (``--max-dim=NAME=N``) or to a constant:
 
 * dimension J of the function's argument I is named ``argI.dJ`` (both
   counted from 0: ``arg0.d1`` is the second dimension of the first
-  argument);
+  argument; for IREE's coarse-fences ABI the argument is the tensor
+  imported from the function's argument I);
 * a value's dimension is traced through the op that makes it: a linalg
   op's result has its ``outs`` operand's dimensions, a ``tensor.empty``
   its size operands, an op whose operands and result have one shape
@@ -60,11 +61,12 @@ def is_tensor(value) -> bool:
 
 class Bounds:
     """Upper bounds of the dimensions of a function's tensor values.
+    ``arguments``: each value that is an argument -> its number.
     ``name_of(value)``: the name the error gives a value that is not an
     argument (its unit's ``uU.rR``), or None."""
 
-    def __init__(self, function_args, max_dims: Mapping[str, int], name_of: Callable, location_of: Callable):
-        self._args = {arg: i for i, arg in enumerate(function_args)}
+    def __init__(self, arguments: Mapping, max_dims: Mapping[str, int], name_of: Callable, location_of: Callable):
+        self._args = dict(arguments)
         self._max_dims = dict(max_dims)
         self._name_of, self._location_of = name_of, location_of
 
@@ -87,7 +89,7 @@ class Bounds:
         name = self._dim_name(value, j)
         if name is not None and name in self._max_dims:
             return self._max_dims[name]
-        found = None if isinstance(value.owner, ir.Block) else self._traced(value, j)
+        found = None if value in self._args or isinstance(value.owner, ir.Block) else self._traced(value, j)
         if found is None:
             where = self._location_of(value)
             raise UnboundedDimension(
@@ -102,7 +104,7 @@ class Bounds:
         return None if base is None else f"{base}.d{j}"
 
     def _traced(self, value, j: int) -> int | None:
-        op = value.owner
+        op = value.owner.operation  # the Operation: an OpView's ``name`` may be an attribute of that name
         name = op.name
         operands = list(op.operands)
         if name == "tensor.empty":
@@ -134,7 +136,7 @@ class Bounds:
         """An upper bound of an index value, or None where none is traced."""
         if isinstance(value.owner, ir.Block):
             return None
-        op = value.owner
+        op = value.owner.operation
         operands = list(op.operands)
         if op.name == "arith.constant":
             return ir.IntegerAttr(op.attributes["value"]).value

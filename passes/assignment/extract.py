@@ -21,8 +21,11 @@ Edges run from the unit, argument or weight that makes each tensor a unit
 reads (an operand, or a value its body reads from outside, like a gather's
 table) to that unit, and from the maker of each returned value to the
 result; a weight read by a unit is not an edge but one of the unit's
-``weights``. Arguments and results live on the device their
-``iree.abi.affinity`` names, else on the host.
+``weights``. The function's arguments and results, and the devices they
+live on, are its boundary's (boundary.py): the block's arguments and the
+return's operands, or, for IREE's coarse-fences ABI, the tensors
+``hal.tensor.import`` makes and those a ``hal.tensor.export`` hands back
+(the imports, barriers and exports are the boundary, not units).
 
 What the graph cannot model is refused with a one-line error naming the op
 and its location, so that ``--place`` never guesses: control flow (more
@@ -41,12 +44,13 @@ from iree.compiler import ir
 from .. import ir_adapter as irx
 from ..diagnostics import MdcError, format_location
 from . import bounds as bnd
+from .boundary import Boundary, argument_devices, boundary_of, result_devices
 from .op_costs import op_cost
 from .work_graph import Edge, Unit, Weight, WorkGraph
 
 FREE_OPS = ("tensor.empty", "arith.constant")
+BOUNDARY_OPS = (irx.HAL_TENSOR_IMPORT, irx.HAL_TENSOR_BARRIER, irx.HAL_TENSOR_EXPORT)
 CONTROL_FLOW_PREFIXES = ("scf.", "cf.", "affine.for", "affine.if", "affine.parallel")
-ABI_AFFINITY = "iree.abi.affinity"
 GLOBAL_AFFINITY = "stream.affinity"
 
 
@@ -63,13 +67,15 @@ class FunctionParts:
     ``("unit", id)``, ``("argument", n)``, ``("weight", name)`` or
     ``("free", None)``; ``reads``, per unit, the values it reads that have
     a source other than free, in first-use order (operands, then values
-    its body reads from outside); ``returns``, the values returned."""
+    its body reads from outside); ``returns``, the values returned (for
+    the ABI shape, the tensors exported); ``boundary``: boundary.py's."""
 
     function: ir.Operation
     units: list
     sources: dict
     reads: list
     returns: list
+    boundary: Boundary
 
 
 def _global_table(function) -> dict:
@@ -103,12 +109,18 @@ def function_parts(function) -> FunctionParts:
         _refuse(function, "a function of more than one block: control flow")
     block = blocks[0]
     globals_ = _global_table(function)
-    sources: dict = {arg: ("argument", i) for i, arg in enumerate(block.arguments)}
-    units, reads, returns = [], [], []
+    boundary = boundary_of(function)
+    sources: dict = {value: ("argument", n) for value, n in boundary.arguments.items()}
+    units, reads = [], []
     for op in block.operations:
         op = op.operation
-        if irx.is_return(op):
-            returns = list(op.operands)
+        if op.name == irx.HAL_TENSOR_BARRIER:
+            for source, joined in zip(op.operands, op.results):
+                sources[joined] = sources.get(source, ("free", None))
+        elif op.name == irx.HAL_TENSOR_IMPORT and op.results[0] not in boundary.arguments:
+            _refuse(op, "an import of a value that is not one of the function's arguments")
+        elif irx.is_return(op) or op.name in BOUNDARY_OPS:
+            continue
         elif irx.is_call(op):
             _refuse(op, "a call")
         elif op.name == irx.UTIL_GLOBAL_STORE:
@@ -131,7 +143,7 @@ def function_parts(function) -> FunctionParts:
             for r in op.results:
                 sources[r] = ("unit", len(units))
             units.append(op)
-    return FunctionParts(function, units, sources, reads, returns)
+    return FunctionParts(function, units, sources, reads, list(boundary.results), boundary)
 
 
 def _fills_storage(op, sources: dict) -> bool:
@@ -140,19 +152,6 @@ def _fills_storage(op, sources: dict) -> bool:
         return False
     outs = list(op.operands)[-1]
     return sources.get(outs, ("", None))[0] == "free"
-
-
-def _abi_devices(function, attr_name: str, count: int, host: str) -> tuple[str, ...]:
-    """Each argument's (``arg_attrs``) or result's (``res_attrs``) device:
-    the one its ``iree.abi.affinity`` names, else ``host``."""
-    attrs = irx.get_attr(function, attr_name)
-    out = []
-    for i in range(count):
-        entry = ir.DictAttr(attrs[i]) if attrs is not None and i < len(attrs) else None
-        single = irx.Affinity.of_attr(entry[ABI_AFFINITY] if entry is not None and ABI_AFFINITY in entry
-                                      else None).single
-        out.append(single or host)
-    return tuple(out)
 
 
 def _weight_kind(global_op) -> str:
@@ -175,7 +174,7 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
         owner = value.owner
         return format_location((func_op if isinstance(owner, ir.Block) else owner).location)
 
-    b = bnd.Bounds(list(func_op.regions[0].blocks[0].arguments), max_dims, name_of, location_of)
+    b = bnd.Bounds(parts.boundary.arguments, max_dims, name_of, location_of)
     globals_ = _global_table(func_op)
     units, edges, users = [], [], {}
     for uid, (op, reads) in enumerate(zip(parts.units, parts.reads)):
@@ -198,10 +197,8 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())
-    n_args = len(func_op.regions[0].blocks[0].arguments)
     return WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
-                     _abi_devices(func_op, "arg_attrs", n_args, host),
-                     _abi_devices(func_op, "res_attrs", len(parts.returns), host))
+                     argument_devices(func_op, parts.boundary, host), result_devices(func_op, parts.boundary, host))
 
 
 def _global_bytes(global_op) -> int:

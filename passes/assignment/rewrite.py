@@ -5,16 +5,19 @@ later passes stage every crossing as they do for those programs:
 * each weight's global gets ``stream.affinity = #hal.device.promise<@D>``
   (stock IREE 3.13 honours it on a ``util.global``: the global is made and
   kept on D, and ``iree.abi.affinity`` there is ignored);
-* each argument and result without an ``iree.abi.affinity`` gets one for
-  the device the graph says it lives on (the host), so that the caller
-  keeps it where it is, whatever device reads it;
+* each argument and result with no device named gets the one the graph
+  says it lives on (the host), so that the caller keeps it where it is,
+  whatever device reads it: an ``iree.abi.affinity``, or for IREE's
+  coarse-fences ABI the ``hal.tensor.import``'s and ``hal.tensor.export``'s
+  own ``on(...)`` (boundary.py);
 * every value a unit reads from another device (an operand, a value its
   body reads from outside, a weight's load) is moved with
   ``flow.tensor.transfer %v : T to #hal.device.promise<@D>`` just before
   the first unit on D that reads it, and units on D after it read the
   moved value: a unit whose every input is on its device runs there;
 * a returned value made on another device than its result's is moved to
-  the result's device before the return.
+  the result's device before it leaves the body (the return, or the
+  ABI's barrier or export).
 
 A ``flow.tensor.transfer`` already in the program moves its own operand
 and is left as it is. A unit that reads no value of any device (all its
@@ -27,13 +30,9 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from .. import ir_adapter as irx
-from .extract import ABI_AFFINITY, GLOBAL_AFFINITY, function_parts
+from .boundary import annotate, promise
+from .extract import GLOBAL_AFFINITY, function_parts
 from .work_graph import Assignment, WorkGraph
-
-
-def promise(device: str) -> ir.Attribute:
-    """``#hal.device.promise<@device>``."""
-    return ir.Attribute.parse(f"#hal.device.promise<{irx.symbol_ref(device)}>")
 
 
 def _transfer(value, device: str, before) -> ir.Value:
@@ -61,20 +60,6 @@ def _replace_uses_in(op, old, new) -> None:
         for i, value in enumerate(user.operands):
             if value == old:
                 user.operands[i] = new
-
-
-def _annotate_abi(function, attr_name: str, devices) -> None:
-    """Gives each argument (``arg_attrs``) or result (``res_attrs``)
-    without an ``iree.abi.affinity`` one for its device."""
-    attrs = irx.get_attr(function, attr_name)
-    entries = []
-    for i, device in enumerate(devices):
-        entry = ir.DictAttr(attrs[i]) if attrs is not None and i < len(attrs) else ir.DictAttr.get({})
-        values = {entry[j].name: entry[j].attr for j in range(len(entry))}
-        values.setdefault(ABI_AFFINITY, promise(device))
-        entries.append(ir.DictAttr.get(values))
-    if entries:
-        function.attributes[attr_name] = ir.ArrayAttr.get(entries)
 
 
 def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) -> None:
@@ -108,10 +93,8 @@ def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) 
             source = device_of(value)
             if source is not None and source != device:
                 _replace_uses_in(op, value, on(value, device, op))
-    returner = parts.function.regions[0].blocks[0].operations[-1].operation
-    for i, value in enumerate(parts.returns):
+    for i, (value, (site, n)) in enumerate(zip(parts.returns, parts.boundary.sites)):
         source = device_of(value)
         if source is not None and source != graph.result_devices[i] and isinstance(value.type, ir.RankedTensorType):
-            returner.operands[i] = on(value, graph.result_devices[i], returner)
-    _annotate_abi(func_op, "arg_attrs", graph.argument_devices)
-    _annotate_abi(func_op, "res_attrs", graph.result_devices)
+            site.operands[n] = on(value, graph.result_devices[i], site)
+    annotate(func_op, parts.boundary, graph.argument_devices, graph.result_devices)

@@ -1,0 +1,178 @@
+"""Automatic placement of the PyTorch and transformers exports that name no
+device (examples/pytorch/exported_unplaced): each model compiled with
+``--place=auto`` for a staged CPU pair, under a ``--gpu-memory`` budget
+that forces a split, runs to torch's committed outputs through mdc-run and
+``mdc.runtime_shim.load``.
+
+At mdc's input level an export is IREE's coarse-fences ABI (``@main$async``
+importing ``!hal.buffer_view`` arguments and exporting its results through
+a ``hal.tensor.barrier``, and the fence wrapper ``@main``): the imports are
+the arguments and the exports the results, both on the host; the wrapper
+is not placed. The machine profile makes the device named ``gpu`` (the
+second CPU, or lavapipe) a thousand times faster than the host, so that
+the search wants everything there and only the budget keeps part of the
+work on ``cpu``: the report must show units on both devices, accelerator
+bytes within the budget, and every weight of the export (the
+``dense_resource`` literals of the small models, the
+``#flow.parameter.named`` globals of gpt2 and llama) placed.
+
+Tolerance: test_unplaced_exports.py's, ``rtol=1e-5, atol=1e-6``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdc.contract.machine_profile import default_profile
+from mdc.runtime_shim import load
+
+REPO = Path(__file__).resolve().parents[2]
+EXPORTED = REPO / "examples" / "pytorch" / "exported_unplaced"
+INDEX = json.loads((EXPORTED / "index.json").read_text())
+RTOL, ATOL = 1e-5, 1e-6
+
+CPU_PAIR = ("--device=cpu=local[0]", "--device=gpu=local[1]", "--link=cpu:gpu=staged")
+VULKAN_PAIR = ("--device=cpu=local[0]", "--device=gpu=vulkan[0]")
+# Budgets under each model's all-on-gpu bytes (its weights, activations and
+# staging with the fast gpu below), so that only part of it fits.
+BUDGETS = {"split_mlp": 4096, "embed_head": 2560, "dynamic_batch": 1024, "gpt2": 2560 * 1024,
+           "llama": 1800 * 1024}
+MAX_DIMS = {"dynamic_batch": ("--max-dim=arg0.d0=64", "--max-dim=arg1.d0=64")}
+SPEEDUP = 1000.0
+
+
+@pytest.fixture(scope="module")
+def fast_gpu_profile(tmp_path_factory) -> Path:
+    """The built-in profile with an entry for the device named ``gpu``:
+    the local device's rates a thousand times over, and cheap crossings."""
+    doc = json.loads(default_profile().to_json())
+    local = doc["devices"]["local"]
+    doc["devices"]["gpu"] = {
+        "matmul_flops_per_s": {k: v * SPEEDUP for k, v in local["matmul_flops_per_s"].items()},
+        "bytes_per_s": {k: v * SPEEDUP for k, v in local["bytes_per_s"].items()},
+        "seconds_per_dispatch": 1e-8, "seconds_per_call": 1e-8, "memory_bytes": None}
+    for source, target in (("local", "gpu"), ("gpu", "local")):
+        doc["crossings"].append({"source": source, "target": target, "latency_s": 1e-7, "bytes_per_s": 1e12})
+    path = tmp_path_factory.mktemp("profile") / "fast_gpu.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.fixture(scope="module")
+def placed(tmp_path_factory, fast_gpu_profile, run_tool):
+    """placed(name, devices) -> (vmfb, the report's "placement"), compiled once."""
+    root = tmp_path_factory.mktemp("place_torch")
+    built = {}
+
+    def build(name: str, devices=CPU_PAIR):
+        key = (name, devices)
+        if key not in built:
+            stem = root / f"{name}-{len(built)}"
+            r = run_tool([sys.executable, "-m", "mdc.pipeline", EXPORTED / f"{name}.mlir", *devices,
+                          "--place=auto", f"--place-profile={fast_gpu_profile}", f"--gpu-memory={BUDGETS[name]}",
+                          *MAX_DIMS.get(name, ()), f"--report={stem}.json", "--iree-llvmcpu-target-cpu=host",
+                          "-o", f"{stem}.vmfb"], timeout=300)
+            assert r.returncode == 0, r.stderr
+            built[key] = (Path(f"{stem}.vmfb"), json.loads(Path(f"{stem}.json").read_text())["placement"])
+        return built[key]
+
+    return build
+
+
+def _parameters(name: str) -> list[str]:
+    p = INDEX[name].get("parameters")
+    return [f"{p['scope']}={EXPORTED / p['file']}"] if p else []
+
+
+def _files(name: str, kind: str) -> list[str]:
+    return [v["file"] for v in INDEX[name][kind]]
+
+
+def _assert_matches_torch(got, name, where):
+    want = [np.load(EXPORTED / f) for f in _files(name, "outputs")]
+    assert len(got) == len(want), (where, len(got))
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == w.dtype and g.shape == w.shape, (where, k, g.dtype, g.shape, w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"{name}, {where}: result {k}")
+
+
+def _run_both_ways(mdc_run, vmfb, name, runtime_devices, tmp_path):
+    """mdc-run's and ``load``'s results of @main, each against torch's; the
+    manifest keeps every argument and result on the host, ``cpu``."""
+    outs = [tmp_path / f"out{k}.npy" for k in range(len(_files(name, "outputs")))]
+    proc = mdc_run(f"--module={vmfb}", "--function=main", *(f"--device={d}" for d in runtime_devices),
+                   *(f"--parameters={p}" for p in _parameters(name)),
+                   *(f"--input=@{EXPORTED / f}" for f in _files(name, "inputs")),
+                   *(f"--output=@{o}" for o in outs), timeout=300)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    _assert_matches_torch([np.load(o) for o in outs], name, "mdc-run")
+    with load(vmfb, list(runtime_devices), parameters=_parameters(name)) as m:
+        sig = m.main.signature
+        assert {v.affinity for v in (*sig.args, *sig.results)} == {"cpu"}, sig
+        _assert_matches_torch([m.main(*(np.load(EXPORTED / f) for f in _files(name, "inputs")))], name, "load")
+
+
+def _assert_split_within_budget(placement, name):
+    assert placement["function"] == "main$async", placement["function"]
+    devices = [u["device"] for u in placement["units"]]
+    assert devices.count("gpu") and devices.count("cpu"), (name, placement["summary"])
+    used = placement["accelerator_bytes"]
+    assert used["budget"] == BUDGETS[name] and used["fits"] and 0 < used["total"] <= BUDGETS[name], used
+
+
+def _export_weights(name: str) -> tuple[list[int], dict[str, int]]:
+    """The export's weights: the bytes of each ``dense_resource`` literal
+    (its blob less the 4-byte alignment header), and each
+    ``#flow.parameter.named`` global's bytes by name (all f32 here)."""
+    text = (EXPORTED / f"{name}.mlir").read_text()
+    literals = [len(blob) // 2 - 4 for blob in re.findall(r'^\s+[\w.]+: "0x([0-9A-Fa-f]+)"', text, re.M)]
+    parameters = {}
+    for global_name, shape in re.findall(r"util\.global private @([\w.]+) = #flow\.parameter\.named<[^>]*> : "
+                                         r"tensor<([0-9x]+)xf32>", text):
+        parameters[global_name] = 4 * int(np.prod([int(d) for d in shape.split("x")]))
+    return literals, parameters
+
+
+def _assert_every_weight_placed(placement, name):
+    literals, parameters = _export_weights(name)
+    assert literals or parameters, name
+    weights = placement["weights"]
+    assert all(w["device"] in ("cpu", "gpu") for w in weights), weights
+    hoisted = sorted(w["bytes"] for w in weights if w["name"].startswith("__placed_constant"))
+    named = {w["name"]: w["bytes"] for w in weights if not w["name"].startswith("__placed_constant")}
+    assert hoisted == sorted(literals), (name, hoisted, literals)
+    assert named == parameters, name
+
+
+@pytest.mark.parametrize("name", list(BUDGETS))
+def test_split_under_budget_runs_as_torch(name, placed, mdc_run, tmp_path):
+    vmfb, placement = placed(name)
+    _assert_split_within_budget(placement, name)
+    _assert_every_weight_placed(placement, name)
+    _run_both_ways(mdc_run, vmfb, name, ("local-task", "local-task"), tmp_path)
+
+
+def test_dynamic_batch_without_a_bound_names_the_dimension(run_tool, fast_gpu_profile, tmp_path):
+    out = tmp_path / "x.vmfb"
+    r = run_tool([sys.executable, "-m", "mdc.pipeline", EXPORTED / "dynamic_batch.mlir", *CPU_PAIR, "--place=auto",
+                  f"--place-profile={fast_gpu_profile}", "--gpu-memory=1MiB", "--max-dim=arg1.d0=64", "-o", out])
+    assert r.returncode == 1 and not out.exists(), (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert re.search(r"dynamic_batch\.mlir:\d+:\d+: error: dimension arg0\.d0 is dynamic .*"
+                     r"give --max-dim=arg0\.d0=N$", lines[0]), lines[0]
+
+
+@pytest.mark.vulkan
+def test_local_and_vulkan_split_runs_as_torch(placed, mdc_run, tmp_path):
+    """The same split with lavapipe as ``gpu`` (the profile's entry for the
+    name overrides the vulkan kind's)."""
+    vmfb, placement = placed("split_mlp", VULKAN_PAIR)
+    _assert_split_within_budget(placement, "split_mlp")
+    _run_both_ways(mdc_run, vmfb, "split_mlp", ("local-task", "vulkan"), tmp_path)
