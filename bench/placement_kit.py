@@ -42,6 +42,16 @@ class Plan:
     profile: str | None = None
     jobs: int = 1  # compiles at a time
 
+    def reserved_bytes(self) -> int:
+        """What the runtime itself takes on the GPU device (the profile's
+        reserved_bytes), which every budget holds beside the program."""
+        from mdc.contract.machine_profile import default_profile, load_profile
+        from mdc.passes.assignment.cost_model import CostModel
+
+        profile = load_profile(self.profile) if self.profile else default_profile()
+        kinds = {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"}
+        return CostModel.of(profile, kinds).reserved_bytes(ACCELERATOR)
+
     def devices(self) -> list[str]:
         gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
                ["--device=gpu=cuda[0]", "--iree-cuda-target=sm_80"])
@@ -89,7 +99,7 @@ class _Batch:
         with open(self.source, "w") as f:
             f.write(text)
         self.graph = work_graph(text, self.source)
-        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits)
+        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits, plan.reserved_bytes())
         self.modules: dict[str, str] = {}  # an assignment's key -> its module
 
     def _job(self, vmfb: str, place: list[str]) -> list[str]:

@@ -5,7 +5,9 @@ placement package's own budget accounting, before anything is compiled.
 * **Budgets**: the GPU budget that fits n of the N blocks is the GPU bytes
   (passes/assignment/budget.py: weights, plus the peak of live activations
   and staging buffers) of the hand split with the last n blocks and the head
-  on the GPU; n = 0 is a budget of 0 (everything on the CPU). The *cost*
+  on the GPU, plus the bytes the runtime itself takes there once work runs
+  on it (the profile's reserved_bytes); n = 0 is a budget of 0 (everything
+  on the CPU). The *cost*
   budget is the bytes of greedy fill's own shape with ``COST_BLOCKS``
   blocks: the embedding table and blocks 0..COST_BLOCKS-1 on the GPU.
 * **Hand splits** (llama.cpp's ``-ngl``): the embedding on the CPU, the last
@@ -117,15 +119,18 @@ class Budget:
     assignments: dict
 
 
-def budgets(graph: WorkGraph, stack: model.Stack, fits_blocks: tuple[int, ...]) -> list[Budget]:
+def budgets(graph: WorkGraph, stack: model.Stack, fits_blocks: tuple[int, ...],
+            reserved: int = 0) -> list[Budget]:
     """The table's budgets: one per block count in ``fits_blocks``, then the
-    cost budget; each with its hand splits and greedy fill."""
+    cost budget; each with its hand splits and greedy fill. ``reserved``:
+    the runtime's own bytes on the GPU, added to every budget above 0 (the
+    splits get the rest, as --place=auto does)."""
     layout = layout_of(graph, stack)
     named = [(f"n{n}", budget_for(graph, layout, n)) for n in fits_blocks]
     named.append(("cost", cost_budget(graph, layout)))
     out = []
     for name, nbytes in named:
-        out.append(Budget(name, nbytes, {
+        out.append(Budget(name, nbytes + reserved if nbytes else 0, {
             "hand_head": best_hand(graph, layout, nbytes, True),
             "hand_blocks": best_hand(graph, layout, nbytes, False),
             "greedy": greedy_fill(graph, nbytes),

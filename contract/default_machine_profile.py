@@ -15,7 +15,11 @@ where each comes from; in short:
 * vulkan: lavapipe on the development machine, measured with
   ``mdc-profile --device=vulkan`` in the same way (a CPU-backed Vulkan:
   profile a real GPU's Vulkan driver before relying on it);
-* hip: a guess, stated as one: cuda's numbers (no AMD GPU was measured).
+* hip: a guess, stated as one: cuda's numbers (no AMD GPU was measured);
+* reserved bytes: 32 MiB on cuda, what bench placement measured on an
+  H100 (2026-12-06): every placement of the workload that ran work on the
+  GPU peaked at its accounted bytes plus 32 MiB (hip: the same guess; 0 on
+  the CPU and lavapipe, whose memory is the host's).
 
 Pure data, no imports.
 """
@@ -39,6 +43,7 @@ _CUDA = {
     "seconds_per_dispatch": 9e-6,
     "seconds_per_call": 130e-6,
     "memory_bytes": None,
+    "reserved_bytes": 32 << 20,
 }
 
 _VULKAN = {

@@ -118,13 +118,14 @@ class _Placer:
 
     def place(self, graph: WorkGraph, functions: int) -> tuple[Assignment, dict]:
         budget, objective = self.options.gpu_memory, self.options.place_objective
+        reserved = self.cost.reserved_bytes(graph.accelerator)
         if self.file is None:
-            assignment = solve(graph, self.cost, budget, objective)
-            report = placement_report(graph, assignment, self.cost, budget, objective)
+            assignment = solve(graph, self.cost, budget, objective, reserved)
+            report = placement_report(graph, assignment, self.cost, budget, objective, reserved)
         else:
             assignment = assignment_for(self.options.place, self.file, graph, functions)
             report = {"source": self.options.place,
-                      **placement_report(graph, assignment, self.cost, budget, objective)}
+                      **placement_report(graph, assignment, self.cost, budget, objective, reserved)}
         return assignment, {**report, "summary": summary_line(report)}
 
 

@@ -77,6 +77,11 @@ class CostModel:
         """The fixed cost of a call that runs at least one unit on ``device``."""
         return self.costs[device].seconds_per_call
 
+    def reserved_bytes(self, device: str) -> int:
+        """The memory the runtime takes on the device once it runs any work
+        there, beside the program's buffers (the profile's reserved_bytes)."""
+        return self.costs[device].reserved_bytes
+
     def memory_bytes(self, device: str) -> Optional[int]:
         """The device's memory, where the profile records it."""
         return self.costs[device].memory_bytes

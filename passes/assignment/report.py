@@ -20,13 +20,17 @@ from .work_graph import Assignment, End, WorkGraph
 
 
 def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
-                     budget_bytes: Optional[int], objective: str = "latency") -> dict:
-    """The report of ``assignment`` (see the module's doc)."""
+                     budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0) -> dict:
+    """The report of ``assignment`` (see the module's doc); the
+    accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
+    where any work runs there."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
     everything_there = all_on(graph, graph.accelerator)
     breakdown = accelerator_bytes(graph, assignment)
+    program_budget = None if budget_bytes is None else max(budget_bytes - reserved_bytes, 0)
+    runtime = reserved_bytes if graph.accelerator in assignment.units.values() else 0
     return {
         "function": graph.function,
         "objective": objective,
@@ -38,16 +42,17 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
         "baselines": {
             "all_host": seconds(all_on(graph, graph.host)),
             "all_accelerator": (seconds(everything_there)
-                                if fits(accelerator_bytes(graph, everything_there), budget_bytes) else None),
-            "greedy_fill": seconds(greedy_fill(graph, budget_bytes)),
+                                if fits(accelerator_bytes(graph, everything_there), program_budget) else None),
+            "greedy_fill": seconds(greedy_fill(graph, program_budget)),
         },
         "accelerator_bytes": {
             "weights": breakdown.weights,
             "activations": breakdown.activations,
             "staging": breakdown.staging,
-            "total": breakdown.total,
+            "runtime": runtime,
+            "total": breakdown.total + runtime,
             "budget": budget_bytes,
-            "fits": fits(breakdown, budget_bytes),
+            "fits": budget_bytes is None or breakdown.total + runtime <= budget_bytes,
         },
         "units": [{
             "id": unit.id,

@@ -64,9 +64,11 @@ def is_chain(graph: WorkGraph) -> bool:
 
 
 def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
-          objective: str = "latency") -> Assignment:
+          objective: str = "latency", reserved_bytes: int = 0) -> Assignment:
     """The assignment of least estimated time whose accelerator bytes fit
-    ``budget_bytes`` (None: no limit; 0: everything on the host).
+    ``budget_bytes`` (None: no limit; 0: everything on the host) less
+    ``reserved_bytes``, what the runtime itself takes on the accelerator
+    once any work runs there (the machine profile's reserved_bytes).
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
@@ -77,8 +79,13 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     if budget_bytes == 0:
         chosen = all_on(graph, graph.host)
         if not fits(accelerator_bytes(graph, chosen), 0):
-            raise BudgetError(_too_small(graph, cost, objective, 0))
+            raise BudgetError(_too_small(graph, cost, objective, 0, reserved_bytes))
         return chosen
+    user_budget = budget_bytes
+    if budget_bytes is not None:
+        budget_bytes -= reserved_bytes
+        if budget_bytes <= 0:
+            raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     best = run_programme(graph, cost, objective, budget_bytes).best
     candidates = [] if best is None else [best]
     candidates += [all_on(graph, graph.host), all_on(graph, graph.accelerator),
@@ -88,9 +95,9 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         fitting += [a for a in _single_units(graph)
                     if fits(accelerator_bytes(graph, a), budget_bytes)]
         if _could_use_accelerator(graph) and not any(_uses_accelerator(graph, a) for a in fitting):
-            raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
+            raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     if not fitting:
-        raise BudgetError(_too_small(graph, cost, objective, budget_bytes))
+        raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     def key(a: Assignment):
         return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
 
@@ -167,9 +174,13 @@ def _rank(graph: WorkGraph, assignment: Assignment) -> int:
     return rank
 
 
-def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int) -> str:
-    """The one line of a BudgetError."""
+def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int, reserved_bytes: int = 0) -> str:
+    """The one line of a BudgetError (``budget_bytes``: the user's, the
+    runtime's ``reserved_bytes`` included)."""
     where = f"the accelerator budget of {format_bytes(budget_bytes)} fits no placement on '{graph.accelerator}'"
+    if reserved_bytes:
+        where += (f" beside the {format_bytes(reserved_bytes)} the runtime itself takes there "
+                  f"(the machine profile's reserved_bytes)")
     parts = []
     if graph.units:
         unit = max(graph.units, key=lambda u: (unit_bytes(graph, u.id), -u.id))
@@ -180,6 +191,7 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
+        needed += reserved_bytes
         parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
                      f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
     return where + (": " + "; ".join(parts) if parts else "")
