@@ -21,6 +21,8 @@ import sys
 import numpy as np
 import pytest
 
+from harness.placement import matmul_lines, run_both_ways
+
 CPU_PAIR = (("cpu=local[0]", "gpu=local[1]"), ("--link=cpu:gpu=staged",), ("local-task", "local-sync"))
 VULKAN_PAIR = (("cpu=local[0]", "gpu=vulkan[0]"), (), ("local-task", "vulkan"))
 RNG = np.random.default_rng(34)
@@ -28,13 +30,6 @@ RNG = np.random.default_rng(34)
 
 def _dense(a: np.ndarray) -> str:
     return f"dense<{json.dumps(a.tolist())}> : tensor<{'x'.join(map(str, a.shape))}xf32>"
-
-
-def _matmul(lhs: str, rhs: str, out: str, m: int, k: int, n: int) -> list[str]:
-    return [f"  %{out}_e = tensor.empty() : tensor<{m}x{n}xf32>",
-            f"  %{out}_z = linalg.fill ins(%zero : f32) outs(%{out}_e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>",
-            f"  %{out} = linalg.matmul ins(%{lhs}, %{rhs} : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) "
-            f"outs(%{out}_z : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>"]
 
 
 # The chain: units 0 matmul 4x16x8, 1 add of b1, 2 tanh, 3 matmul 4x8x16.
@@ -46,12 +41,12 @@ CHAIN = "\n".join([
     "func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {",
     "  %zero = arith.constant 0.0 : f32",
     "  %w1 = util.global.load @w1 : tensor<8x16xf32>",
-    *_matmul("x", "w1", "h", 4, 8, 16),
+    *matmul_lines("x", "w1", "h", 4, 8, 16),
     "  %b1 = util.global.load @b1 : tensor<4x16xf32>",
     "  %a = arith.addf %h, %b1 : tensor<4x16xf32>",
     "  %t = math.tanh %a : tensor<4x16xf32>",
     "  %w2 = util.global.load @w2 : tensor<16x8xf32>",
-    *_matmul("t", "w2", "y", 4, 16, 8),
+    *matmul_lines("t", "w2", "y", 4, 16, 8),
     "  return %y : tensor<4x8xf32>",
     "}", ""])
 CHAIN_MATMULS = {0: "matmul_4x16x8_f32", 3: "matmul_4x8x16_f32"}
@@ -79,7 +74,7 @@ GATHER = "\n".join([
     "    linalg.yield %v : f32",
     "  } -> tensor<3x8xf32>",
     "  %w = util.global.load @w : tensor<8x4xf32>",
-    *_matmul("rows", "w", "y", 3, 8, 4),
+    *matmul_lines("rows", "w", "y", 3, 8, 4),
     "  return %y : tensor<3x4xf32>",
     "}", ""])
 GATHER_MATMULS = {0: "elementwise_broadcast_3x8_i64xf32", 1: "matmul_3x4x8_f32"}
@@ -163,19 +158,6 @@ def test_each_unit_runs_where_the_file_puts_it(case, tmp_path, run_tool):
         assert set().union(*program.values()) == set(units.values()), program
 
 
-def _run_both_ways(tmp_path, vmfb, runtime_devices, x, mdc_run):
-    """The result through mdc-run and through mdc.runtime_shim.load."""
-    from mdc.runtime_shim import load
-
-    np.save(tmp_path / "in.npy", x)
-    r = mdc_run(f"--module={vmfb}", *(f"--device={d}" for d in runtime_devices), "--function=main",
-                f"--input=@{tmp_path / 'in.npy'}", f"--output=@{tmp_path / 'out.npy'}", timeout=300)
-    assert r.returncode == 0, r.stderr
-    with load(str(vmfb), list(runtime_devices)) as m:
-        loaded = np.asarray(m.main(x))
-    return np.load(tmp_path / "out.npy"), loaded
-
-
 def _check_results(case, tmp_path, pair, run_tool, mdc_run):
     source, placement = _write_case(tmp_path, case)
     devices, links, runtime_devices = pair
@@ -186,7 +168,7 @@ def _check_results(case, tmp_path, pair, run_tool, mdc_run):
     assert [u["device"] for u in placed["units"]] == [u["device"] for u in case[5]["units"]]
     x = INPUTS[case[4]]
     want = case[3](x)
-    for got in _run_both_ways(tmp_path, vmfb, runtime_devices, x, mdc_run):
+    for got in run_both_ways(tmp_path, vmfb, runtime_devices, x, mdc_run):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 

@@ -19,7 +19,6 @@ globals IREE's stream IR (--compile-to=stream) keeps on gpu.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mdc.contract.machine_profile import default_profile
+from harness.placement import fast_gpu_profile, matmul_lines, run_both_ways
 
 CPU_PAIR = (("cpu=local[0]", "gpu=local[1]"), ("--link=cpu:gpu=staged",), ("local-task", "local-sync"))
 VULKAN_PAIR = (("cpu=local[0]", "gpu=vulkan[0]"), (), ("local-task", "vulkan"))
@@ -38,13 +37,6 @@ RNG = np.random.default_rng(3434)
 def _dense(a: np.ndarray) -> str:
     values = json.dumps(np.round(a, 4).tolist())
     return f"dense<{values}> : tensor<{'x'.join(map(str, a.shape))}xf32>"
-
-
-def _matmul(lhs: str, rhs: str, out: str, m: int, k: int, n: int) -> list[str]:
-    return [f"  %{out}_e = tensor.empty() : tensor<{m}x{n}xf32>",
-            f"  %{out}_z = linalg.fill ins(%zero : f32) outs(%{out}_e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>",
-            f"  %{out} = linalg.matmul ins(%{lhs}, %{rhs} : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) "
-            f"outs(%{out}_z : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>"]
 
 
 def _weights(**shapes) -> dict[str, np.ndarray]:
@@ -69,12 +61,12 @@ CHAIN = "\n".join([
     "    linalg.yield %v : f32",
     "  } -> tensor<4x32xf32>",
     "  %w1 = util.global.load @w1 : tensor<32x64xf32>",
-    *_matmul("rows", "w1", "h", 4, 32, 64),
+    *matmul_lines("rows", "w1", "h", 4, 32, 64),
     "  %b1 = util.global.load @b1 : tensor<4x64xf32>",
     "  %a = arith.addf %h, %b1 : tensor<4x64xf32>",
     "  %t = math.tanh %a : tensor<4x64xf32>",
     "  %w2 = util.global.load @w2 : tensor<64x16xf32>",
-    *_matmul("t", "w2", "y", 4, 64, 16),
+    *matmul_lines("t", "w2", "y", 4, 64, 16),
     "  return %y : tensor<4x16xf32>",
     "}", ""])
 
@@ -93,13 +85,13 @@ DAG = "\n".join([
     "  %zero = arith.constant 0.0 : f32",
     "  %zeros = arith.constant dense<0.0> : tensor<8x48xf32>",
     "  %wa = util.global.load @wa : tensor<16x48xf32>",
-    *_matmul("x", "wa", "h", 8, 16, 48),
+    *matmul_lines("x", "wa", "h", 8, 16, 48),
     "  %r = arith.maximumf %h, %zeros : tensor<8x48xf32>",
     "  %wb = util.global.load @wb : tensor<48x48xf32>",
-    *_matmul("r", "wb", "g", 8, 48, 48),
+    *matmul_lines("r", "wb", "g", 8, 48, 48),
     "  %s = arith.addf %g, %h : tensor<8x48xf32>",
     "  %wc = util.global.load @wc : tensor<48x8xf32>",
-    *_matmul("s", "wc", "y", 8, 48, 8),
+    *matmul_lines("s", "wc", "y", 8, 48, 8),
     "  return %y : tensor<8x8xf32>",
     "}", ""])
 
@@ -114,25 +106,9 @@ PROGRAMS = {"chain": (CHAIN, chain_reference, np.array([63, 0, 7, 7], dtype=np.i
             "dag": (DAG, dag_reference, RNG.standard_normal((8, 16)).astype(np.float32))}
 
 
-def fast_gpu_profile(path) -> str:
-    """The built-in profile with an entry for the device named gpu: local's
-    numbers 1000x faster, and crossings to and from it cheap. Written to
-    ``path``; returns it as a string."""
-    base = default_profile()
-    local = base.devices["local"]
-    gpu = dataclasses.replace(local, matmul_flops_per_s={k: v * 1000 for k, v in local.matmul_flops_per_s.items()},
-                              bytes_per_s={k: v * 1000 for k, v in local.bytes_per_s.items()},
-                              seconds_per_dispatch=1e-8, seconds_per_call=1e-8)
-    crossing = dataclasses.replace(base.crossings[("local", "local")], latency_s=1e-7, bytes_per_s=1e11)
-    profile = dataclasses.replace(base, devices={**base.devices, "gpu": gpu},
-                                  crossings={**base.crossings, ("local", "gpu"): crossing, ("gpu", "local"): crossing})
-    path.write_text(profile.to_json())
-    return str(path)
-
-
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory):
-    return fast_gpu_profile(tmp_path_factory.mktemp("profile") / "fast_gpu.json")
+    return str(fast_gpu_profile(tmp_path_factory.mktemp("profile") / "fast_gpu.json", crossing_bytes_per_s=1e11))
 
 
 def _mdc_compile(run_tool, source, devices, links, *flags):
@@ -182,19 +158,6 @@ def _check_static(placement, stream_ir, budget):
     assert used["weights"] == placed.get("gpu", 0)
 
 
-def _run_both_ways(tmp_path, vmfb, runtime_devices, x, mdc_run):
-    """The result through mdc-run and through mdc.runtime_shim.load."""
-    from mdc.runtime_shim import load
-
-    np.save(tmp_path / "in.npy", x)
-    r = mdc_run(f"--module={vmfb}", *(f"--device={d}" for d in runtime_devices), "--function=main",
-                f"--input=@{tmp_path / 'in.npy'}", f"--output=@{tmp_path / 'out.npy'}", timeout=300)
-    assert r.returncode == 0, r.stderr
-    with load(str(vmfb), list(runtime_devices)) as m:
-        loaded = np.asarray(m.main(x))
-    return np.load(tmp_path / "out.npy"), loaded
-
-
 @pytest.fixture(scope="module")
 def stock_results(build_stock_vmfb):
     """Each program's result from stock iree-compile and iree.runtime, all
@@ -210,7 +173,7 @@ def stock_results(build_stock_vmfb):
 
 def _check_results(tmp_path, name, pair, vmfb, mdc_run, stock):
     _, reference, x = PROGRAMS[name]
-    for got in _run_both_ways(tmp_path, vmfb, pair[2], x, mdc_run):
+    for got in run_both_ways(tmp_path, vmfb, pair[2], x, mdc_run):
         np.testing.assert_allclose(got, reference(x), rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(got, stock[name], rtol=1e-5, atol=1e-5)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mdc.contract.machine_profile import default_profile
+from harness import placement
 from mdc.runtime_shim import load
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,24 +44,14 @@ VULKAN_PAIR = ("--device=cpu=local[0]", "--device=gpu=vulkan[0]")
 BUDGETS = {"split_mlp": 4096, "embed_head": 2560, "dynamic_batch": 1024, "gpt2": 2560 * 1024,
            "llama": 1800 * 1024}
 MAX_DIMS = {"dynamic_batch": ("--max-dim=arg0.d0=64", "--max-dim=arg1.d0=64")}
-SPEEDUP = 1000.0
 
 
 @pytest.fixture(scope="module")
 def fast_gpu_profile(tmp_path_factory) -> Path:
-    """The built-in profile with an entry for the device named ``gpu``:
-    the local device's rates a thousand times over, and cheap crossings."""
-    doc = json.loads(default_profile().to_json())
-    local = doc["devices"]["local"]
-    doc["devices"]["gpu"] = {
-        "matmul_flops_per_s": {k: v * SPEEDUP for k, v in local["matmul_flops_per_s"].items()},
-        "bytes_per_s": {k: v * SPEEDUP for k, v in local["bytes_per_s"].items()},
-        "seconds_per_dispatch": 1e-8, "seconds_per_call": 1e-8, "memory_bytes": None}
-    for source, target in (("local", "gpu"), ("gpu", "local")):
-        doc["crossings"].append({"source": source, "target": target, "latency_s": 1e-7, "bytes_per_s": 1e12})
-    path = tmp_path_factory.mktemp("profile") / "fast_gpu.json"
-    path.write_text(json.dumps(doc))
-    return path
+    """The built-in profile with the device named ``gpu`` fast, and cheap
+    crossings."""
+    return placement.fast_gpu_profile(tmp_path_factory.mktemp("profile") / "fast_gpu.json",
+                                      crossing_bytes_per_s=1e12)
 
 
 @pytest.fixture(scope="module")
