@@ -191,6 +191,15 @@ def _list(text: str) -> list[str]:
     return [t for t in text.split(",") if t]
 
 
+def _stack_size_options(b) -> None:
+    """The workload stack's sizes and throughput batch, shared by workload
+    build and placement build."""
+    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
+    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
+    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
+    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+
+
 def _workload_commands(sub) -> list:
     """workload build and workload run."""
     w = sub.add_parser("workload", help="a transformer-like stack split between the CPU and the GPU",
@@ -199,10 +208,7 @@ def _workload_commands(sub) -> list:
     ws = w.add_subparsers(dest="workload_cmd", required=True)
     b = ws.add_parser("build", help="compile the kit (here)")
     b.add_argument("dir")
-    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
-    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
-    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
-    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+    _stack_size_options(b)
     b.add_argument("--splits", type=_list, help="blocks on the CPU, comma separated (default 0,N/4,N/2,3N/4,N)")
     b.add_argument("--models", type=_list, default=["sync", "async"],
                    help="execution models, comma separated: sync, async (async-external); default both")
@@ -238,10 +244,7 @@ def _placement_commands(sub) -> list:
     ws = w.add_subparsers(dest="placement_cmd", required=True)
     b = ws.add_parser("build", help="compile the kit (here)")
     b.add_argument("dir")
-    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
-    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
-    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
-    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+    _stack_size_options(b)
     b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
     b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
