@@ -6,8 +6,9 @@ the host timed with the runtime's own buffer transfers.
 How each number is made (every time is a median of repeated runs):
 
 * seconds per dispatch: (@chain - @tiny) / (CHAIN_LENGTH - 1), @chain
-  being CHAIN_LENGTH one-dispatch steps and @tiny one (@chain / CHAIN_LENGTH
-  where noise makes @chain no slower);
+  being CHAIN_LENGTH dependent 4 x 4 matmuls in one command buffer and @tiny
+  one (@chain / CHAIN_LENGTH where noise makes @chain no slower): a dispatch
+  inside a call's command buffer, as a placed program's units run;
 * seconds per call: @tiny less one dispatch: what a call that runs any
   work costs before its dispatches (on cuda, building, submitting and
   waiting for a command buffer: most of IREE's ~130 us); at least
@@ -15,7 +16,8 @@ How each number is made (every time is a median of repeated runs):
 * a probe's kernel time: its call less @tiny (at least a tenth of the
   call, so that noise cannot make a rate infinite); a matmul's flops/s is
   2 N^3 over it, every other rate bytes read and written over it; the
-  1 x K by K x K matmul gives the matmul class's bytes/s;
+  MATVEC_LAYERS 1 x K by K x K matmuls in a row give the matmul class's
+  bytes/s;
 * host->device: the bytes copied into a pinned (host-local,
   device-visible) buffer, then the device's queue copy into device memory,
   waited for (what a staged crossing of an argument in CPU memory does);
@@ -87,8 +89,9 @@ class DeviceProbe:
     def costs(self) -> DeviceCosts:
         """The device's DeviceCosts (memory_bytes unknown: None)."""
         per_call = self.time_call("identity", [np.ones(4, np.float32)])
-        tiny = self.time_call("tiny", [np.ones(4, np.float32)])
-        chain = self.time_call("chain", [np.ones(4, np.float32)])
+        step = [np.full(probes.STEP_SHAPE, 0.25, np.float32)] * 2
+        tiny = self.time_call("tiny", step)
+        chain = self.time_call("chain", step)
         per_dispatch = _per_dispatch(tiny, chain)
         work = probes.work_of(self.sizes)
 
@@ -105,7 +108,8 @@ class DeviceProbe:
         ids = rng.integers(0, s.table_rows, s.gathered, dtype=np.int64)
         matrix = _random(rng, (s.rows, s.columns))
         rates = {
-            "matmul": work["matvec_f32"].bytes / kernel("matvec_f32", [_random(rng, (1, k)), _random(rng, (k, k))]),
+            "matmul": work["matvec_f32"].bytes / kernel(
+                "matvec_f32", [_random(rng, (1, k)), *(_random(rng, (k, k)) for _ in range(probes.MATVEC_LAYERS))]),
             "elementwise": work["elementwise"].bytes / kernel("elementwise", [_random(rng, (s.elements,))]),
             "reduction": work["reduction"].bytes / kernel("reduction", [matrix]),
             "gather": work["gather"].bytes / kernel("gather", [table, ids]),

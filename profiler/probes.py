@@ -32,7 +32,16 @@ COMPILE_FLAGS = {
 # generic code, slower than mdc-compile's default (host) code.
 PREBUILT_TARGET_CPU = "generic"
 
-CHAIN_LENGTH = 32  # dispatches in @chain, against @tiny's one
+# Dispatches in @chain, against @tiny's one: with 32, two H100s measured
+# 0.5 and 5.4 us a dispatch on cuda, the difference of two call times
+# within a call's jitter; 128 makes it four times the signal.
+CHAIN_LENGTH = 128
+# The matvec probe's layers: 16 weights of 1, 4 and 16 MiB (SMALL, MEDIUM,
+# LARGE), 16 to 256 MiB in all, more than a GPU's L2 cache holds, each read
+# once a call, as a model's layers are (one 256 MiB weight read by one
+# dispatch measured 400 GB/s on an H100, where a stack of 16 MiB layers
+# streams at ~1 TB/s).
+MATVEC_LAYERS = 16
 
 
 def compile_flags(kind: str, target_cpu: str = "host") -> tuple[str, ...]:
@@ -49,8 +58,9 @@ def kind_of_uri(uri: str) -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class ProbeSizes:
-    """``matmul``: N of the N x N x N matmuls; ``matvec``: K = N of the
-    1 x K by K x N matmul (memory bound); ``elements``: f32 elements of the
+    """``matmul``: N of the N x N x N matmuls; ``matvec``: K of the
+    MATVEC_LAYERS 1 x K by K x K matmuls in a row, each with a weight of its
+    own (memory bound, as a batch-1 layer stack is); ``elements``: f32 elements of the
     elementwise probe; ``rows``, ``columns``: the reduction's and the
     transpose's f32 matrix; ``table_rows``, ``gathered``: the gather's
     table (``columns`` wide) and the rows it reads; ``transfer``: bytes of
@@ -66,11 +76,11 @@ class ProbeSizes:
     transfer: int
 
 
-SMALL = ProbeSizes(matmul=256, matvec=1024, elements=1 << 21, rows=512, columns=1024,
+SMALL = ProbeSizes(matmul=256, matvec=512, elements=1 << 21, rows=512, columns=1024,
                    table_rows=4096, gathered=1024, transfer=8 << 20)
-MEDIUM = ProbeSizes(matmul=512, matvec=2048, elements=1 << 23, rows=2048, columns=2048,
+MEDIUM = ProbeSizes(matmul=512, matvec=1024, elements=1 << 23, rows=2048, columns=2048,
                     table_rows=16384, gathered=4096, transfer=64 << 20)
-LARGE = ProbeSizes(matmul=2048, matvec=8192, elements=1 << 26, rows=8192, columns=4096,
+LARGE = ProbeSizes(matmul=2048, matvec=2048, elements=1 << 26, rows=8192, columns=4096,
                    table_rows=16384, gathered=16384, transfer=256 << 20)
 
 
@@ -97,7 +107,7 @@ def work_of(sizes: ProbeSizes) -> dict[str, Work]:
     return {
         "matmul_f32": Work(2 * n ** 3, 3 * n * n * 4),
         "matmul_f16": Work(2 * n ** 3, 3 * n * n * 2),
-        "matvec_f32": Work(2 * k * k, (k * k + 2 * k) * 4),
+        "matvec_f32": Work(2 * k * k * MATVEC_LAYERS, (k * k + 2 * k) * 4 * MATVEC_LAYERS),
         "elementwise": Work(2 * e, 2 * e * 4),
         "reduction": Work(r * c, (r * c + r) * 4),
         "gather": Work(0, 2 * g * c * 4 + g * 8),
@@ -114,7 +124,7 @@ NO_F16_MATMUL = ("vulkan", "hip")
 
 def program(sizes: ProbeSizes, f16: bool = True) -> str:
     """The probe module: @identity (a call and no dispatch), @tiny (one
-    dispatch), @chain (CHAIN_LENGTH), and the sized functions of work_of
+    dispatch), @chain (CHAIN_LENGTH dependent dispatches), and the sized functions of work_of
     (@matmul_f16 only with ``f16``)."""
     return "\n".join(["module {", _identity(), _tiny(), _chain(), _matmul("f32", sizes.matmul),
                       *([_matmul("f16", sizes.matmul)] if f16 else []), _matvec(sizes.matvec),
@@ -130,22 +140,31 @@ def _identity() -> str:
 
 
 def _tiny() -> str:
-    return """  func.func @tiny(%x: tensor<4xf32>) -> tensor<4xf32> {
-    %one = arith.constant dense<1.0> : tensor<4xf32>
-    %y = arith.addf %x, %one : tensor<4xf32>
-    return %y : tensor<4xf32>
-  }"""
+    return f"""  func.func @tiny(%x: {_STEP}, %w: {_STEP}) -> {_STEP} {{
+{_STEP_FILL}
+    %y = linalg.matmul ins(%x, %w : {_STEP}, {_STEP}) outs(%f : {_STEP}) -> {_STEP}
+    return %y : {_STEP}
+  }}"""
 
 
 def _chain() -> str:
-    # util.optimization_barrier keeps IREE from fusing the adds: one dispatch each.
-    lines = ["  func.func @chain(%x0: tensor<4xf32>) -> tensor<4xf32> {",
-             "    %one = arith.constant dense<1.0> : tensor<4xf32>"]
+    # Each matmul reads the one before: IREE fuses no two of them, so the
+    # chain is CHAIN_LENGTH dispatches in one command buffer, one submission
+    # (a util.optimization_barrier between steps would instead split the
+    # call into one submission and one wait a step, and time those).
+    lines = [f"  func.func @chain(%x0: {_STEP}, %w: {_STEP}) -> {_STEP} {{", _STEP_FILL]
     for i in range(CHAIN_LENGTH):
-        lines.append(f"    %s{i} = arith.addf %x{i}, %one : tensor<4xf32>")
-        lines.append(f"    %x{i + 1} = util.optimization_barrier %s{i} : tensor<4xf32>")
-    lines += [f"    return %x{CHAIN_LENGTH} : tensor<4xf32>", "  }"]
+        lines.append(f"    %x{i + 1} = linalg.matmul ins(%x{i}, %w : {_STEP}, {_STEP}) outs(%f : {_STEP}) -> {_STEP}")
+    lines += [f"    return %x{CHAIN_LENGTH} : {_STEP}", "  }"]
     return "\n".join(lines)
+
+
+# @tiny's and @chain's step: a 4 x 4 matmul, a dispatch with next to no work.
+STEP_SHAPE = (4, 4)
+_STEP = "tensor<4x4xf32>"
+_STEP_FILL = f"""    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : {_STEP}
+    %f = linalg.fill ins(%zero : f32) outs(%e : {_STEP}) -> {_STEP}"""
 
 
 def _matmul(dtype: str, n: int) -> str:
@@ -160,13 +179,16 @@ def _matmul(dtype: str, n: int) -> str:
 
 
 def _matvec(k: int) -> str:
-    return f"""  func.func @matvec_f32(%a: tensor<1x{k}xf32>, %b: tensor<{k}x{k}xf32>) -> tensor<1x{k}xf32> {{
-    %zero = arith.constant 0.0 : f32
-    %e = tensor.empty() : tensor<1x{k}xf32>
-    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x{k}xf32>) -> tensor<1x{k}xf32>
-    %r = linalg.matmul ins(%a, %b : tensor<1x{k}xf32>, tensor<{k}x{k}xf32>) outs(%f : tensor<1x{k}xf32>) -> tensor<1x{k}xf32>
-    return %r : tensor<1x{k}xf32>
-  }}"""
+    row, weight = f"tensor<1x{k}xf32>", f"tensor<{k}x{k}xf32>"
+    weights = ", ".join(f"%w{i}: {weight}" for i in range(MATVEC_LAYERS))
+    lines = [f"  func.func @matvec_f32(%x0: {row}, {weights}) -> {row} {{",
+             "    %zero = arith.constant 0.0 : f32",
+             f"    %e = tensor.empty() : {row}",
+             f"    %f = linalg.fill ins(%zero : f32) outs(%e : {row}) -> {row}"]
+    for i in range(MATVEC_LAYERS):
+        lines.append(f"    %x{i + 1} = linalg.matmul ins(%x{i}, %w{i} : {row}, {weight}) outs(%f : {row}) -> {row}")
+    lines += [f"    return %x{MATVEC_LAYERS} : {row}", "  }"]
+    return "\n".join(lines)
 
 
 def _elementwise(n: int) -> str:
