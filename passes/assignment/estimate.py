@@ -3,15 +3,28 @@ and where weights go given where their readers run.
 
 **The time of one call** (``estimate_seconds``). Per device d, its *work*
 is the seconds of the units on d plus ``call_seconds(d)`` where d runs at
-least one unit. *Crossings* are the seconds of every edge whose ends are
-on different devices, plus, for every weight, one crossing of its bytes
-for each device other than its own that a unit reading it runs on.
+least one unit. *Crossings* are the seconds of every value that moves to
+a device other than its producer's, once per such device however many of
+its readers run there (``crossing_edges``), plus, for every weight, one
+crossing of its bytes for each device other than its own that a unit
+reading it runs on.
 
 * ``latency``: work(host) + work(accelerator) + crossings.
-* ``throughput`` (two calls in flight, as ``Function.map`` pipelines them):
-  crossings + max(work(host), work(accelerator)). A crossing occupies both
-  devices (one side writes or reads pinned memory, the other copies), so
-  it counts on both; the busier device sets the pace.
+* ``throughput`` (CALLS_IN_FLIGHT calls at once, as ``Function.map``
+  pipelines them, each in a lane of its own): the seconds per call of a
+  steady stream, max((work(host) + work(accelerator)) / CALLS_IN_FLIGHT,
+  units(host)) + crossings, units(host) being the seconds of the host's
+  units alone. The fixed cost of a call is mostly waiting, and one call's
+  kernels seldom fill a GPU, so the lanes overlap both; the CPU's task
+  system spreads each dispatch over every core, so the host's units are
+  busy time no other call shares; crossings are paid in full. Measured on
+  an H100 (docs/PERFORMANCE.md, runs P4 to P6): a call that runs
+  everything on cuda took 1.03 ms alone and 0.49 ms a call with two in
+  flight; 24 more crossings a call cost 3.3 ms a call in the stream, more
+  than alone; the CPU's share at batch 32 did not speed up at all. Models
+  that counted the accelerator's units or call as busy time, or halved the
+  crossings, chose placements 1.1x to 2.8x slower in a stream than the
+  latency objective's.
 
 **Weights** follow their users: a pinned weight stays where it is pinned;
 a free weight all of whose readers run on the accelerator lives there;
@@ -27,6 +40,16 @@ from ..diagnostics import MdcError
 from .work_graph import Assignment, Unit, WorkGraph
 
 OBJECTIVES = ("latency", "throughput")
+
+# Calls in flight at once under each objective.
+CALLS_IN_FLIGHT = {"latency": 1, "throughput": 2}
+# Copies of the program's accelerator bytes each objective's calls hold
+# (budget.py counts one; search.solve multiplies). Function.map runs each
+# call in flight in a lane of its own, a VM context with its own globals,
+# beside the module's own context: every weight on the accelerator is there
+# three times with two lanes (measured on an H100: 3 x 256 MiB of weights
+# plus the runtime's 32 MiB), and each lane's working memory once a lane.
+COPIES = {"latency": 1, "throughput": 1 + CALLS_IN_FLIGHT["throughput"]}
 
 
 class CostModel(Protocol):
@@ -67,37 +90,51 @@ def canonical_edges(graph: WorkGraph) -> list:
     def end_key(end):
         return (0, "", end) if isinstance(end, int) else (1, end[0], end[1])
 
-    return sorted(graph.edges, key=lambda e: (end_key(e.source), end_key(e.target), e.bytes))
+    return sorted(graph.edges, key=lambda e: (end_key(e.source), e.value, end_key(e.target), e.bytes))
+
+
+def crossing_edges(graph: WorkGraph, assignment: Assignment, edges=None) -> list:
+    """(edge, source device, target device) for each value's move between
+    devices: of the edges (``edges``, or the graph's in its order) whose
+    ends are on different devices, the first per value (source and
+    ``Edge.value``) and target device, since a value moves to a device
+    once, however many of its readers run there."""
+    moved, found = set(), []
+    for edge in graph.edges if edges is None else edges:
+        source = assignment.device_of(edge.source, graph)
+        target = assignment.device_of(edge.target, graph)
+        if source != target and (edge.source, edge.value, target) not in moved:
+            moved.add((edge.source, edge.value, target))
+            found.append((edge, source, target))
+    return found
 
 
 def _work_and_crossings(graph: WorkGraph, assignment: Assignment, cost: CostModel):
+    """(seconds of each device's units, of each device's calls, of the crossings)."""
     work: dict = {}
     for unit in graph.units:
         device = assignment.units[unit.id]
         work[device] = work.get(device, 0.0) + cost.unit_seconds(unit, device)
-    for device in sorted(work):
-        work[device] += cost.call_seconds(device)
+    calls = {device: cost.call_seconds(device) for device in sorted(work)}
     crossings = 0.0
-    for edge in canonical_edges(graph):
-        source = assignment.device_of(edge.source, graph)
-        target = assignment.device_of(edge.target, graph)
-        if source != target:
-            crossings += cost.crossing_seconds(edge.bytes, source, target)
+    for edge, source, target in crossing_edges(graph, assignment, canonical_edges(graph)):
+        crossings += cost.crossing_seconds(edge.bytes, source, target)
     for weight in sorted(graph.weights, key=lambda w: w.name):
         home = assignment.weights[weight.name]
         for reader in sorted({assignment.units[u] for u in weight.users} - {home}):
             crossings += cost.crossing_seconds(weight.bytes, home, reader)
-    return work, crossings
+    return work, calls, crossings
 
 
 def estimate_seconds(graph: WorkGraph, assignment: Assignment, cost: CostModel,
                      objective: str = "latency") -> float:
     """The estimated seconds of one call (see the module's doc)."""
     check_objective(objective)
-    work, crossings = _work_and_crossings(graph, assignment, cost)
+    work, calls, crossings = _work_and_crossings(graph, assignment, cost)
+    waits = sum(work[d] + calls[d] for d in sorted(work))
     if objective == "latency":
-        return sum(work[d] for d in sorted(work)) + crossings
-    return crossings + max(work.values(), default=0.0)
+        return waits + crossings
+    return max(waits / CALLS_IN_FLIGHT[objective], work.get(graph.host, 0.0)) + crossings
 
 
 def check_objective(objective: str) -> None:

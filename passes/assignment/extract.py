@@ -187,13 +187,14 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
                 weights.append(key)
                 users.setdefault(key, []).append(uid)
             else:
-                edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value)))
+                edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value), _value_number(kind, value)))
         units.append(Unit(uid, _label(op, cost.dtype), cost.op_class, cost.dtype, cost.flops, cost.bytes_moved,
                           tuple(weights), format_location(op.location), _pinned(op)))
     for i, value in enumerate(parts.returns):
         kind, key = sources.get(value, ("free", None))
         if kind in ("unit", "argument") and bnd.is_tensor(value):
-            edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value)))
+            edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value),
+                              _value_number(kind, value)))
     weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())
@@ -210,6 +211,12 @@ def _global_bytes(global_op) -> int:
     for d in shaped.shape:
         count *= d
     return count * bnd.element_bytes(shaped.element_type)
+
+
+def _value_number(kind: str, value) -> int:
+    """An edge's ``value``: the result number of a unit's value, 0 for an
+    argument's."""
+    return value.result_number if kind == "unit" else 0
 
 
 def _pinned(op) -> str | None:

@@ -7,7 +7,8 @@ unit k, the devices that read it so far) and by a vector: the
 accelerator bytes counted so far (whole-call bytes, the peak of the
 positions passed, the bytes live at the current position, the bytes live
 at every later position) and its time so far (latency: one number;
-throughput: each device's work plus the crossings). Per key, a partial
+throughput: the latency sum and each device's units alone, the
+objective's max of estimate.py). Per key, a partial
 assignment is dropped where another kept one is as good in every
 component (a Pareto front; of equal ones, the one with the host earlier
 in program order stays), and any over the budget is dropped: bytes never
@@ -35,7 +36,7 @@ from typing import Optional
 import numpy
 
 from .budget import positions
-from .estimate import CostModel, assignment_of, canonical_edges
+from .estimate import CALLS_IN_FLIGHT, CostModel, assignment_of, canonical_edges
 from .work_graph import Assignment, Unit, WorkGraph
 
 # The most partial assignments a front keeps per key.
@@ -74,15 +75,29 @@ class Outcome:
     least_bytes_on_accelerator: Optional[int]
 
 
+@dataclasses.dataclass(frozen=True)
+class _Moved:
+    """A value a unit reads: its bytes, the positions of its readers before
+    this one, the devices of the results it is, and whether this is the
+    unit's first edge from it. The value crosses to the unit's device only
+    where none of these has already brought it there (a value moves to a
+    device once, as estimate.crossing_edges counts it)."""
+
+    bytes: int
+    earlier: tuple
+    result_devices: frozenset
+    first_here: bool
+
+
 @dataclasses.dataclass
 class _Step:
     """What the programme needs to know of the unit at one position."""
 
     unit: Unit
     devices: tuple
-    from_arguments: list  # (argument device, bytes)
-    from_units: list  # (source position, bytes)
-    to_results: list  # (result device, bytes)
+    from_arguments: list  # (argument device, _Moved)
+    from_units: list  # (source position, _Moved)
+    to_results: list  # (result device, bytes, the value's first edge to that device)
     weights: list  # (weight, last reader's position)
 
 
@@ -100,20 +115,39 @@ class Programme:
         where = positions(graph)
         steps = [_Step(u, (u.pinned,) if u.pinned else self.devices, [], [], [], [])
                  for u in graph.units]
-        for edge in canonical_edges(graph):
+        edges = canonical_edges(graph)
+        # Per value (source, Edge.value): its readers' positions and its results' devices.
+        readers: dict = {}
+        result_devices: dict = {}
+        for edge in edges:
+            value = (edge.source, edge.value)
+            if isinstance(edge.target, int):
+                readers.setdefault(value, []).append(where[edge.target])
+            else:
+                result_devices.setdefault(value, set()).add(graph.result_devices[edge.target[1]])
+        seen = set()  # (value, reader position or result device) already met
+        for edge in edges:
             src, dst = edge.source, edge.target
+            value = (src, edge.value)
+            if isinstance(dst, int):
+                at = where[dst]
+                moved = _Moved(edge.bytes, tuple(sorted({p for p in readers[value] if p < at})),
+                               frozenset(result_devices.get(value, ())), (value, at) not in seen)
+                seen.add((value, at))
             if isinstance(dst, int) and isinstance(src, int):
                 if where[src] >= where[dst]:
                     raise ValueError(f"edge from unit {src} to unit {dst} is against program order")
-                steps[where[dst]].from_units.append((where[src], edge.bytes))
+                steps[where[dst]].from_units.append((where[src], moved))
             elif isinstance(dst, int):
-                steps[where[dst]].from_arguments.append((graph.argument_devices[src[1]], edge.bytes))
+                steps[where[dst]].from_arguments.append((graph.argument_devices[src[1]], moved))
             elif isinstance(src, int):
-                steps[where[src]].to_results.append((graph.result_devices[dst[1]], edge.bytes))
+                target = graph.result_devices[dst[1]]
+                steps[where[src]].to_results.append((target, edge.bytes, (value, target) not in seen))
+                seen.add((value, target))
         for weight in sorted(graph.weights, key=lambda w: w.name):
-            readers = sorted({where[u] for u in weight.users})
-            for position in readers:
-                steps[position].weights.append((weight, readers[-1]))
+            readers_of = sorted({where[u] for u in weight.users})
+            for position in readers_of:
+                steps[position].weights.append((weight, readers_of[-1]))
         return steps
 
     def _start(self) -> tuple:
@@ -131,7 +165,7 @@ class Programme:
                 whole += edge.bytes
             if source != target:
                 crossing += cost.crossing_seconds(edge.bytes, source, target)
-        times = (crossing,) if self.objective == "latency" else (crossing, crossing)
+        times = (crossing,) if self.objective == "latency" else (0.0, 0.0, crossing)
         return (None, frozenset(), ()), _Partial(whole, 0, 0, 0, times, 0)
 
     def run(self, budget_bytes: Optional[int]) -> dict:
@@ -161,15 +195,19 @@ class Programme:
             trimmed.setdefault(key, []).append(partial)
         return trimmed
 
-    def _add(self, times: list, device: Optional[str], seconds: float) -> None:
-        """Add work (``device``) or a crossing (None) to the time components."""
+    def _add(self, times: list, device: Optional[str], seconds: float, unit: bool = False) -> None:
+        """Add a device's call or ``unit`` work (``device``), or a crossing
+        (None), to the time components: under latency their sum; under
+        throughput the calls' and units' sum, the host's units alone, and
+        the crossings (estimate.py's terms)."""
         if self.objective == "latency":
             times[0] += seconds
         elif device is None:
-            times[0] += seconds
-            times[1] += seconds
+            times[2] += seconds
         else:
-            times[self.devices.index(device)] += seconds
+            times[0] += seconds
+            if unit and device == self.graph.host:
+                times[1] += seconds
 
     def _extend(self, position: int, step: _Step, key: tuple, partial: _Partial, device: str):
         cost, acc = self.cost, self.acc
@@ -177,28 +215,30 @@ class Programme:
         times = list(partial.times)
         if device not in used:
             self._add(times, device, cost.call_seconds(device))
-        self._add(times, device, cost.unit_seconds(step.unit, device))
+        self._add(times, device, cost.unit_seconds(step.unit, device), unit=True)
         whole, peak, before, later = partial.whole, partial.peak, partial.current, partial.later
         current = later
-        for source_device, nbytes in step.from_arguments:
-            if source_device != device:
+        for source_device, moved in step.from_arguments:
+            nbytes = moved.bytes
+            if self._crosses(position, partial.rank, moved, source_device, device):
                 self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
             if acc in (source_device, device):
                 if position > 0:
                     peak += nbytes
                     before += nbytes
                 current += nbytes
-        for source, nbytes in step.from_units:
-            source_device = self.devices[(partial.rank >> (position - 1 - source)) & 1]
-            if source_device != device:
+        for source, moved in step.from_units:
+            nbytes = moved.bytes
+            source_device = self._device_at(position, partial.rank, source)
+            if self._crosses(position, partial.rank, moved, source_device, device):
                 self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
             if acc in (source_device, device):
                 if source < position - 1:
                     peak += nbytes  # an upper bound: only positions source.. need it
                 before += nbytes
                 current += nbytes
-        for target_device, nbytes in step.to_results:
-            if target_device != device:
+        for target_device, nbytes, first in step.to_results:
+            if target_device != device and first:
                 self._add(times, None, cost.crossing_seconds(nbytes, device, target_device))
             if acc in (device, target_device):
                 current += nbytes
@@ -220,6 +260,19 @@ class Programme:
         told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
         return (device, used | {device}, told), new
 
+    def _device_at(self, position: int, rank: int, earlier: int) -> str:
+        """The device of the unit at position ``earlier`` on the path
+        ``rank`` of the units before ``position``."""
+        return self.devices[(rank >> (position - 1 - earlier)) & 1]
+
+    def _crosses(self, position: int, rank: int, moved: _Moved, source_device: str, device: str) -> bool:
+        """Whether a value ``moved`` from ``source_device`` makes a crossing
+        to the unit at ``position`` on ``device``: not where it is already
+        there (its own device, an earlier reader's, a result's)."""
+        if source_device == device or not moved.first_here or device in moved.result_devices:
+            return False
+        return all(self._device_at(position, rank, p) != device for p in moved.earlier)
+
     def _weight_bytes(self, weight, device: str) -> int:
         """Bytes a weight adds when ``device`` first reads it: its bytes
         when the accelerator first reads a weight not pinned there."""
@@ -237,7 +290,9 @@ class Programme:
 
     def objective_seconds(self, times: tuple) -> float:
         """The objective's seconds of a partial assignment's time components."""
-        return times[0] if self.objective == "latency" else max(times)
+        if self.objective == "latency":
+            return times[0]
+        return max(times[0] / CALLS_IN_FLIGHT[self.objective], times[1]) + times[2]
 
     def _front(self, partials: list) -> list:
         """The partial assignments no other beats in every component, best

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Optional
 
 from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
-from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain
+from .estimate import crossing_edges
+from .estimate import COPIES
+from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain, program_budget
 from .work_graph import Assignment, End, WorkGraph
 
 
@@ -23,14 +25,17 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
                      budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0) -> dict:
     """The report of ``assignment`` (see the module's doc); the
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
-    where any work runs there."""
+    where any work runs there, and the program's bytes as many times as
+    the objective's calls hold it (``copies``, estimate.COPIES)."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
     everything_there = all_on(graph, graph.accelerator)
     breakdown = accelerator_bytes(graph, assignment)
-    program_budget = None if budget_bytes is None else max(budget_bytes - reserved_bytes, 0)
+    copies = COPIES[objective]
+    one_call = None if budget_bytes is None else max(program_budget(budget_bytes, reserved_bytes, objective), 0)
     runtime = reserved_bytes if graph.accelerator in assignment.units.values() else 0
+    total = breakdown.total * copies + runtime
     return {
         "function": graph.function,
         "objective": objective,
@@ -42,17 +47,18 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
         "baselines": {
             "all_host": seconds(all_on(graph, graph.host)),
             "all_accelerator": (seconds(everything_there)
-                                if fits(accelerator_bytes(graph, everything_there), program_budget) else None),
-            "greedy_fill": seconds(greedy_fill(graph, program_budget)),
+                                if fits(accelerator_bytes(graph, everything_there), one_call) else None),
+            "greedy_fill": seconds(greedy_fill(graph, one_call)),
         },
         "accelerator_bytes": {
             "weights": breakdown.weights,
             "activations": breakdown.activations,
             "staging": breakdown.staging,
             "runtime": runtime,
-            "total": breakdown.total + runtime,
+            "copies": copies,
+            "total": total,
             "budget": budget_bytes,
-            "fits": budget_bytes is None or breakdown.total + runtime <= budget_bytes,
+            "fits": budget_bytes is None or total <= budget_bytes,
         },
         "units": [{
             "id": unit.id,
@@ -73,17 +79,15 @@ def _end_name(end: End) -> str:
 
 
 def crossings(graph: WorkGraph, assignment: Assignment, cost: CostModel) -> list:
-    """Every value that crosses between devices in a call: the edges whose
-    ends differ, in the graph's order, then every weight read on a device
-    other than its own, once per such device."""
+    """Every value that crosses between devices in a call: each value once
+    per device it moves to (estimate.crossing_edges; ``target`` is its
+    first reader there), in the graph's order, then every weight read on a
+    device other than its own, once per such device."""
     found = []
-    for edge in graph.edges:
-        source = assignment.device_of(edge.source, graph)
-        target = assignment.device_of(edge.target, graph)
-        if source != target:
-            found.append({"source": _end_name(edge.source), "target": _end_name(edge.target),
-                          "bytes": edge.bytes, "direction": f"{source}->{target}",
-                          "seconds": cost.crossing_seconds(edge.bytes, source, target)})
+    for edge, source, target in crossing_edges(graph, assignment):
+        found.append({"source": _end_name(edge.source), "target": _end_name(edge.target),
+                      "bytes": edge.bytes, "direction": f"{source}->{target}",
+                      "seconds": cost.crossing_seconds(edge.bytes, source, target)})
     for weight in graph.weights:
         home = assignment.weights[weight.name]
         for reader in sorted({assignment.units[u] for u in weight.users} - {home}):
@@ -117,6 +121,8 @@ def summary_line(report: dict) -> str:
     per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
     used = report["accelerator_bytes"]
     budget = ", no budget" if report["budget_bytes"] is None else f" of {format_bytes(report['budget_bytes'])}"
+    if used.get("copies", 1) > 1:
+        budget = f" ({used['copies']} copies for two calls in flight){budget}"
     where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
              else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
     function = report["function"] + (f" from {report['source']}" if report.get("source") else "")

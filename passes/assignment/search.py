@@ -23,8 +23,8 @@ from typing import Optional
 
 from ..diagnostics import MdcError
 from .budget import accelerator_bytes, fits, format_bytes, positions, unit_bytes
-from .estimate import (OBJECTIVES, CostModel, all_on, assignment_of, check_objective, estimate_seconds,
-                       weight_devices)
+from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, CostModel, all_on, assignment_of, check_objective,
+                       estimate_seconds, weight_devices)
 from .programme import run_programme
 from .work_graph import Assignment, WorkGraph
 
@@ -68,7 +68,9 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     """The assignment of least estimated time whose accelerator bytes fit
     ``budget_bytes`` (None: no limit; 0: everything on the host) less
     ``reserved_bytes``, what the runtime itself takes on the accelerator
-    once any work runs there (the machine profile's reserved_bytes).
+    once any work runs there (the machine profile's reserved_bytes), as
+    many times as the objective's calls hold copies of the program
+    (``program_budget``).
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
@@ -83,7 +85,7 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         return chosen
     user_budget = budget_bytes
     if budget_bytes is not None:
-        budget_bytes -= reserved_bytes
+        budget_bytes = program_budget(budget_bytes, reserved_bytes, objective)
         if budget_bytes <= 0:
             raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     best = run_programme(graph, cost, objective, budget_bytes).best
@@ -102,6 +104,14 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
 
     return improve(graph, min(fitting, key=key), key, budget_bytes)
+
+
+def program_budget(budget_bytes: int, reserved_bytes: int, objective: str) -> int:
+    """The accelerator bytes one copy of the program may take: the budget
+    less the runtime's reserved bytes, shared by the copies the
+    objective's calls hold (estimate.COPIES: under throughput, Function.map's
+    lanes and the module's own VM context, each with its own weights)."""
+    return (budget_bytes - reserved_bytes) // COPIES[objective]
 
 
 # Cuts between two positions end this near the last unit (a model's head).
@@ -181,6 +191,10 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
     if reserved_bytes:
         where += (f" beside the {format_bytes(reserved_bytes)} the runtime itself takes there "
                   f"(the machine profile's reserved_bytes)")
+    copies = COPIES[objective]
+    if copies > 1:
+        where += (f" with {CALLS_IN_FLIGHT[objective]} calls in flight (--place-objective={objective}), which hold "
+                  f"the program {copies} times (Function.map's lanes and the module's own VM context)")
     parts = []
     if graph.units:
         unit = max(graph.units, key=lambda u: (unit_bytes(graph, u.id), -u.id))
@@ -191,7 +205,7 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
-        needed += reserved_bytes
+        needed = needed * copies + reserved_bytes
         parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
                      f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
     return where + (": " + "; ".join(parts) if parts else "")

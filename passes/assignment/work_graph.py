@@ -71,11 +71,15 @@ End = Union[int, tuple[str, int]]
 @dataclasses.dataclass(frozen=True)
 class Edge:
     """A tensor value from ``source`` to ``target`` of ``bytes`` (its
-    upper bound where a dimension is dynamic)."""
+    upper bound where a dimension is dynamic). ``value``: which of the
+    source unit's results it is (0 for an argument). Edges with the same
+    source and value carry one value: it crosses to a device once, however
+    many of its readers run there (rewrite.py moves it once a device)."""
 
     source: End
     target: End
     bytes: int
+    value: int = 0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -84,12 +84,14 @@ def random_graph(rng: random.Random, n: int, dag: bool) -> WorkGraph:
     arguments, results = 2, 2
     edges.append(Edge(("argument", 0), 0, rng.choice((64, 4096, MiB))))
     edges.append(Edge(("argument", 1), rng.randrange(n), rng.choice((64, 4096, MiB))))
+    # Each edge of its own size is a value of its own (Edge.value): a unit's
+    # value 0 goes to the next unit, skips and results are further values.
     for i in range(1, n):
         edges.append(Edge(i - 1, i, rng.choice((256, 65536, 4 * MiB))))
         if dag and i >= 2 and rng.random() < 0.5:
-            edges.append(Edge(rng.randrange(i - 1), i, rng.choice((256, 65536, 4 * MiB))))
-    edges.append(Edge(n - 1, ("result", 0), rng.choice((64, 4096))))
-    edges.append(Edge(rng.randrange(n), ("result", 1), rng.choice((64, 4096))))
+            edges.append(Edge(rng.randrange(i - 1), i, rng.choice((256, 65536, 4 * MiB)), value=i))
+    edges.append(Edge(n - 1, ("result", 0), rng.choice((64, 4096)), value=n))
+    edges.append(Edge(rng.randrange(n), ("result", 1), rng.choice((64, 4096)), value=n + 1))
     weight_list = [Weight(name, rng.choice((MiB, 8 * MiB, 16 * MiB)), users=tuple(readers[name]),
                           pinned=(HOST if rng.random() < 0.05 else None)) for name in weights]
     return WorkGraph("main", HOST, ACC, tuple(units), tuple(weight_list), tuple(edges),

@@ -36,7 +36,7 @@ def test_the_report_is_json_and_says_everything():
     breakdown = accelerator_bytes(g, a)
     assert report["accelerator_bytes"] == {
         "weights": 3 * MiB, "activations": breakdown.activations, "staging": breakdown.staging,
-        "runtime": 0, "total": breakdown.total, "budget": 4 * MiB, "fits": True}
+        "runtime": 0, "copies": 1, "total": breakdown.total, "budget": 4 * MiB, "fits": True}
     assert report["units"][1] == {"id": 1, "label": "u1", "location": None, "device": ACC,
                                   "seconds": cost.unit_seconds(g.units[1], ACC), "bytes": 2 * MiB + 2000}
     assert report["weights"] == [{"name": "w0", "bytes": MiB, "device": HOST},
@@ -90,7 +90,7 @@ def test_summary_line_all_host_throughput_and_no_budget():
     assert line.startswith("placed @main: all 2 units on cpu, ")
     assert "a call with two in flight estimated (all cpu " in line
     assert ", all gpu " in line
-    assert line.endswith("gpu 0 B, no budget; 0 crossings a call")
+    assert line.endswith("gpu 0 B (3 copies for two calls in flight), no budget; 0 crossings a call")
 
 
 def test_summary_line_says_why_the_search_left_all_on_the_host():
