@@ -15,6 +15,11 @@ One table: per batch size and budget, the blocks on the GPU of auto, the
 best hand split (the faster measured of the two, placement_plan.py) and
 greedy fill, each placement's estimate beside its measured time, the
 ratios auto/hand and auto/greedy (measured), and the peak GPU bytes
+against the budget. A second table: per batch size and two-call budget
+(placement_kit.py), the latency auto module and the throughput one, each
+in a stream of calls with two in flight (Function.map, depth 2): the
+estimate under the throughput objective beside the time per call, and the
+peak GPU bytes of the stream (each call in flight holds its own weights)
 against the budget. Exit status 1 on a wrong result.
 """
 
@@ -36,7 +41,7 @@ import numpy as np
 from . import model
 from .common import Config, gpu_or_none
 from .placement_format import FORMAT, VARIANTS, placed_text
-from .workload import CPU, KitError, Measured, measure
+from .workload import CPU, KitError, Measured, measure, stream
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +67,7 @@ def read_kit(path: str) -> Kit:
     try:
         result = Kit(path, model.Stack(**kit["stack"]), bool(kit["smoke"]), kit["weights_sha256"],
                      {int(b): entry for b, entry in kit["batches"].items()})
-        files = {p["file"] for e in result.batches.values() for row in e["budgets"]
+        files = {p["file"] for e in result.batches.values() for row in e["budgets"] + e["throughput"]
                  for p in row["placements"].values()}
         files |= {e["expected"] for e in result.batches.values()}
     except (KeyError, TypeError, ValueError) as e:
@@ -158,6 +163,26 @@ def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, cal
     return Run(measured, memory.grown if memory is not None else None)
 
 
+def stream_module(config: Config, kit: Kit, file: str, b: int, parameters: str, items: int,
+                  memory: GpuMemory | None) -> Run:
+    """A stream of ``items`` calls at batch ``b`` with two in flight
+    (Function.map), its GPU memory sampled around the load and the streams."""
+    import contextlib
+    import itertools
+
+    from mdc.runtime_shim import load
+
+    entry = kit.batches[b]
+    ids = model.aligned_copy(np.array(entry["ids"], np.int64))
+    want = np.load(os.path.join(kit.path, entry["expected"])).astype(np.float64)
+    gc.collect()
+    with memory if memory is not None else contextlib.nullcontext():
+        with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
+            f = m.function(f"forward_b{b}")
+            measured = stream(lambda n: f.map(itertools.repeat(ids, n), depth=2), want, items, kit.stack.tolerance)
+    return Run(measured, memory.grown if memory is not None else None)
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:9.2f}"
 
@@ -222,7 +247,51 @@ def _targets(lines: list) -> str:
             f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines")
 
 
-def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMemory | None) -> bool:
+THROUGHPUT_HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks l/t':>16} | {'latency est':>11} "
+                     f"{'meas':>9} | {'thrpt est':>9} {'meas':>9} | {'t/l':>6} | {'peak MiB l/t':>17} {'in budget l/t':>13}"
+                     f"  correct")
+
+
+def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, memory: GpuMemory | None,
+                      overhead: int | None) -> bool:
+    """The second table (the module's doc); True if every result is right."""
+    lines, right, faster, inside = [], True, [], []
+    for b in sorted(kit.batches):
+        for row in kit.batches[b]["throughput"]:
+            p = row["placements"]
+            runs = {v: stream_module(config, kit, p[v]["file"], b, parameters, items[b], memory) for v in p}
+            right = right and all(r.measured.right for r in runs.values())
+            ratio = runs["throughput"].measured.seconds / runs["latency"].measured.seconds
+            faster.append(ratio <= 1.0)
+            held = [None if overhead is None else r.gpu_bytes - overhead <= row["bytes"] for r in runs.values()]
+            inside.append(held[1])
+            lines.append(
+                f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
+                f"{'/'.join(placed_text(p[v]) for v in runs):>16} | "
+                f"{_ms(p['latency']['estimate_seconds']):>11} {_ms(runs['latency'].measured.seconds)} | "
+                f"{_ms(p['throughput']['estimate_seconds'])} {_ms(runs['throughput'].measured.seconds)} | "
+                f"{ratio:5.2f}x | {' '.join(_mib(r.gpu_bytes) for r in runs.values()):>17} "
+                f"{'/'.join('n/a' if h is None else str(h) for h in held):>13}  "
+                f"{all(r.measured.right for r in runs.values())}")
+    if not lines:
+        return True
+    print(f"\ntwo calls in flight (Function.map, depth 2): ms per call in a stream of {items[1]} calls at batch 1, "
+          f"{items[max(items)]} at the larger batch (the best of 3 streams after 1); MiB: room for two calls "
+          "(each budget's program bytes three times: Function.map's two lanes and the module's own context; "
+          "the runtime's once); l: the latency auto module of the budget of "
+          "one call, t: --place-objective=throughput under the two-call budget; est: under the throughput "
+          "objective; peak MiB: the stream's GPU memory less before its load; in budget: as above")
+    print(THROUGHPUT_HEADER)
+    print("\n".join(lines))
+    held = [h for h in inside if h is not None]
+    print(f"throughput targets: the throughput module no slower in a stream than the latency one at {sum(faster)} "
+          f"of {len(faster)} lines; its peak within the two-call budget at "
+          + (f"{sum(held)} of {len(held)}" if held else "n/a (no GPU memory measured)"))
+    return right
+
+
+def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMemory | None):
+    """The first table; (every result right, the all-CPU module's GPU bytes)."""
     runs: dict = {}
     lines = []
     overhead = None
@@ -244,7 +313,7 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMe
     print(HEADER)
     print("\n".join(x.text for x in lines))
     print(_targets(lines))
-    return all(x.right for x in lines)
+    return all(x.right for x in lines), overhead
 
 
 def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
@@ -268,7 +337,10 @@ def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
               f"{s.weight_bytes / 2**20:.1f} MiB made from seed {s.seed} and written as a parameter archive in "
               f"{time.perf_counter() - began:.1f} s; devices {CPU} and {config.gpu}", flush=True)
         memory = GpuMemory() if config.gpu == "cuda" else None
-        right = _table(config, kit, parameters, {b: calls if b == 1 else batch_calls for b in kit.batches}, memory)
+        counts = {b: calls if b == 1 else batch_calls for b in kit.batches}
+        right, overhead = _table(config, kit, parameters, counts, memory)
+        right = _throughput_table(config, kit, parameters, {b: 4 * n for b, n in counts.items()}, memory,
+                                  overhead) and right
     except KitError as e:
         print(f"bench: error: {e}", file=sys.stderr)
         return 1

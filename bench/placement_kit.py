@@ -10,6 +10,14 @@ and GPU bytes). Placements that come out the same share one module. The
 weights are in no module and not in the kit: the run makes them from the
 seed and writes the parameter archive there. placement.json says how it
 was all made.
+
+The kit's second table, ``throughput``: for each budget that fits at least
+half the blocks, memory for two calls in flight (``two_calls``: the
+budget's program bytes three times, Function.map's two lanes and the
+module's own context each holding a copy, plus the runtime's once), and
+two modules for it: the latency auto module of that budget (each copy fits
+its bytes), and ``--place=auto --place-objective=throughput`` under the
+two-call budget; both with their estimates under the throughput objective.
 """
 
 from __future__ import annotations
@@ -42,15 +50,18 @@ class Plan:
     profile: str | None = None
     jobs: int = 1  # compiles at a time
 
-    def reserved_bytes(self) -> int:
-        """What the runtime itself takes on the GPU device (the profile's
-        reserved_bytes), which every budget holds beside the program."""
+    def cost_model(self):
+        """The cost model mdc-compile places with (the profile, or the built-in one)."""
         from mdc.contract.machine_profile import default_profile, load_profile
         from mdc.passes.assignment.cost_model import CostModel
 
         profile = load_profile(self.profile) if self.profile else default_profile()
-        kinds = {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"}
-        return CostModel.of(profile, kinds).reserved_bytes(ACCELERATOR)
+        return CostModel.of(profile, {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"})
+
+    def reserved_bytes(self) -> int:
+        """What the runtime itself takes on the GPU device (the profile's
+        reserved_bytes), which every budget holds beside the program."""
+        return self.cost_model().reserved_bytes(ACCELERATOR)
 
     def devices(self) -> list[str]:
         gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
@@ -128,6 +139,37 @@ class _Batch:
                 jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
         return jobs
 
+    def throughput_budgets(self) -> list:
+        """(budget, two-call bytes) for each budget that fits at least half
+        the blocks (see the module's doc)."""
+        reserved = self.plan.reserved_bytes()
+        return [(bd, two_calls(bd.bytes, reserved)) for bd in self.budgets
+                if bd.name.startswith("n") and bd.bytes and 2 * int(bd.name[1:]) >= self.plan.stack.blocks]
+
+    def throughput_jobs(self) -> dict[str, list[str]]:
+        return {f"throughput_b{self.b}_{bd.name}.vmfb": self._job(
+                    f"throughput_b{self.b}_{bd.name}.vmfb",
+                    ["--place=auto", "--place-objective=throughput", f"--gpu-memory={both}"])
+                for bd, both in self.throughput_budgets()}
+
+    def throughput_entries(self) -> list[dict]:
+        """The throughput table's rows: per budget, the latency module and
+        the throughput one, estimated under the throughput objective."""
+        from mdc.passes.assignment.estimate import estimate_seconds
+
+        cost = self.plan.cost_model()
+        rows = []
+        for bd, both in self.throughput_budgets():
+            row = {"name": bd.name, "bytes": both, "placements": {}}
+            for variant, vmfb in (("latency", f"auto_b{self.b}_{bd.name}.vmfb"),
+                                  ("throughput", f"throughput_b{self.b}_{bd.name}.vmfb")):
+                assignment = self._assignment(vmfb)
+                row["placements"][variant] = {
+                    "file": vmfb, "estimate_seconds": estimate_seconds(self.graph, assignment, cost, "throughput"),
+                    **plan_mod.describe(self.graph, self.plan.stack, assignment)}
+            rows.append(row)
+        return rows
+
     def _assignment(self, vmfb: str):
         from mdc.passes.assignment.work_graph import Assignment
 
@@ -151,6 +193,15 @@ class _Batch:
                     **plan_mod.describe(self.graph, self.plan.stack, chosen[variant])}
             rows.append(row)
         return rows
+
+
+def two_calls(budget: int, reserved: int) -> int:
+    """The bytes that hold two calls in flight of ``budget``'s program
+    bytes (its bytes less ``reserved``, the runtime's own, which is there
+    once): three copies (mdc.passes.assignment.estimate.COPIES)."""
+    from mdc.passes.assignment.estimate import COPIES
+
+    return COPIES["throughput"] * (budget - reserved) + reserved
 
 
 def _expected(plan: Plan, out: str) -> dict:
@@ -196,10 +247,13 @@ def build(plan: Plan, out: str) -> int:
         return 1
     if compile_all(out, {k: v for batch in batches for k, v in batch.file_jobs().items()}, plan.jobs):
         return 1
+    if compile_all(out, {k: v for batch in batches for k, v in batch.throughput_jobs().items()}, plan.jobs):
+        return 1
     expected = _expected(plan, out)
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
            "profile": plan.profile, "weights_sha256": expected["weights_sha256"],
-           "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries()}
+           "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries(),
+                                      "throughput": batch.throughput_entries()}
                        for batch in batches}}
     _write_json(os.path.join(out, "placement.json"), kit)
     size = sum(os.path.getsize(os.path.join(out, n)) for n in os.listdir(out))
@@ -209,6 +263,7 @@ def build(plan: Plan, out: str) -> int:
           f"vocab {s.vocab}, {s.weight_bytes / 2**20:.1f} MiB of weights made at run time as parameters")
     for batch in batches:
         print(plan_text(kit["batches"][str(batch.b)], batch.b))
+        print(throughput_text(kit["batches"][str(batch.b)], batch.b))
     return 0
 
 
@@ -222,4 +277,14 @@ def plan_text(entry: dict, b: int) -> str:
     for row in entry["budgets"]:
         lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  "
                      + "  ".join(f"{cell(row['placements'][v]):>21}" for v in VARIANTS))
+    return "\n".join(lines)
+
+
+def throughput_text(entry: dict, b: int) -> str:
+    """The throughput table's estimates of a batch, one line per budget."""
+    lines = [f"batch {b}, two calls in flight: blocks on the GPU and estimated time per call in a stream",
+             f"  {'budget':>6} {'MiB':>9}  {'latency':>21}  {'throughput':>21}"]
+    for row in entry["throughput"]:
+        cells = [f"{placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms" for p in row["placements"].values()]
+        lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  " + "  ".join(f"{c:>21}" for c in cells))
     return "\n".join(lines)

@@ -51,18 +51,34 @@ def test_bench_placement_smoke(tmp_path):
         cost = rows["cost"]["placements"]
         assert cost["greedy"]["embedding"] and cost["greedy"]["blocks"] == 4
         assert not cost["hand_blocks"]["embedding"] and cost["hand_blocks"]["blocks"] == 4
+        # Two calls in flight: the budget that fits half the blocks or more
+        # (n4 here), its program bytes three times (two lanes and the
+        # module's own context), the latency module of n4 beside the
+        # throughput objective's own, whose three copies fit.
+        (two,) = entry["throughput"]
+        assert two["name"] == "n4" and two["bytes"] == 3 * rows["n4"]["bytes"]  # --smoke reserves nothing
+        latency, auto = two["placements"]["latency"], rows["n4"]["placements"]["auto"]
+        assert (tmp_path / latency["file"]).is_file()
+        same = [k for k in auto if k not in ("file", "estimate_seconds")]  # the table's estimate: throughput's
+        assert {k: latency[k] for k in same} == {k: auto[k] for k in same}
+        mine = two["placements"]["throughput"]
+        assert (tmp_path / mine["file"]).is_file() and 3 * mine["gpu_bytes"] <= two["bytes"]
     # The hand splits are given to mdc-compile as assignment files.
     placed = json.loads(next(tmp_path.glob("hand_head_b1_n4.place.json")).read_text())
     assert {u["device"] for u in placed["units"]} == {"cpu", "gpu"}
 
     ran = _bench("placement", "run", str(tmp_path), "--smoke", "--calls", "2", "--batch-calls", "1")
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    rows = re.findall(r"^\s+(1|4)\s+(n0|n4|cost)\s.*\|.*\s(True|False)$", ran.stdout, re.M)
+    first, streamed = ran.stdout.split("\ntwo calls in flight", 1)
+    rows = re.findall(r"^\s+(1|4)\s+(n0|n4|cost)\s.*\|.*\s(True|False)$", first, re.M)
     assert [(b, n) for b, n, _ in rows] == [(b, n) for b in "14" for n in ("n0", "n4", "cost")], ran.stdout
     assert {ok for _, _, ok in rows} == {"True"}, ran.stdout
     assert "every result right" in ran.stdout
     assert re.search(r"^targets: auto <= 1\.05x the best hand split at \d of 6 lines; .* at \d of 2 cost lines$",
                      ran.stdout, re.M), ran.stdout
+    streams = re.findall(r"^\s+(1|4)\s+n4\s.*\|\s+[\d.]+x \|.*\s(True|False)$", streamed, re.M)
+    assert streams == [("1", "True"), ("4", "True")], ran.stdout
+    assert re.search(r"^throughput targets: .* at \d of 2 lines; .*$", ran.stdout, re.M), ran.stdout
 
     # A reference that is not the program's result fails the run.
     expected = tmp_path / "expected_b4.npy"
