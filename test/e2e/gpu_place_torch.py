@@ -12,10 +12,14 @@ index.json names the files) for ``--device=cpu=local[0]
 - ``auto``: ``--place=auto --place-profile=bench/profiles/h100.json`` under
   ``--gpu-memory`` of half the export's weight bytes plus the profile's
   reserved bytes for cuda, so that not everything fits on the GPU;
+- ``auto90``: the same under 90% of the weight bytes (plus the reserve): a
+  budget that leaves the search room to split a model the GPU runs faster;
 - ``file``: ``--place=FILE.json`` from the auto report's units, the larger
   half of the matmuls (by bytes, at least one) on ``gpu``, every other unit
   and every weight on ``cpu``, so that the GPU run has a real split even
-  where auto keeps a small model on the CPU (the GPU's fixed cost a call).
+  where auto keeps a small model on the CPU (the GPU's fixed cost a call);
+- ``gpu``: ``--place=FILE.json`` with every unit and weight on ``gpu``, over
+  the budget: the reference that says whether the GPU is faster at all.
 
 The dynamic batch gets ``--max-dim`` for both arguments. The kit holds the
 vmfbs, one ``modules.json`` (each module's placement summary, units on
@@ -28,8 +32,9 @@ a GPU.
 ``run`` loads each module with ``mdc.runtime_shim.load`` on the kit's
 devices, calls ``main`` with the inputs (the dynamic batch at each batch
 torch has outputs for), compares with torch's outputs within ``rtol=1e-4,
-atol=1e-5`` (CUDA's summation order is not torch's CPU one) and prints one
-table. Exit status 1 if any result is wrong or a module fails, 2 if the kit
+atol=1e-5`` (CUDA's summation order is not torch's CPU one), times the
+first inputs' call (median of TIMED_CALLS after one) beside the report's
+estimate, and prints one table. Exit status 1 if any result is wrong or a module fails, 2 if the kit
 needs cuda and there is no cuda device.
 """
 
@@ -51,6 +56,7 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ
 NO_GPU_STATUS = 2
 RTOL, ATOL = 1e-4, 1e-5
 MAX_BATCH = 64
+TIMED_CALLS = 20
 MATMULS = ("matmul", "batch_matmul")  # the first word of a report unit's label
 
 GPU_FLAGS = ["--device=cpu=local[0]", "--device=gpu=cuda[0]", "--iree-cuda-target=sm_80",
@@ -96,9 +102,9 @@ def reserved_bytes(profile: str, device: str = "cuda") -> int:
         return int(json.load(f)["devices"].get(device, {}).get("reserved_bytes") or 0)
 
 
-def split_budget(placement: dict, reserved: int) -> int:
-    """Half the weights' bytes plus the accelerator's reserved bytes."""
-    return sum(w["bytes"] for w in placement["weights"]) // 2 + reserved
+def split_budget(placement: dict, reserved: int, share: float = 0.5) -> int:
+    """``share`` of the weights' bytes plus the accelerator's reserved bytes."""
+    return int(sum(w["bytes"] for w in placement["weights"]) * share) + reserved
 
 
 def matmul_split(placement: dict) -> dict:
@@ -111,6 +117,11 @@ def matmul_split(placement: dict) -> dict:
             "weights": [{"name": w["name"], "device": "cpu"} for w in placement["weights"]]}
 
 
+def everything_on_gpu(placement: dict) -> dict:
+    return {"units": [{"id": u["id"], "device": "gpu"} for u in placement["units"]],
+            "weights": [{"name": w["name"], "device": "gpu"} for w in placement["weights"]]}
+
+
 def crossings_a_call(summary: str) -> int:
     m = re.search(r"(\d+) crossings? a call", summary)
     return int(m.group(1)) if m else -1
@@ -121,6 +132,7 @@ def _row(name: str, how: str, placement: dict, entry: dict) -> dict:
     sizes = [entry] + entry.get("other_sizes", [])
     p = entry.get("parameters")
     return dict(model=name, placement=how, vmfb=f"{name}.{how}.vmfb", summary=placement["summary"],
+                estimate_s=placement["estimate_seconds"],
                 gpu_units=units.count("gpu"), units=len(units), crossings=crossings_a_call(placement["summary"]),
                 parameters=[f"{p['scope']}={p['file']}"] if p else [],
                 calls=[dict(inputs=[i["file"] for i in s["inputs"]], outputs=[o["file"] for o in s["outputs"]])
@@ -143,21 +155,29 @@ def build(kit: str, smoke: bool, only: list[str] | None = None) -> int:
                              f"{stem}.probe")
             auto = _compile_auto(source, [*flags, "--place=auto", f"--place-profile={PROFILE}", *_max_dims(entry)],
                                  split_budget(first, reserved), f"{stem}.auto")
+            most = _compile_auto(source, [*flags, "--place=auto", f"--place-profile={PROFILE}", *_max_dims(entry)],
+                                 split_budget(first, reserved, 0.9), f"{stem}.auto90")
             assignment = f"{stem}.assignment.json"
             with open(assignment, "w") as f:
                 json.dump(matmul_split(auto), f, indent=1)
             placed = _compile(source, [*flags, f"--place={assignment}", f"--place-profile={PROFILE}",
                                        *_max_dims(entry)], f"{stem}.file")
+            with open(assignment, "w") as f:
+                json.dump(everything_on_gpu(auto), f, indent=1)
+            gpu = _compile(source, [*flags, f"--place={assignment}", f"--place-profile={PROFILE}",
+                                    *_max_dims(entry)], f"{stem}.gpu")
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             print(f"{name}: {e}")
             return 1
         for extra in (f"{stem}.probe.vmfb", f"{stem}.probe.json"):
             os.remove(extra)
-        rows += [_row(name, "auto", auto, entry), _row(name, "file", placed, entry)]
-        for file in {f for r in rows[-2:] for c in r["calls"] for f in c["inputs"] + c["outputs"]} | (
+        rows += [_row(name, "auto", auto, entry), _row(name, "auto90", most, entry), _row(name, "file", placed, entry),
+                 _row(name, "gpu", gpu, entry)]
+        for file in {f for r in rows[-4:] for c in r["calls"] for f in c["inputs"] + c["outputs"]} | (
                 {entry["parameters"]["file"]} if entry.get("parameters") else set()):
             shutil.copyfile(os.path.join(EXPORTED, file), os.path.join(kit, file))
-        print(f"{name}: auto {auto['summary']}\n{name}: file {placed['summary']}", flush=True)
+        print(f"{name}: auto {auto['summary']}\n{name}: auto90 {most['summary']}\n{name}: file {placed['summary']}\n{name}: gpu {gpu['summary']}",
+              flush=True)
     devices = SMOKE_DEVICES if smoke else GPU_DEVICES
     with open(os.path.join(kit, "modules.json"), "w") as f:
         json.dump({"devices": devices, "modules": rows}, f, indent=1)
@@ -177,8 +197,12 @@ def cuda_available() -> bool:
         return False
 
 
-def check_module(kit: str, row: dict, devices: list[str]) -> tuple[float, bool]:
-    """(largest absolute error, every result within tolerance) of every call."""
+def check_module(kit: str, row: dict, devices: list[str]) -> tuple[float, bool, float]:
+    """(largest absolute error, every result within tolerance) of every
+    call, and the median seconds of the first inputs' call."""
+    import statistics
+    import time
+
     import numpy as np
 
     from mdc.runtime_shim import load
@@ -191,15 +215,22 @@ def check_module(kit: str, row: dict, devices: list[str]) -> tuple[float, bool]:
             got = list(got) if isinstance(got, (list, tuple)) else [got]
             want = [np.load(os.path.join(kit, f)) for f in call["outputs"]]
             if len(got) != len(want):
-                return float("nan"), False
+                return float("nan"), False, float("nan")
             for g, w in zip(got, want):
                 g = np.asarray(g)
                 if g.shape != w.shape or g.dtype != w.dtype:
-                    return float("nan"), False
+                    return float("nan"), False, float("nan")
                 if w.size:
                     worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))))
                 right = right and bool(np.allclose(g, w, rtol=RTOL, atol=ATOL))
-    return worst, right
+        inputs = [np.load(os.path.join(kit, f)) for f in row["calls"][0]["inputs"]]
+        m.main(*inputs)
+        times = []
+        for _ in range(TIMED_CALLS):
+            start = time.perf_counter()
+            m.main(*inputs)
+            times.append(time.perf_counter() - start)
+    return worst, right, statistics.median(times)
 
 
 def run(kit: str) -> int:
@@ -213,16 +244,17 @@ def run(kit: str) -> int:
     lines, right = [], True
     for row in meta["modules"]:
         try:
-            err, ok = check_module(kit, row, devices)
-            verdict, shown = ("ok" if ok else "WRONG"), f"{err:.1e}"
+            err, ok, seconds = check_module(kit, row, devices)
+            verdict, shown, measured = ("ok" if ok else "WRONG"), f"{err:.1e}", f"{seconds * 1e3:.3f}"
         except Exception as e:  # a module that fails is a row, not the end
-            ok, verdict, shown = False, f"FAILED {type(e).__name__}: {str(e).splitlines()[0][:80]}", ""
+            ok, verdict, shown, measured = False, f"FAILED {type(e).__name__}: {str(e).splitlines()[0][:80]}", "", ""
         right = right and ok
         lines.append(f"| {row['model']} | {row['placement']} | {row['gpu_units']} of {row['units']} "
-                     f"| {row['crossings']} | {shown} | {verdict} |")
-    print(f"\ndevices: {' + '.join(devices)}; rtol {RTOL}, atol {ATOL}")
-    print("| model | placement | units on gpu | crossings a call | max abs error | check |")
-    print("|---|---|---:|---:|---:|---|")
+                     f"| {row['crossings']} | {row['estimate_s'] * 1e3:.3f} | {measured} | {shown} | {verdict} |")
+    print(f"\ndevices: {' + '.join(devices)}; rtol {RTOL}, atol {ATOL}; ms: one call of the first inputs, "
+          f"the report's estimate and the median of {TIMED_CALLS} measured; gpu: everything there, over the budget")
+    print("| model | placement | units on gpu | crossings a call | est ms | ms | max abs error | check |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
     print("\n".join(lines))
     print("\nevery result right" if right else "\nWRONG results above")
     return 0 if right else 1

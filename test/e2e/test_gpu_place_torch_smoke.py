@@ -17,7 +17,9 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "gpu_place_torch.py"
 SMALL = ("split_mlp", "embed_head", "dynamic_batch")
-ROW = re.compile(r"^\| (\w+) \| (auto|file) \| (\d+) of (\d+) \| (-?\d+) \| ([^|]*) \| (\w+) \|$", re.M)
+PLACEMENTS = ("auto", "auto90", "file", "gpu")
+ROW = re.compile(r"^\| (\w+) \| (\w+) \| (\d+) of (\d+) \| (-?\d+) \| ([\d.]+) \| ([\d.]+) \| ([^|]*) \| (\w+) \|$",
+                 re.M)
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +35,14 @@ def test_smoke_kit_runs_to_torch_outputs(kit, run_tool):
     r = run_tool([sys.executable, SCRIPT, "run", kit], timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = {(m[0], m[1]): m for m in ROW.findall(r.stdout)}
-    assert set(rows) == {(name, how) for name in SMALL for how in ("auto", "file")}, r.stdout
-    for (name, how), (_, _, gpu, units, crossings, _, verdict) in rows.items():
+    assert set(rows) == {(name, how) for name in SMALL for how in PLACEMENTS}, r.stdout
+    for (name, how), (_, _, gpu, units, crossings, estimate, measured, _, verdict) in rows.items():
         assert verdict == "ok", r.stdout
+        assert float(estimate) > 0 and float(measured) > 0, r.stdout
         if how == "file":  # the file's split puts a matmul on the accelerator, and its values cross
             assert 0 < int(gpu) < int(units) and int(crossings) > 0, r.stdout
+        if how == "gpu":  # everything on the accelerator
+            assert int(gpu) == int(units), r.stdout
 
 
 def test_wrong_output_is_status_1(kit, run_tool, tmp_path):
