@@ -33,6 +33,11 @@ GPT2_CONFIG = dict(n_layer=4, n_embd=128, n_head=4, vocab_size=VOCAB, n_position
 LLAMA_CONFIG = dict(num_hidden_layers=2, hidden_size=128, intermediate_size=256, num_attention_heads=4,
                     num_key_value_heads=2, vocab_size=VOCAB, max_position_embeddings=32)
 BATCH, SEQUENCE = 2, 16  # the token ids' shape
+# A GPT-2 a GPU is faster for (export_wide.py, test/e2e/gpu_place_wide.py):
+# 8 blocks of width 1024, a vocabulary of 8192, 417 MiB of weights, one call
+# on 64 token ids. Its weights are not committed: the GPU run makes its own.
+GPT2_WIDE_CONFIG = dict(n_layer=8, n_embd=1024, n_head=16, vocab_size=8192, n_positions=64)
+WIDE_TOKENS = 64
 # Token ids 0..VOCAB-1 and no cache; eager attention (plain matmuls and a softmax).
 COMMON = dict(bos_token_id=0, eos_token_id=0, use_cache=False, attn_implementation="eager")
 
@@ -57,6 +62,13 @@ def gpt2() -> nn.Module:
     from transformers import GPT2Config, GPT2LMHeadModel
 
     return CausalLogits(GPT2LMHeadModel(GPT2Config(**GPT2_CONFIG, **COMMON)))
+
+
+def gpt2_wide() -> nn.Module:
+    """GPT2LMHeadModel(GPT2Config(**GPT2_WIDE_CONFIG)), wrapped in CausalLogits."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    return CausalLogits(GPT2LMHeadModel(GPT2Config(**GPT2_WIDE_CONFIG, **COMMON)))
 
 
 def llama() -> nn.Module:
