@@ -48,6 +48,9 @@ import shutil
 import subprocess
 import sys
 
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.gpu_kit import cuda_available
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPORTED = os.path.join(ROOT, "examples", "pytorch", "exported_unplaced")
@@ -188,15 +191,6 @@ def build(kit: str, smoke: bool, only: list[str] | None = None) -> int:
 
 # ---------------------------------------------------------------- run there
 
-def cuda_available() -> bool:
-    try:
-        import iree.runtime as rt
-
-        return "cuda" in rt.query_available_drivers() and bool(rt.get_driver("cuda").query_available_devices())
-    except Exception:
-        return False
-
-
 def check_module(kit: str, row: dict, devices: list[str]) -> tuple[float, bool, float]:
     """(largest absolute error, every result within tolerance) of every
     call, and the median seconds of the first inputs' call."""
@@ -272,7 +266,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.cmd == "build":
         return build(args.kit, args.smoke, args.only)
-    sys.path.insert(0, ROOT)  # mdc from this checkout where it is not installed
     return run(args.kit)
 
 

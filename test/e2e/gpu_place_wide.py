@@ -45,6 +45,9 @@ import re
 import subprocess
 import sys
 
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.gpu_kit import cuda_available
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCE = os.path.join(ROOT, "examples", "pytorch", "exported_wide", "gpt2_wide.mlir")
@@ -139,15 +142,6 @@ def build(kit: str, smoke: bool) -> int:
 
 # ---------------------------------------------------------------- run there
 
-def cuda_available() -> bool:
-    try:
-        import iree.runtime as rt
-
-        return "cuda" in rt.query_available_drivers() and bool(rt.get_driver("cuda").query_available_devices())
-    except Exception:
-        return False
-
-
 def write_archive(meta: dict, path: str) -> str:
     """The seeded weights as a parameter archive; -> ``scope=path``."""
     import numpy as np
@@ -196,7 +190,6 @@ def run(kit: str) -> int:
     if "cuda" in devices and not cuda_available():
         print("gpu_place_wide: error: no cuda device here; nothing was run", file=sys.stderr)
         return NO_GPU_STATUS
-    sys.path.insert(0, ROOT)
     from mdc.runtime_shim import load
 
     memory = None

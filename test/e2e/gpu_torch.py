@@ -35,6 +35,9 @@ import time
 
 import numpy as np
 
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.gpu_kit import cuda_available
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPORTED = os.path.join(ROOT, "examples", "pytorch", "exported")
@@ -86,15 +89,6 @@ def build(kit: str, cpu_only: bool) -> int:
         json.dump({"devices": devices, "cases": cases}, f, indent=1)
     print(f"built {len(index)} modules, {len(cases)} cases in {kit} for {' + '.join(devices)}")
     return 0
-
-
-def _cuda_available() -> bool:
-    try:
-        import iree.runtime as rt
-
-        return "cuda" in rt.query_available_drivers() and bool(rt.get_driver("cuda").query_available_devices())
-    except Exception:
-        return False
 
 
 def _compare(outputs: list[str], expected: list[str], kit: str) -> tuple[str, str]:
@@ -151,7 +145,7 @@ def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
         with open(path) as f:
             spec = json.load(f)
     devices = spec["devices"] if spec else ["local-task", "cuda"]
-    if "cuda" in devices and not _cuda_available():
+    if "cuda" in devices and not cuda_available():
         if allow_no_gpu:
             print("gpu_torch: no cuda device here; skipping (--allow-no-gpu)")
             return 0

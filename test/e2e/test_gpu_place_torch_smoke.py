@@ -6,7 +6,6 @@ cuda on a machine without one must be status 2."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -14,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from harness.cuda_kit import run_as_cuda_kit
 
 SCRIPT = Path(__file__).resolve().parent / "gpu_place_torch.py"
 SMALL = ("split_mlp", "embed_head", "dynamic_batch")
@@ -56,18 +57,5 @@ def test_wrong_output_is_status_1(kit, run_tool, tmp_path):
 
 
 def test_cuda_kit_without_cuda_is_status_2(kit, run_tool, tmp_path):
-    import iree.runtime as rt
-
-    try:
-        has_cuda = bool(rt.get_driver("cuda").query_available_devices())
-    except Exception:  # no cuda driver, or none that opens
-        has_cuda = False
-    if has_cuda:
-        pytest.skip("a cuda device is here")
-    bad = tmp_path / "kit"
-    shutil.copytree(kit, bad)
-    meta = json.loads((bad / "modules.json").read_text())
-    meta["devices"] = ["local-task", "cuda"]
-    (bad / "modules.json").write_text(json.dumps(meta))
-    r = run_tool([sys.executable, SCRIPT, "run", bad], timeout=300)
+    r = run_as_cuda_kit(SCRIPT, kit, "modules.json", run_tool, tmp_path)
     assert r.returncode == 2 and "no cuda device" in r.stderr, r.stdout + r.stderr

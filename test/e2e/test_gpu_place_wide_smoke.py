@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cuda_kit import run_as_cuda_kit
+
 SCRIPT = Path(__file__).resolve().parent / "gpu_place_wide.py"
 ROW = re.compile(r"^\| (auto|cpu|gpu)[^|]* \| (\d+) of (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| [^|]* \| [^|]* \| "
                  r"([^|]*) \| (\w+) \|$", re.M)
@@ -54,18 +56,5 @@ def test_a_module_that_fails_is_a_row_and_status_1(kit, run_tool, tmp_path):
 
 
 def test_cuda_kit_without_cuda_is_status_2(kit, run_tool, tmp_path):
-    import iree.runtime as rt
-
-    try:
-        has_cuda = bool(rt.get_driver("cuda").query_available_devices())
-    except Exception:  # no cuda driver, or none that opens
-        has_cuda = False
-    if has_cuda:
-        pytest.skip("a cuda device is here")
-    bad = tmp_path / "kit"
-    shutil.copytree(kit, bad)
-    meta = json.loads((bad / "kit.json").read_text())
-    meta["devices"] = ["local-task", "cuda"]
-    (bad / "kit.json").write_text(json.dumps(meta))
-    r = run_tool([sys.executable, SCRIPT, "run", bad], timeout=300)
+    r = run_as_cuda_kit(SCRIPT, kit, "kit.json", run_tool, tmp_path)
     assert r.returncode == 2 and "no cuda device" in r.stderr, r.stdout + r.stderr
