@@ -67,7 +67,7 @@ def read_kit(path: str) -> Kit:
     try:
         result = Kit(path, model.Stack(**kit["stack"]), bool(kit["smoke"]), kit["weights_sha256"],
                      {int(b): entry for b, entry in kit["batches"].items()})
-        files = {p["file"] for e in result.batches.values() for row in e["budgets"] + e["throughput"]
+        files = {p["file"] for e in result.batches.values() for row in e["budgets"] + e.get("throughput", [])
                  for p in row["placements"].values()}
         files |= {e["expected"] for e in result.batches.values()}
     except (KeyError, TypeError, ValueError) as e:
@@ -257,21 +257,21 @@ def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, me
     """The second table (the module's doc); True if every result is right."""
     lines, right, faster, inside = [], True, [], []
     for b in sorted(kit.batches):
-        for row in kit.batches[b]["throughput"]:
+        for row in kit.batches[b].get("throughput", []):  # kits built before the table have none
             p = row["placements"]
             runs = {v: stream_module(config, kit, p[v]["file"], b, parameters, items[b], memory) for v in p}
             right = right and all(r.measured.right for r in runs.values())
             ratio = runs["throughput"].measured.seconds / runs["latency"].measured.seconds
             faster.append(ratio <= 1.0)
-            held = [None if overhead is None else r.gpu_bytes - overhead <= row["bytes"] for r in runs.values()]
-            inside.append(held[1])
+            held = {v: None if overhead is None else r.gpu_bytes - overhead <= row["bytes"] for v, r in runs.items()}
+            inside.append(held["throughput"])
             lines.append(
                 f"  {b:>5} {row['name']:>6} {row['bytes'] / 2**20:8.1f} "
                 f"{'/'.join(placed_text(p[v]) for v in runs):>16} | "
                 f"{_ms(p['latency']['estimate_seconds']):>11} {_ms(runs['latency'].measured.seconds)} | "
                 f"{_ms(p['throughput']['estimate_seconds'])} {_ms(runs['throughput'].measured.seconds)} | "
                 f"{ratio:5.2f}x | {' '.join(_mib(r.gpu_bytes) for r in runs.values()):>17} "
-                f"{'/'.join('n/a' if h is None else str(h) for h in held):>13}  "
+                f"{'/'.join('n/a' if h is None else str(h) for h in held.values()):>13}  "
                 f"{all(r.measured.right for r in runs.values())}")
     if not lines:
         return True

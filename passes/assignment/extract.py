@@ -68,7 +68,9 @@ class FunctionParts:
     ``("free", None)``; ``reads``, per unit, the values it reads that have
     a source other than free, in first-use order (operands, then values
     its body reads from outside); ``returns``, the values returned (for
-    the ABI shape, the tensors exported); ``boundary``: boundary.py's."""
+    the ABI shape, the tensors exported); ``boundary``: boundary.py's;
+    ``origins``: for a value a ``hal.tensor.barrier`` passes on, the value
+    it passes on (whose result number is the unit's)."""
 
     function: ir.Operation
     units: list
@@ -76,6 +78,7 @@ class FunctionParts:
     reads: list
     returns: list
     boundary: Boundary
+    origins: dict = dataclasses.field(default_factory=dict)
 
 
 def _global_table(function) -> dict:
@@ -111,12 +114,14 @@ def function_parts(function) -> FunctionParts:
     globals_ = _global_table(function)
     boundary = boundary_of(function)
     sources: dict = {value: ("argument", n) for value, n in boundary.arguments.items()}
+    origins: dict = {}
     units, reads = [], []
     for op in block.operations:
         op = op.operation
         if op.name == irx.HAL_TENSOR_BARRIER:
             for source, joined in zip(op.operands, op.results):
                 sources[joined] = sources.get(source, ("free", None))
+                origins[joined] = origins.get(source, source)
         elif op.name == irx.HAL_TENSOR_IMPORT and op.results[0] not in boundary.arguments:
             _refuse(op, "an import of a value that is not one of the function's arguments")
         elif irx.is_return(op) or op.name in BOUNDARY_OPS:
@@ -143,7 +148,7 @@ def function_parts(function) -> FunctionParts:
             for r in op.results:
                 sources[r] = ("unit", len(units))
             units.append(op)
-    return FunctionParts(function, units, sources, reads, list(boundary.results), boundary)
+    return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins)
 
 
 def _fills_storage(op, sources: dict) -> bool:
@@ -187,14 +192,15 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
                 weights.append(key)
                 users.setdefault(key, []).append(uid)
             else:
-                edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value), _value_number(kind, value)))
+                edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value),
+                                  _value_number(kind, parts.origins.get(value, value))))
         units.append(Unit(uid, _label(op, cost.dtype), cost.op_class, cost.dtype, cost.flops, cost.bytes_moved,
                           tuple(weights), format_location(op.location), _pinned(op)))
     for i, value in enumerate(parts.returns):
         kind, key = sources.get(value, ("free", None))
         if kind in ("unit", "argument") and bnd.is_tensor(value):
             edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value),
-                              _value_number(kind, value)))
+                              _value_number(kind, parts.origins.get(value, value))))
     weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())

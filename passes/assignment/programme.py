@@ -16,7 +16,10 @@ go down as units are added. For a *chain* (every edge between units
 joins consecutive units; arguments, results and weights may join any)
 the key and the vector hold everything that the rest of the call's time
 and bytes depend on, so the programme is exact: it finds an assignment
-of least estimated time within the budget, as long as no more than
+of least estimated time within the budget (``search.is_chain`` also asks
+that no argument have two readers, since whether the second pays the
+argument's crossing depends on where the first ran, which the key does
+not hold), as long as no more than
 ``MAX_OPEN_WEIGHTS`` weights are open at once and the fronts stay under
 ``MAX_FRONT`` per key and ``MAX_PARTIALS`` in all (past them, the best
 by time so far are kept). On a general DAG the same programme is a
@@ -156,6 +159,7 @@ class Programme:
         graph, cost = self.graph, self.cost
         whole = sum(w.bytes for w in graph.weights if w.pinned == self.acc)
         crossing = 0.0
+        moved = set()  # (argument value, device): a value crosses to a device once
         for edge in canonical_edges(graph):
             if isinstance(edge.source, int) or isinstance(edge.target, int):
                 continue
@@ -163,7 +167,8 @@ class Programme:
             target = graph.result_devices[edge.target[1]]
             if self.acc in (source, target):
                 whole += edge.bytes
-            if source != target:
+            if source != target and (edge.source, edge.value, target) not in moved:
+                moved.add((edge.source, edge.value, target))
                 crossing += cost.crossing_seconds(edge.bytes, source, target)
         times = (crossing,) if self.objective == "latency" else (0.0, 0.0, crossing)
         return (None, frozenset(), ()), _Partial(whole, 0, 0, 0, times, 0)

@@ -16,7 +16,7 @@ from typing import Optional
 
 from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
 from .estimate import crossing_edges
-from .estimate import COPIES
+from .estimate import CALLS_IN_FLIGHT, COPIES
 from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain, program_budget
 from .work_graph import Assignment, End, WorkGraph
 
@@ -26,7 +26,8 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     """The report of ``assignment`` (see the module's doc); the
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
     where any work runs there, and the program's bytes as many times as
-    the objective's calls hold it (``copies``, estimate.COPIES)."""
+    the objective's calls hold it (``copies``, estimate.COPIES): ``total``
+    is (weights + activations + staging) x copies + runtime."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
@@ -122,7 +123,8 @@ def summary_line(report: dict) -> str:
     used = report["accelerator_bytes"]
     budget = ", no budget" if report["budget_bytes"] is None else f" of {format_bytes(report['budget_bytes'])}"
     if used.get("copies", 1) > 1:
-        budget = f" ({used['copies']} copies for two calls in flight){budget}"
+        in_flight = CALLS_IN_FLIGHT[report["objective"]]
+        budget = f" ({used['copies']} copies for {in_flight} calls in flight){budget}"
     where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
              else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
     function = report["function"] + (f" from {report['source']}" if report.get("source") else "")

@@ -56,11 +56,18 @@ def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
 
 
 def is_chain(graph: WorkGraph) -> bool:
-    """Whether every edge between two units joins consecutive units (the
-    graphs the search solves exactly)."""
+    """Whether every edge between two units joins consecutive units, and no
+    argument is read by two units (the graphs the search solves exactly:
+    where an argument has two readers, whether the second pays its crossing
+    depends on where the first ran, which the programme's key forgets)."""
     where = positions(graph)
-    return all(where[e.target] == where[e.source] + 1 for e in graph.edges
-               if isinstance(e.source, int) and isinstance(e.target, int))
+    readers: dict = {}
+    for e in graph.edges:
+        if isinstance(e.target, int) and not isinstance(e.source, int):
+            readers.setdefault((e.source, e.value), set()).add(e.target)
+    return (all(where[e.target] == where[e.source] + 1 for e in graph.edges
+                if isinstance(e.source, int) and isinstance(e.target, int))
+            and all(len(units) == 1 for units in readers.values()))
 
 
 def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],

@@ -90,7 +90,7 @@ def test_summary_line_all_host_throughput_and_no_budget():
     assert line.startswith("placed @main: all 2 units on cpu, ")
     assert "a call with two in flight estimated (all cpu " in line
     assert ", all gpu " in line
-    assert line.endswith("gpu 0 B (3 copies for two calls in flight), no budget; 0 crossings a call")
+    assert line.endswith("gpu 0 B (3 copies for 2 calls in flight), no budget; 0 crossings a call")
 
 
 def test_summary_line_says_why_the_search_left_all_on_the_host():
