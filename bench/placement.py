@@ -144,10 +144,11 @@ class Run:
     gpu_bytes: int | None  # peak GPU memory in use less before the load; None: not measured
 
 
-def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, calls: int,
-               memory: GpuMemory | None) -> Run:
-    """One module's calls at batch ``b``, its GPU memory sampled around its
-    load and calls."""
+def _measure_module(config: Config, kit: Kit, file: str, b: int, parameters: str, memory: GpuMemory | None,
+                    body) -> Run:
+    """``body(function, ids, want)`` (-> Measured) on the module's
+    ``forward_b{b}``, loaded with the parameter archive, its GPU memory
+    sampled around its load and ``body``."""
     import contextlib
 
     from mdc.runtime_shim import load
@@ -158,29 +159,25 @@ def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, cal
     gc.collect()  # the last module's device and buffers gone before "before" is read
     with memory if memory is not None else contextlib.nullcontext():
         with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
-            f = m.function(f"forward_b{b}")
-            measured = measure(f, want, calls, ids, kit.stack.tolerance)
+            measured = body(m.function(f"forward_b{b}"), ids, want)
     return Run(measured, memory.grown if memory is not None else None)
+
+
+def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, calls: int,
+               memory: GpuMemory | None) -> Run:
+    """One module's calls at batch ``b``, one after another."""
+    return _measure_module(config, kit, file, b, parameters, memory,
+                           lambda f, ids, want: measure(f, want, calls, ids, kit.stack.tolerance))
 
 
 def stream_module(config: Config, kit: Kit, file: str, b: int, parameters: str, items: int,
                   memory: GpuMemory | None) -> Run:
     """A stream of ``items`` calls at batch ``b`` with two in flight
-    (Function.map), its GPU memory sampled around the load and the streams."""
-    import contextlib
+    (Function.map)."""
     import itertools
 
-    from mdc.runtime_shim import load
-
-    entry = kit.batches[b]
-    ids = model.aligned_copy(np.array(entry["ids"], np.int64))
-    want = np.load(os.path.join(kit.path, entry["expected"])).astype(np.float64)
-    gc.collect()
-    with memory if memory is not None else contextlib.nullcontext():
-        with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
-            f = m.function(f"forward_b{b}")
-            measured = stream(lambda n: f.map(itertools.repeat(ids, n), depth=2), want, items, kit.stack.tolerance)
-    return Run(measured, memory.grown if memory is not None else None)
+    return _measure_module(config, kit, file, b, parameters, memory, lambda f, ids, want: stream(
+        lambda n: f.map(itertools.repeat(ids, n), depth=2), want, items, kit.stack.tolerance))
 
 
 def _ms(seconds: float) -> str:
@@ -248,8 +245,8 @@ def _targets(lines: list) -> str:
 
 
 THROUGHPUT_HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks l/t':>16} | {'latency est':>11} "
-                     f"{'meas':>9} | {'thrpt est':>9} {'meas':>9} | {'t/l':>6} | {'peak MiB l/t':>17} {'in budget l/t':>13}"
-                     f"  correct")
+                     f"{'meas':>9} | {'thrpt est':>9} {'meas':>9} | {'t/l':>6} | {'peak MiB l/t':>17} "
+                     f"{'in budget l/t':>13}  correct")
 
 
 def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, memory: GpuMemory | None,

@@ -58,11 +58,6 @@ class Plan:
         profile = load_profile(self.profile) if self.profile else default_profile()
         return CostModel.of(profile, {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"})
 
-    def reserved_bytes(self) -> int:
-        """What the runtime itself takes on the GPU device (the profile's
-        reserved_bytes), which every budget holds beside the program."""
-        return self.cost_model().reserved_bytes(ACCELERATOR)
-
     def devices(self) -> list[str]:
         gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
                ["--device=gpu=cuda[0]", "--iree-cuda-target=sm_80"])
@@ -110,7 +105,11 @@ class _Batch:
         with open(self.source, "w") as f:
             f.write(text)
         self.graph = work_graph(text, self.source)
-        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits, plan.reserved_bytes())
+        self.cost = plan.cost_model()  # the profile read once a batch
+        # What the runtime itself takes on the GPU (the profile's
+        # reserved_bytes), which every budget holds beside the program.
+        self.reserved = self.cost.reserved_bytes(ACCELERATOR)
+        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits, self.reserved)
         self.modules: dict[str, str] = {}  # an assignment's key -> its module
 
     def _job(self, vmfb: str, place: list[str]) -> list[str]:
@@ -142,8 +141,7 @@ class _Batch:
     def throughput_budgets(self) -> list:
         """(budget, two-call bytes) for each budget that fits at least half
         the blocks (see the module's doc)."""
-        reserved = self.plan.reserved_bytes()
-        return [(bd, two_calls(bd.bytes, reserved)) for bd in self.budgets
+        return [(bd, two_calls(bd.bytes, self.reserved)) for bd in self.budgets
                 if bd.name.startswith("n") and bd.bytes and 2 * int(bd.name[1:]) >= self.plan.stack.blocks]
 
     def throughput_jobs(self) -> dict[str, list[str]]:
@@ -157,7 +155,6 @@ class _Batch:
         the throughput one, estimated under the throughput objective."""
         from mdc.passes.assignment.estimate import estimate_seconds
 
-        cost = self.plan.cost_model()
         rows = []
         for bd, both in self.throughput_budgets():
             row = {"name": bd.name, "bytes": both, "placements": {}}
@@ -165,7 +162,7 @@ class _Batch:
                                   ("throughput", f"throughput_b{self.b}_{bd.name}.vmfb")):
                 assignment = self._assignment(vmfb)
                 row["placements"][variant] = {
-                    "file": vmfb, "estimate_seconds": estimate_seconds(self.graph, assignment, cost, "throughput"),
+                    "file": vmfb, "estimate_seconds": estimate_seconds(self.graph, assignment, self.cost, "throughput"),
                     **plan_mod.describe(self.graph, self.plan.stack, assignment)}
             rows.append(row)
         return rows

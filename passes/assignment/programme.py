@@ -39,7 +39,7 @@ from typing import Optional
 import numpy
 
 from .budget import positions
-from .estimate import CALLS_IN_FLIGHT, CostModel, assignment_of, canonical_edges
+from .estimate import CALLS_IN_FLIGHT, CostModel, assignment_of, canonical_edges, crossing_edges
 from .work_graph import Assignment, Unit, WorkGraph
 
 # The most partial assignments a front keeps per key.
@@ -158,18 +158,14 @@ class Programme:
         and time that no unit's device changes."""
         graph, cost = self.graph, self.cost
         whole = sum(w.bytes for w in graph.weights if w.pinned == self.acc)
+        # Edges from an argument to a result: both ends are the caller's, no
+        # unit's device changes them (so no assignment's units are needed).
+        fixed = [e for e in canonical_edges(graph) if not isinstance(e.source, int) and not isinstance(e.target, int)]
+        whole += sum(e.bytes for e in fixed
+                     if self.acc in (graph.argument_devices[e.source[1]], graph.result_devices[e.target[1]]))
         crossing = 0.0
-        moved = set()  # (argument value, device): a value crosses to a device once
-        for edge in canonical_edges(graph):
-            if isinstance(edge.source, int) or isinstance(edge.target, int):
-                continue
-            source = graph.argument_devices[edge.source[1]]
-            target = graph.result_devices[edge.target[1]]
-            if self.acc in (source, target):
-                whole += edge.bytes
-            if source != target and (edge.source, edge.value, target) not in moved:
-                moved.add((edge.source, edge.value, target))
-                crossing += cost.crossing_seconds(edge.bytes, source, target)
+        for edge, source, target in crossing_edges(graph, Assignment({}, {}), fixed):
+            crossing += cost.crossing_seconds(edge.bytes, source, target)
         times = (crossing,) if self.objective == "latency" else (0.0, 0.0, crossing)
         return (None, frozenset(), ()), _Partial(whole, 0, 0, 0, times, 0)
 

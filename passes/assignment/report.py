@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
-from .estimate import crossing_edges
-from .estimate import CALLS_IN_FLIGHT, COPIES
+from .estimate import CALLS_IN_FLIGHT, COPIES, crossing_edges
 from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain, program_budget
 from .work_graph import Assignment, End, WorkGraph
 
