@@ -15,7 +15,14 @@ whose name sorts first. ``--iree-hal-default-device`` still overrides it
 
 Runs right after IREE's input phase and assign-devices, before IREE assigns devices; a module
 that has a default, or no device globals (its devices come from the
-command line), is left as it is.
+command line), is left as it is. So is a module with a device global
+declared without a value (``util.global private @device_b : !hal.device``):
+IREE gives it its target from ``--iree-hal-target-device`` and sets the
+default itself, but only where the module has none yet. A default written
+here would make IREE skip that step, and every promise of such a device
+then fails with "references a promised device that was not declared"
+(test/lit/regress/iree_default_before_undefined_device_globals.test shows
+stock IREE doing so).
 """
 
 from __future__ import annotations
@@ -29,11 +36,14 @@ DEFAULT_ATTR = irx.DEFAULT_AFFINITY
 
 
 def add_default_device(module) -> None:
-    """Sets the default device of a module that declares devices and has
-    none."""
+    """Sets the default device of a module that defines every device it
+    declares and has no default."""
     if get_attr(module, DEFAULT_ATTR) is not None:
         return
-    default = iree_default_device([name for name, _, _ in device_globals(module)])
+    globals_ = device_globals(module)
+    if any(value is None for _, _, value in globals_):
+        return  # IREE defines these devices from the command line, and the default with them
+    default = iree_default_device([name for name, _, _ in globals_])
     if default is not None:
         module.attributes[DEFAULT_ATTR] = affinity_attr(default)
 
