@@ -191,6 +191,30 @@ def test_the_readme_has_exactly_the_two_set_up_commands():
         "bash scripts/example.sh", "bash scripts/test.sh"]
 
 
+def test_the_readme_says_where_the_installed_tools_are():
+    """A new user runs the README's commands, then types `mdc-compile`: the
+    README says where the set-up put it, and every tool pyproject.toml
+    installs is there (next to the Python running this test, the venv's)."""
+    import tomllib
+
+    readme = (REPO / "README.md").read_text()
+    assert "source .venv/bin/activate" in readme and ".venv/bin/mdc-compile" in readme
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    bin_dir = Path(sys.executable).parent
+    missing = [name for name in scripts if not (bin_dir / name).exists()]
+    assert not missing, f"{missing} not in {bin_dir}"
+    assert all(f"`{name}`" in readme for name in scripts), "the README names each installed tool"
+
+
+def test_every_compile_to_stage_is_documented():
+    """Each --compile-to stage mdc-compile accepts is in its doc's list."""
+    from mdc.pipeline.options import STAGE_NAMES
+
+    doc = (REPO / "docs" / "mdc-compile.md").read_text()
+    listed = re.search(r"`--compile-to=([a-z|-]+)`", doc)
+    assert listed and listed.group(1).split("|") == STAGE_NAMES, (listed and listed.group(1), STAGE_NAMES)
+
+
 def test_every_doc_command_is_run_or_listed():
     unaccounted = [str(c) for c in all_commands() if elsewhere(c) is None and how_it_runs_here(c) is None]
     assert not unaccounted, (
