@@ -12,12 +12,17 @@ Python runtime cannot open together (Vulkan beside another device) run in
 the wheel's own iree-run-module, through the function's host entry point
 (native.py). Every user error is one line, `mdc-run: error: ...`, with exit
 status 2; a failure inside the runtime is one line with exit status 1, and
-so is a result that does not match its --expected_output.
+so is a result that does not match its --expected_output. A closed
+stdout (`mdc-run ... | head`) ends it quietly, killed by SIGPIPE, as it
+ends cat and the wheel's iree-run-module binary.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import signal
 import sys
 import time
 from typing import Optional, Sequence
@@ -30,6 +35,10 @@ from .errors import ShimError, short
 TRACE_NOTE = ("mdc-run: note: --trace_execution: IREE 3.13.0's runtime wheel is built without VM "
               "execution tracing, so there is no trace to print (its own iree-run-module takes the "
               "flag and prints none); running without it")
+
+# What ``main`` returns when stdout's reader went away: the status a shell
+# shows for a process killed by SIGPIPE. console_main then ends that way.
+PIPE_CLOSED = 128 + signal.SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,6 +140,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             module.describe()
             return 0
         return _run(module, args)
+    except BrokenPipeError:
+        return _stdout_closed()
     except ShimError as e:
         print(f"mdc-run: error: {e}", file=sys.stderr)
         return 2
@@ -151,6 +162,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if module is not None and not isinstance(module, int):
             module.close()
+
+
+def _stdout_closed() -> int:
+    """stdout's reader is gone (`mdc-run ... | head -c 5`): nothing more
+    is printed, no error either, as cat and iree-run-module stop there.
+    stdout then points at /dev/null, so that what is still buffered is
+    flushed nowhere rather than failing again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return PIPE_CLOSED
+
+
+def _end_by_sigpipe() -> None:
+    """End this process as a C program that wrote to a closed pipe ends:
+    killed by SIGPIPE (Python ignores the signal, so it is restored first)."""
+    sys.stderr.flush()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
 
 
 def _note(text: str) -> None:
@@ -199,6 +232,8 @@ def console_main() -> int:
     from mdc.contract.forked import run_forked
 
     code, crash = run_forked(main)
+    if code == PIPE_CLOSED or crash == "SIGPIPE":  # stdout closed, in the child or here
+        _end_by_sigpipe()
     if crash:
         print(f"mdc-run: error: IREE's runtime crashed ({crash}) while loading or running the module\n"
               "  note: a module damaged on disk can do this (stock iree-run-module too); mdc-run "
@@ -209,10 +244,14 @@ def console_main() -> int:
 
 
 def _run(module, args) -> int:
+    from .native import NativeFunction
+
     function = _function(module, args)
-    if args.benchmark and not hasattr(function, "place"):
+    if args.benchmark and isinstance(function, NativeFunction):
+        _read_inputs(function, args)  # the inputs checked first, as for a run
         raise ShimError(f"--benchmark: @{function.name} runs in stock iree-run-module here "
-                        f"({module.reason}), where each call is a process of its own; time it there")
+                        f"({module.reason}), where each call is a process of its own; time it with "
+                        f"stock iree-benchmark-module: {_benchmark_command(function, args)}")
     signature = function.signature
     if args.expected_output is not None and args.output is not None:
         _note("mdc-run: note: --output is ignored with --expected_output, as iree-run-module "
@@ -234,6 +273,37 @@ def _run(module, args) -> int:
         sys.stdout.flush()
         print(module.statistics(), end="", file=sys.stderr)
     return status
+
+
+def _benchmark_command(function, args) -> str:
+    """The stock iree-benchmark-module command line that times what
+    --benchmark=N asks, N calls: the module, its dependencies and the
+    runtime flags given, the function's host entry point with the devices
+    in native.py's order (the local one first), and the --input flags as
+    given, each one quoted for a POSIX shell. An i1 literal in words
+    (true/false, which stock does not read) is given as 0s and 1s."""
+    m = function.module
+    inputs = list(args.input)
+    declared = function.signature.args
+    if len(inputs) == len(declared):
+        inputs = [_stock_literal(text, value, i) for i, (text, value) in enumerate(zip(inputs, declared))]
+    flags = [f for f in m.flags if not f.startswith("--print_statistics")]
+    cmd = ["iree-benchmark-module", *[f"--module={d}" for d in m.dependencies], f"--module={m.path}",
+           f"--function={function._entry}", *[f"--device={d}" for d in function._devices], *flags,
+           *[f"--input={i}" for i in inputs], f"--benchmark_min_time={args.benchmark}x"]
+    return shlex.join(cmd)
+
+
+def _stock_literal(text: str, value, index: int) -> str:
+    """``text``, one --input for declared ``value``, as stock reads it."""
+    import re
+
+    if (not value.is_tensor or value.type.element != "i1" or text[:1] in "@+*"
+            or not re.search(r"true|false", text, re.IGNORECASE)):
+        return text
+    array = read_input(text, value, index)
+    shape = "x".join(str(d) for d in array.shape)
+    return f"{shape + 'x' if shape else ''}i1=" + " ".join(str(int(v)) for v in array.reshape(-1))
 
 
 def _function(module, args):

@@ -143,22 +143,35 @@ def _reason(exc: BaseException) -> str:
     return text
 
 
-def bind(manifest: Manifest, uris: Sequence[str]) -> dict[str, int]:
+def bind(manifest: Manifest, uris: Sequence[str],
+         used: Optional[Sequence[str]] = None) -> dict[str, int]:
     """Declared device name -> index into `uris`, as IREE's `__init` binds.
 
-    With an mdc manifest the device count must match exactly. Devices
-    scanned from a plain module may be incomplete (IREE drops devices the
-    program never uses, yet `local[1]` still needs two local devices), so
+    ``used``: the declared devices the compiled program looks up in its
+    `__init` (scan_declared_devices), None for all of them. IREE drops a
+    device the program never uses (a `--place=auto` module that put
+    nothing on its GPU), and stock iree-run-module then runs the module
+    without a runtime device for it; so does the shim: such a device is
+    left unbound when no given device matches it. With an mdc manifest the
+    count must otherwise match: no more runtime devices than declared, and
+    no fewer than the program uses. Devices scanned from a plain module
+    may be incomplete (yet `local[1]` still needs two local devices), so
     there only the binding itself is checked.
     """
-    if manifest.source == MANIFEST_KEY and len(uris) != len(manifest.devices):
+    needed = [d for d in manifest.devices if used is None or d.name in used]
+    if manifest.source == MANIFEST_KEY and not len(needed) <= len(uris) <= len(manifest.devices):
+        uses = ("" if len(needed) == len(manifest.devices) else
+                f" and the program uses {len(needed)} of them ({', '.join(d.name for d in needed)})")
         raise ShimError(
             f"wrong device count: the module declares {len(manifest.devices)} device(s) "
-            f"({manifest.describe()}) but {len(uris)} runtime device(s) given ({', '.join(uris) or 'none'})")
+            f"({manifest.describe()}){uses} but {len(uris)} runtime device(s) given "
+            f"({', '.join(uris) or 'none'})")
     binding = {}
     for d in manifest.devices:
         matches = [i for i, uri in enumerate(uris) if kind_matches(d.kind, uri)]
         if d.ordinal >= len(matches):
+            if used is not None and d.name not in used:
+                continue  # never used: IREE's __init looks nothing up for it
             raise ShimError(
                 f"declared device '{d.name}' ({d.spec}) has no matching runtime device: "
                 f"the given devices ({', '.join(uris)}) include {len(matches)} '{d.kind}' device(s)")

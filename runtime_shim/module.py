@@ -210,7 +210,8 @@ class Module(FunctionTable):
         lines = [f"module {self.path} on {', '.join(self.uris)}" + (", closed" if self._closed else "")]
         if self.manifest is not None:
             lines.append("devices: " + ", ".join(
-                f"{d.name}={d.spec} -> {self.uris[self.binding[d.name]]}"
+                f"{d.name}={d.spec} -> " + (self.uris[self.binding[d.name]] if d.name in self.binding
+                                            else "none (the program never uses it)")
                 for d in self.manifest.devices))
         lines += [f"  {self.signatures[n].text}" for n in self.function_names]
         return "\n".join(lines)

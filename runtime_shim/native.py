@@ -181,6 +181,14 @@ class NativeFunction(FunctionAPI):
         """None: iree-run-module is given every argument in host memory."""
         return {}
 
+    def place(self, index: int, arg):
+        """Not offered: each call is one run of iree-run-module, so nothing
+        placed stays on a device for the next call. ShimError saying so."""
+        self.module._check_open()
+        raise ShimError(f"@{self.name}.place: @{self.name} runs in iree-run-module ({self.module.reason}), "
+                        "a process of its own for each call, so no input stays placed on a device between "
+                        "calls: pass the array itself to each call")
+
     def call_on_devices(self, *args, **kwargs) -> tuple:
         """Not offered: each call is one run of iree-run-module, which
         leaves nothing on a device."""

@@ -72,8 +72,17 @@ def open_program(path, uris: Sequence[str], flags: Sequence[str] = ()) -> Progra
     except Exception as e:  # IREE maps statuses to several types (IndexError, ...)
         raise ShimError(f"cannot load module {path}: {short(e)}") from None
     signatures, manifest = read_signatures(vm_module)
-    manifest = manifest or scan_declared_devices(path)
-    binding = dev.bind(manifest, uris) if manifest is not None else {}
+    used = None
+    if manifest is None:
+        manifest = scan_declared_devices(path)
+    elif any(d.ordinal >= sum(dev.kind_matches(d.kind, u) for u in uris) for d in manifest.devices):
+        # A declared device no given one matches: fine where IREE dropped
+        # it, so that its __init never looks it up (devices.bind).
+        in_init = scan_declared_devices(path)
+        names = {d.name for d in in_init.devices} if in_init is not None else set()
+        if names and names <= {d.name for d in manifest.devices}:  # else not to be trusted
+            used = names
+    binding = dev.bind(manifest, uris, used) if manifest is not None else {}
     return Program(path, uris, sealed, instance, vm_module, signatures, manifest, binding)
 
 
@@ -84,6 +93,10 @@ def device_index(manifest: Optional[Manifest], binding: dict[str, int], value: V
     if manifest is None:
         return 0
     name = value.affinity or manifest.default_device
+    declared = next((d for d in manifest.devices if d.name == name), None)
+    if declared is not None and name not in binding:
+        raise ShimError(f"@{signature.name}: %{value.name} is placed on '{name}' ({declared.spec}), "
+                        f"which no given runtime device matches: give a '{declared.kind}' device")
     if name not in binding:
         raise ShimError(f"@{signature.name}: %{value.name} is placed on '{name}', which the "
                         f"module does not declare ({manifest.describe()})")
