@@ -171,8 +171,16 @@ class CompileResult:
     timings: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Writes the vmfb (or the IR) at ``path``, atomically."""
-        _save(os.fspath(path), self.vmfb if self.vmfb is not None else self.text.encode())
+        """Writes the vmfb (or the IR) at ``path``, atomically; never over
+        the source file."""
+        path = os.fspath(path)
+        self._check_not_source(path)
+        _save(path, self.vmfb if self.vmfb is not None else self.text.encode())
+
+    def _check_not_source(self, path: str) -> None:
+        if os.path.exists(self.source) and same_file(path, self.source):
+            raise CompileError(UsageError(f"{path} is the source file {self.source}: saving there would "
+                                          "overwrite the program; name another file"), cli_errors.USAGE_STATUS)
 
     def render_report(self, kind: str) -> bytes:
         """The report as ``.json`` or ``.md``, or the picture of where work
@@ -189,6 +197,7 @@ class CompileResult:
 
     def save_report(self, path: str | os.PathLike) -> None:
         path = os.fspath(path)
+        self._check_not_source(path)
         _save(path, self.render_report(path))
 
 
@@ -354,6 +363,17 @@ def _label_timing_reports(step: str) -> None:
     """--mlir-timing: IREE prints one report per step it runs, on stderr;
     this line before each says which step the next report belongs to."""
     print(f"mdc-compile: --mlir-timing report of {step}:", file=sys.stderr, flush=True)
+
+
+def same_file(path: str, other: str) -> bool:
+    """Whether ``path`` and ``other`` are one file: the same path once
+    resolved, or, where both exist, the same inode (a hard link too)."""
+    try:
+        if os.path.realpath(path) == os.path.realpath(other):
+            return True
+        return os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
 
 
 def check_input(path: str) -> None:

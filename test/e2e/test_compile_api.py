@@ -76,6 +76,23 @@ def test_report(staged_pair, tmp_path):
     assert caught.value.exit_code == 2
 
 
+def test_save_never_over_the_source(staged_pair, tmp_path):
+    """save and save_report refuse the source file under any spelling (here
+    a symbolic link to it), as mdc-compile refuses -o naming its input."""
+    link = tmp_path / "link.mlir"
+    link.symlink_to(TWO_ARGS)
+    with open(TWO_ARGS, "rb") as f:
+        before = f.read()
+    for save in (staged_pair.save, staged_pair.save_report):
+        with pytest.raises(CompileError) as caught:
+            save(link)
+        assert str(caught.value) == (f"{link} is the source file {TWO_ARGS}: saving there would overwrite the "
+                                     "program; name another file")
+        assert caught.value.exit_code == 2
+    with open(TWO_ARGS, "rb") as f:
+        assert f.read() == before
+
+
 @pytest.mark.parametrize("devices, status, words", [
     ({"a": "gpu[0]", "b": "local[1]"}, 2, "unknown device kind 'gpu'"),
     ({"a": "local[0]"}, 2, "the program uses device '@device_b', but no --device gives it"),
