@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -110,16 +111,86 @@ class CompileWarning:
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
+# The keyword of compile() (and run_passes()) that each mdc-compile/mdc-opt
+# flag is: a CompileError's str() names the keyword the caller used, where
+# the tools' render() names the flag. A flag that is a list's entry
+# (--device, --link, --max-dim) is that list's entry; a switch is the
+# keyword's value that turns it on. The errors are written once, naming
+# flags; keyword_spelling rewrites them.
+FLAG_KEYWORDS = {
+    "--device": "devices", "--link": "links", "--max-dim": "max_dims",
+    "--staging": "staging", "--staging-pieces": "staging_pieces", "--compile-to": "compile_to",
+    "--dump-stages": "dump_stages", "--place": "place", "--gpu-memory": "gpu_memory",
+    "--place-profile": "place_profile", "--place-objective": "place_objective",
+    "--pinned-arguments": "pinned_arguments=True", "--no-manifest": "manifest=False",
+    "--no-host-entry-points": "host_entry_points=False",
+    "--no-result-storage-twins": "result_storage_twins=False",
+    "--no-cuda-matmul-configs": "cuda_matmul_configs=False",
+}
+LIST_KEYWORDS = ("devices", "links", "max_dims")
+_FLAG = re.compile(r"(?<![\w-])(%s)(?![\w-])(?:=((?:[^\s,;:()]|:(?!\s|$)|\([^\s()]*\))*))?"
+                   % "|".join(re.escape(f) for f in sorted(FLAG_KEYWORDS, key=len, reverse=True)))
+_PLAIN_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|True|False|None)$")
+
+
+def keyword_spelling(text: str, given: Mapping | None = None) -> str:
+    """``text`` (an error naming mdc-compile's flags) as the Python API's
+    caller reads it: ``--gpu-memory=lots`` as ``gpu_memory='lots'``,
+    ``--device=a=gpu[0]`` as ``devices entry 'a=gpu[0]'``, ``--no-manifest``
+    as ``manifest=False``. ``given`` (keyword -> the caller's value) says
+    where a value the caller gave ends (``--gpu-memory=8 parsecs``) and
+    how it was written (``gpu_memory=32``, an int, not ``'32'``). Other
+    flags (``--iree-*``, given as they are in ``iree_flags``) stay."""
+    given = dict(given or {})
+    known = {}  # flag -> {the value's text in the error: its Python spelling}
+    for flag, name in FLAG_KEYWORDS.items():
+        value = given.get(name)
+        if value is None or "=" in name:
+            continue
+        if name in LIST_KEYWORDS:
+            entries = [f"{k}={v}" for k, v in value.items()] if isinstance(value, Mapping) else list(value)
+            known[flag] = {str(e): repr(str(e)) for e in entries}
+        else:
+            known[flag] = {str(value): repr(value)}
+
+    out, at = [], 0
+    while (m := _FLAG.search(text, at)) is not None:
+        flag, value, end = m.group(1), m.group(2), m.end()
+        name = FLAG_KEYWORDS[flag]
+        if value is not None:
+            # The caller's own value where the error quotes it (the longest
+            # that fits, no shorter than what the pattern took: it may hold
+            # spaces), else what the pattern took.
+            after = text[m.start(2):]
+            exact = max((v for v in known.get(flag, {}) if after.startswith(v) and len(v) >= len(value)),
+                        key=len, default=None)
+            if exact is not None:
+                value, end, spelled = exact, m.start(2) + len(exact), known[flag][exact]
+            else:
+                spelled = value if _PLAIN_VALUE.match(value) else repr(value)
+        if name in LIST_KEYWORDS:
+            replaced = f"{name} entry" + ("" if value is None else f" {spelled}")
+        elif value is None or "=" in name:
+            replaced = name
+        else:
+            replaced = f"{name}={spelled}"
+        out += [text[at:m.start()], replaced]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
 class CompileError(Exception):
     """A compile that failed for the caller's or the program's reason.
-    ``str()`` is one line (with the source location where there is one);
+    ``str()`` is one line (with the source location where there is one),
+    naming the keyword arguments of ``compile``, not the tools' flags;
     ``exit_code`` is the status a tool exits with (2 for a mistake in the
     options, 1 for a program that does not compile); ``warnings`` and
     ``timings`` are what the compile found before it failed; ``render``
     writes it in full, as the tools print it."""
 
-    def __init__(self, cause: Exception, exit_code: int, warnings=(), timings=()):
-        super().__init__(_one_line(cause))
+    def __init__(self, cause: Exception, exit_code: int, warnings=(), timings=(), given: Mapping | None = None):
+        super().__init__(keyword_spelling(_one_line(cause), given))
         self.cause, self.exit_code = cause, exit_code
         self.warnings, self.timings = list(warnings), list(timings)
 
@@ -140,18 +211,17 @@ def _one_line(error: Exception) -> str:
     return " ".join(line.strip() for line in getattr(error, "what", str(error)).splitlines())
 
 
-def as_compile_error(error: Exception, warnings=(), timings=()) -> CompileError | None:
-    """``error`` as a CompileError, or None for a bug in mdc."""
-    if isinstance(error, UsageError):
-        return CompileError(error, cli_errors.USAGE_STATUS, warnings, timings)
-    if isinstance(error, MdcError):
-        return CompileError(error, cli_errors.FAILURE_STATUS, warnings, timings)
+def as_compile_error(error: Exception, warnings=(), timings=(), given: Mapping | None = None) -> CompileError | None:
+    """``error`` as a CompileError, or None for a bug in mdc; ``given``:
+    the caller's keywords (keyword_spelling)."""
     flag_errors, compile_errors = cli_errors.iree_error_types()
-    if isinstance(error, flag_errors):
-        return CompileError(error, cli_errors.USAGE_STATUS, warnings, timings)
-    if isinstance(error, compile_errors):
-        return CompileError(error, cli_errors.FAILURE_STATUS, warnings, timings)
-    return None
+    if isinstance(error, UsageError) or isinstance(error, flag_errors):
+        status = cli_errors.USAGE_STATUS
+    elif isinstance(error, MdcError) or isinstance(error, compile_errors):
+        status = cli_errors.FAILURE_STATUS
+    else:
+        return None
+    return CompileError(error, status, warnings, timings, given)
 
 
 @dataclasses.dataclass
@@ -171,8 +241,16 @@ class CompileResult:
     timings: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Writes the vmfb (or the IR) at ``path``, atomically."""
-        _save(os.fspath(path), self.vmfb if self.vmfb is not None else self.text.encode())
+        """Writes the vmfb (or the IR) at ``path``, atomically; never over
+        the source file."""
+        path = os.fspath(path)
+        self._check_not_source(path)
+        _save(path, self.vmfb if self.vmfb is not None else self.text.encode())
+
+    def _check_not_source(self, path: str) -> None:
+        if os.path.exists(self.source) and same_file(path, self.source):
+            raise CompileError(UsageError(f"{path} is the source file {self.source}: saving there would "
+                                          "overwrite the program; name another file"), cli_errors.USAGE_STATUS)
 
     def render_report(self, kind: str) -> bytes:
         """The report as ``.json`` or ``.md``, or the picture of where work
@@ -189,6 +267,7 @@ class CompileResult:
 
     def save_report(self, path: str | os.PathLike) -> None:
         path = os.fspath(path)
+        self._check_not_source(path)
         _save(path, self.render_report(path))
 
 
@@ -223,7 +302,7 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
     except CompileError:
         raise
     except Exception as e:
-        error = as_compile_error(e, job.warnings, job.timings)
+        error = as_compile_error(e, job.warnings, job.timings, {**compile_options, "devices": devices})
         if error is None:
             raise
         raise error from e
@@ -354,6 +433,17 @@ def _label_timing_reports(step: str) -> None:
     """--mlir-timing: IREE prints one report per step it runs, on stderr;
     this line before each says which step the next report belongs to."""
     print(f"mdc-compile: --mlir-timing report of {step}:", file=sys.stderr, flush=True)
+
+
+def same_file(path: str, other: str) -> bool:
+    """Whether ``path`` and ``other`` are one file: the same path once
+    resolved, or, where both exist, the same inode (a hard link too)."""
+    try:
+        if os.path.realpath(path) == os.path.realpath(other):
+            return True
+        return os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
 
 
 def check_input(path: str) -> None:

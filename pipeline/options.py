@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from fractions import Fraction
 
 from mdc.contract.manifest_record import Device
 from mdc.passes.diagnostics import MdcError
@@ -214,20 +215,32 @@ def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
 
 PLACE_MANUAL, PLACE_AUTO = "manual", "auto"
 PLACE_OBJECTIVES = ("latency", "throughput")
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
+# Sizes (--gpu-memory, and gpu_memory= in the Python API), case-insensitive:
+# a bare suffix K, M, G, T is binary (G = GiB = 2**30, as llama.cpp, torch
+# and `free -g` users mean it), so are KiB ... TiB and Kubernetes' Ki ... Ti; KB ... TB are
+# decimal (GB = 10**9, the SI's). The summary line prints the bytes
+# understood, so a reader sees which one was meant. A size with no suffix,
+# or B, is in bytes.
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGT](?:i?B|i)?|B)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+               "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
+               "ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40,
                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+SIZE_EXAMPLES = "e.g. 8G or 8GiB (8 x 2**30 bytes), 512M, 6GB (6 x 10**9 bytes) or 1000000"
 
 
 def parse_size(flag: str, text) -> int:
-    """Bytes of a size as ``--gpu-memory`` takes it: a whole number of bytes
-    or a number with KiB, MiB, GiB (powers of 1024) or KB, MB, GB (of 1000)."""
+    """Bytes of a size as ``--gpu-memory`` takes it: a whole number of
+    bytes, or a number with a suffix, case-insensitive: K, M, G, T, Ki ...
+    Ti and KiB, MiB, GiB, TiB are powers of 1024 (``8G`` is 8 GiB); KB, MB, GB, TB
+    powers of 1000. Fractions are rounded down to whole bytes. The one
+    parser of sizes: mdc-compile, mdc-opt and the Python API all use it."""
     if isinstance(text, int) and not isinstance(text, bool) and text >= 0:
         return text
-    m = _SIZE.match(str(text))
+    m = None if isinstance(text, bool) else _SIZE.match(str(text))
     if not m:
-        raise UsageError(f"{flag}={text}: expected a size in bytes, e.g. 8GiB, 512MiB, 6GB or 1000000")
-    return int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
+        raise UsageError(f"{flag}={text}: expected a size in bytes, {SIZE_EXAMPLES}")
+    return int(Fraction(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
 
 
 def parse_max_dim(text: str) -> tuple[str, int]:
@@ -286,7 +299,9 @@ def add_placement_arguments(parser) -> None:
         "(the fastest estimate under --gpu-memory; needs two devices, a local host and an accelerator), or "
         "the assignment in FILE.json (the shape of --report's \"placement\")")
     parser.add_argument("--gpu-memory", metavar="SIZE",
-                        help="with --place=auto, the accelerator's memory budget (bytes, or KiB/MiB/GiB/KB/MB/GB)")
+                        help="with --place=auto, the accelerator's memory budget: bytes, or with a suffix, "
+                        "case-insensitive: K/M/G/T or KiB/MiB/GiB/TiB (powers of 1024: 8G is 8 GiB), "
+                        "KB/MB/GB/TB (powers of 1000)")
     parser.add_argument("--place-profile", metavar="FILE.json",
                         help="with --place (auto, or a file's estimates), the machine profile mdc-profile wrote "
                         "(default: the built-in one)")

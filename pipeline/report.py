@@ -265,9 +265,20 @@ def _svg_boxes(graph, lanes, x_of, rows) -> tuple[list[str], dict]:
         corner[n.id] = (x + BOX_W / 2, y + BOX_H / 2, x, y)
         parts.append(f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="5" fill="{colour}" '
                      f'fill-opacity="0.25" stroke="{colour}"><title>{html.escape(n.location or "")}</title></rect>')
-        parts.append(f'<text x="{x + BOX_W / 2}" y="{y + 21}" text-anchor="middle">'
-                     f'{html.escape(n.label[:34])}</text>')
+        parts.append(f'<text x="{x + BOX_W / 2}" y="{y + 21}" text-anchor="middle">{_box_label(n.label)}</text>')
     return parts, corner
+
+
+# The most characters of a label a box holds.
+LABEL_CHARS = 34
+
+
+def _box_label(label: str) -> str:
+    """A box's label as SVG text: cut to the box with an ellipsis, so the
+    reader sees it was cut, the whole label then its tooltip (a <title>)."""
+    if len(label) <= LABEL_CHARS:
+        return html.escape(label)
+    return f"<title>{html.escape(label)}</title>{html.escape(label[:LABEL_CHARS - 1])}\u2026"
 
 
 def _svg_edge(e, corner) -> tuple[str, tuple | None]:

@@ -31,7 +31,9 @@ What the graph cannot model is refused with a one-line error naming the op
 and its location, so that ``--place`` never guesses: control flow (more
 than one block, ``scf``, ``cf`` and ``affine`` loops and conditionals),
 calls, and program state (``util.global.store``, loads of a
-mutable global). Such a function is placed by hand.
+mutable global). Such a function is placed in the program itself (its
+transfers and affinities), without ``--place``: an assignment file goes
+through this same graph, so it cannot place it either.
 """
 
 from __future__ import annotations
@@ -87,7 +89,11 @@ def _global_table(function) -> dict:
 
 
 def _refuse(op, why: str) -> None:
-    raise CannotModel(f"automatic placement cannot model '{op.name}' ({why}); place this function by hand",
+    # --place=FILE.json goes through the same work graph as auto, so the
+    # message holds for both: the way out is the program's own annotations.
+    raise CannotModel(f"--place cannot model '{op.name}' ({why}), automatically or from a file: place this "
+                      "function in the program itself (flow.tensor.transfer, iree.abi.affinity, stream.affinity; "
+                      "docs/mdc-compile.md) and compile without --place",
                       location=format_location(op.location))
 
 

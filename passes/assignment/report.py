@@ -120,7 +120,7 @@ def summary_line(report: dict) -> str:
     compared.append(f"greedy fill {format_seconds(baselines['greedy_fill'])}")
     per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
     used = report["accelerator_bytes"]
-    budget = ", no budget" if report["budget_bytes"] is None else f" of {format_bytes(report['budget_bytes'])}"
+    budget = ", no budget" if report["budget_bytes"] is None else f" of {budget_text(report['budget_bytes'])}"
     if used.get("copies", 1) > 1:
         in_flight = CALLS_IN_FLIGHT[report["objective"]]
         budget = f" ({used['copies']} copies for {in_flight} calls in flight){budget}"
@@ -131,6 +131,14 @@ def summary_line(report: dict) -> str:
     return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
             f"({', '.join(compared)}); {report['accelerator']} {format_bytes(used['total'])}{budget}; "
             f"{count} crossing{'' if count == 1 else 's'} a call")
+
+
+def budget_text(nbytes: int) -> str:
+    """The budget as ``--gpu-memory`` was understood: ``8 GiB (8589934592 B)``,
+    the bytes beside the rounded binary size (``8GB`` shows as ``7.5 GiB
+    (8000000000 B)``), or ``100 B`` alone where that is the same."""
+    short = format_bytes(nbytes)
+    return short if short == f"{nbytes} B" else f"{short} ({nbytes} B)"
 
 
 def _why_all_host(report: dict) -> str:

@@ -200,5 +200,5 @@ def test_the_python_api_takes_the_placement_keywords(tmp_path):
     with pytest.raises(CompileError, match="needs exactly two devices") as e:
         mdc_compile(source, ["cpu=local[0]"], place="auto")
     assert e.value.exit_code == 2
-    with pytest.raises(CompileError, match=r"--gpu-memory=8 parsecs: expected a size"):
+    with pytest.raises(CompileError, match=r"^gpu_memory='8 parsecs': expected a size"):
         mdc_compile(source, ["cpu=local[0]", "gpu=local[1]"], place="auto", gpu_memory="8 parsecs")

@@ -76,10 +76,27 @@ def test_report(staged_pair, tmp_path):
     assert caught.value.exit_code == 2
 
 
+def test_save_never_over_the_source(staged_pair, tmp_path):
+    """save and save_report refuse the source file under any spelling (here
+    a symbolic link to it), as mdc-compile refuses -o naming its input."""
+    link = tmp_path / "link.mlir"
+    link.symlink_to(TWO_ARGS)
+    with open(TWO_ARGS, "rb") as f:
+        before = f.read()
+    for save in (staged_pair.save, staged_pair.save_report):
+        with pytest.raises(CompileError) as caught:
+            save(link)
+        assert str(caught.value) == (f"{link} is the source file {TWO_ARGS}: saving there would overwrite the "
+                                     "program; name another file")
+        assert caught.value.exit_code == 2
+    with open(TWO_ARGS, "rb") as f:
+        assert f.read() == before
+
+
 @pytest.mark.parametrize("devices, status, words", [
     ({"a": "gpu[0]", "b": "local[1]"}, 2, "unknown device kind 'gpu'"),
-    ({"a": "local[0]"}, 2, "the program uses device '@device_b', but no --device gives it"),
-    ({}, 2, "no --device given"),
+    ({"a": "local[0]"}, 2, "the program uses device '@device_b', but no devices entry gives it"),
+    ({}, 2, "no devices entry given"),
 ])
 def test_bad_devices_raise_one_line(devices, status, words):
     with pytest.raises(CompileError) as caught:
@@ -87,6 +104,60 @@ def test_bad_devices_raise_one_line(devices, status, words):
     error = caught.value
     assert words in str(error) and "\n" not in str(error)
     assert error.exit_code == status
+
+
+@pytest.mark.parametrize("keywords, message", [
+    ({"place": "auto", "gpu_memory": "lots"}, "gpu_memory='lots': expected a size in bytes, e.g. 8G or 8GiB"),
+    ({"place": "auto", "gpu_memory": "8 parsecs"}, "gpu_memory='8 parsecs': expected a size in bytes"),
+    ({"gpu_memory": 5}, "gpu_memory needs place='auto'"),
+    ({"place_objective": "fast"}, "place_objective='fast': expected latency or throughput"),
+    ({"place": "auto", "max_dims": ["arg0.d0=x"]}, "max_dims entry 'arg0.d0=x': expected NAME=N"),
+    ({"links": ["a:a=staged"]}, "links entry 'a:a=staged': a device cannot link to itself"),
+    ({"pinned_arguments": True, "manifest": False}, "pinned_arguments=True needs the manifest"),
+    ({"devices": {"a": "gpu[0]"}}, "devices entry 'a=gpu[0]': unknown device kind 'gpu'"),
+])
+def test_errors_name_the_keyword_not_the_flag(keywords, message):
+    """A CompileError's str() names the keyword the caller gave (with its
+    value as the caller wrote it), not mdc-compile's flag; render() and the
+    command line keep the flag."""
+    keywords = {"devices": PAIR, **keywords}
+    with pytest.raises(CompileError) as caught:
+        compile(TWO_ARGS, **keywords)
+    assert str(caught.value).startswith(message), str(caught.value)
+    assert "--" not in str(caught.value) and caught.value.exit_code == 2
+    assert caught.value.render("mdc-compile").startswith("mdc-compile: error: --")
+
+
+def test_every_option_has_its_flag_spelled():
+    """driver.FLAG_KEYWORDS maps every flag of CompileOptions' fields (all
+    but the pass-through IREE and MLIR flags) and devices onto its keyword,
+    and every flag it names is one mdc-compile takes."""
+    import dataclasses
+
+    from mdc.pipeline import cli, driver
+
+    keywords = {k.split("=")[0] for k in driver.FLAG_KEYWORDS.values()}
+    fields = {f.name for f in dataclasses.fields(driver.CompileOptions)} - {"iree_flags", "mlir_flags"}
+    assert keywords == fields | {"devices"}
+    flags = {s for action in cli._compile_parser()._actions for s in action.option_strings}
+    assert set(driver.FLAG_KEYWORDS) <= flags
+
+
+def test_the_command_line_keeps_naming_flags(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mdc.pipeline", TWO_ARGS, "--device=a=local[0]", "--device=b=local[1]",
+                        "--place=auto", "--gpu-memory=lots", "-o", str(tmp_path / "x.vmfb")],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2
+    assert r.stderr.startswith("mdc-compile: error: --gpu-memory=lots: expected a size in bytes"), r.stderr
+
+
+def test_run_passes_errors_name_the_keyword():
+    from mdc.pipeline import run_passes
+
+    with pytest.raises(CompileError) as caught:
+        run_passes("module {}", ["assign-devices"], devices=["cpu=local[0]", "gpu=local[1]"], place="auto",
+                   gpu_memory="lots")
+    assert str(caught.value).startswith("gpu_memory='lots': expected a size"), str(caught.value)
 
 
 def test_program_errors_raise_one_line(tmp_path):

@@ -79,7 +79,7 @@ def test_summary_line():
     report["budget_bytes"] = 8 * 1024 ** 3
     assert summary_line(report) == (
         "placed @main: 2 of 3 units on gpu, 23.4 ms a call estimated (all cpu 80.1 ms, greedy fill 30.2 ms); "
-        "gpu 7.9 GiB of 8 GiB; 2 crossings a call")
+        "gpu 7.9 GiB of 8 GiB (8589934592 B); 2 crossings a call")
 
 
 def test_summary_line_all_host_throughput_and_no_budget():
