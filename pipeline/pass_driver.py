@@ -17,7 +17,7 @@ import dataclasses
 import types
 from collections.abc import Mapping, Sequence
 
-from mdc.passes.diagnostics import MdcError, format_location
+from mdc.passes.infra.diagnostics import MdcError, format_location
 
 from . import options
 from .driver import CompileWarning, as_compile_error
@@ -34,7 +34,7 @@ class PassesResult:
 def lookup_passes(names: Sequence[str]) -> list:
     """The registered pass classes named, in order (UsageError for a name
     no pass has)."""
-    from mdc.passes import registry
+    from mdc.passes.infra import registry
 
     passes = []
     for name in names:
@@ -70,7 +70,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
 
 
 def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement) -> PassesResult:
-    from mdc.passes import registry
+    from mdc.passes.infra import registry
 
     from .ireec import Compiler, module_text
 
@@ -96,7 +96,7 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
 
 
 def _check_one_module(module) -> None:
-    from mdc.passes.ir_util import top_level_ops
+    from mdc.passes.ir.ir_util import top_level_ops
 
     nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
     if len(nested) > 1:
@@ -111,7 +111,7 @@ def _module_devices(module, devices) -> dict:
     """The module's devices by name: those it declares (stream-level IR
     declares them by initial value; at the HAL level their initializers
     say what they are), then those ``devices`` adds."""
-    from mdc.passes.module_facts import declared_devices, hal_devices, referenced_devices
+    from mdc.passes.ir.module_facts import declared_devices, hal_devices, referenced_devices
 
     known = dict(declared_devices(module) or hal_devices(module))
     flags = [f"{n}={s}" for n, s in devices.items()] if isinstance(devices, Mapping) else list(devices)
