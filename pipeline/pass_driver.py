@@ -85,8 +85,9 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
                                         pinned_arguments=pinned_arguments, devices=known, **placement)
     report = registry.Report()
     with compiler.context, module.location:
-        for cls in passes:
-            registry.run_pass(cls, module, settings, report)
+        # One manager for the whole list, as a compile's level runs its
+        # passes: an analysis a pass preserves reaches the next one.
+        registry.run_passes(passes, module, settings, report)
         try:
             module.verify()
         except Exception as e:

@@ -138,9 +138,3 @@ def run_passes(passes: Iterable[type[ModulePass]], module, settings: CompileSett
     for pass_cls in passes:
         manager.run(pass_cls, report)
     return manager
-
-
-def run_pass(pass_cls: type[ModulePass], module, settings: CompileSettings, report: Report) -> None:
-    """Runs ``pass_cls`` alone on ``module`` with its options of
-    ``settings``, adding what it returns to ``report``."""
-    run_passes([pass_cls], module, settings, report)

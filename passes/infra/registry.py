@@ -11,7 +11,7 @@ from __future__ import annotations
 # ways to run passes, and what passes report.
 from .outputs import Report  # noqa: F401
 from .pass_base import CompileSettings, ModulePass  # noqa: F401
-from .pass_manager import AnalysisManager, MemoryModels, run_pass, run_passes  # noqa: F401
+from .pass_manager import AnalysisManager, MemoryModels, run_passes  # noqa: F401
 
 
 def pipeline() -> list[type[ModulePass]]:
