@@ -68,7 +68,7 @@ class Plan:
 def work_graph(text: str, name: str):
     """The work graph of the program's one public function, as the pass
     sees it (cpu the host, gpu the accelerator)."""
-    from mdc.passes import ir_adapter as irx
+    from mdc.passes.ir import ir_adapter as irx
     from mdc.passes.assignment.extract import work_graph_of
     from mdc.pipeline.ireec import Compiler
 

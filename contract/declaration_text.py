@@ -1,5 +1,5 @@
 """Reading IREE's ``iree.abi.declaration`` text, which both sides read: the
-compiler for the devices a public function declares (passes/module_facts.py),
+compiler for the devices a public function declares (passes/ir/module_facts.py),
 the runtime shim for its whole signature (runtime_shim/manifest.py).
 
 A declaration is MLIR-like text (``sync func @f(%input0: tensor<4xf32>

@@ -3,8 +3,8 @@ format_location, which gives it its ``file:line:col``.
 
 It lives in contract/, not in passes/, because contract/ modules raise it
 too (machine_profile.py's ProfileError is one) and contract/ imports
-nothing of passes/ or pipeline/: passes/diagnostics.py re-exports both
-names, so every existing ``from mdc.passes.diagnostics import MdcError``
+nothing of passes/ or pipeline/: passes/infra/diagnostics.py re-exports both
+names, so every existing ``from mdc.passes.infra.diagnostics import MdcError``
 gets this same class. No IREE imports.
 """
 

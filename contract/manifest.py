@@ -53,7 +53,7 @@ out each optional key it has nothing for::
   the shim places it there.
 * ``HOST`` and ``HOST_ENTRY_POINTS`` (optional, together):
   ``{"f": "f$host"}`` names, for each public function that has one, its
-  host twin (passes/host_entry_points.py): the same function with every
+  host twin (passes/transforms/host_entry_points.py): the same function with every
   tensor taken and returned on the local device ``HOST`` names. A
   coarse-fences function that a sync wrapper calls may share the
   wrapper's twin.
@@ -61,7 +61,7 @@ out each optional key it has nothing for::
   ``--no-host-entry-points``, so that the shim says so only then when a
   function it must run through a host entry point has none.
 * ``RESULT_STORAGE`` (optional): each function's result-storage twin
-  (passes/result_storage_twins.py). ``f$into`` takes ``f``'s arguments,
+  (passes/transforms/result_storage_twins.py). ``f$into`` takes ``f``'s arguments,
   then one output argument (``iree.abi.output``) per listed result index of
   ``f``, in that order, and returns what ``f`` returns, each listed result
   written into its storage. ``pinned_arguments`` says in which device's
@@ -87,9 +87,9 @@ out each optional key it has nothing for::
   one with its own arguments, names that function. Values are named
   ``input0``..., ``output0``... by position, as in IREE's declarations.
   The types and devices are read off the stream IR
-  (passes/stub_signatures.py).
+  (passes/analysis/stub_signatures.py).
 * ``TIED_DIMS`` (optional): per public function, the groups of argument
-  dimensions the program requires to be equal (passes/tied_dims.py says
+  dimensions the program requires to be equal (passes/analysis/tied_dims.py says
   how they are found). Each group is a list of ``[argument index,
   dimension]`` pairs (two or more); the example ties dimension 0 of
   arguments 0 and 1, one dynamic batch. The shim refuses a call given

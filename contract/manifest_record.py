@@ -30,7 +30,7 @@ class ManifestError(ValueError):
 class Device:
     """One declared device, the one record of it on both sides: the
     command line's ``--device`` (pipeline/options.py), the devices a
-    module declares (passes/module_facts.py) and the manifest's entry.
+    module declares (passes/ir/module_facts.py) and the manifest's entry.
     Its symbol name, IREE kind (local, cuda, hip, vulkan, ...) and ordinal
     among the runtime devices of that kind.
     ``given_spec``: the spec as ``--device`` spelled it (``local`` or

@@ -1,12 +1,15 @@
-"""mdc's Python passes over IREE's stream and HAL IR.
+"""mdc's Python passes over IREE's input, stream and HAL IR, in rooms:
 
-One pass per module, each a pass_base.ModulePass that declares the analyses
-it requires and the facts of the IR it needs and provides; pipeline_order.py
-derives the order they run in from those, pass_manager.py runs them with
-their analyses (the memory model, the placement) computed once, and
-registry.py finds them by name. transfer_insertion.py
-runs place_unplaced_ops.py and stage_crossings.py, which lowers each
-crossing with one of lowering/ (copy, emplace, small in place, pinned
-arguments); abi.py is the pinned-argument record the verifier, the CLI and
-the manifest read.
+* infra/: what a pass is, the manager that runs passes and owns their
+  analyses, the pipeline's order, the registry, reports and errors;
+* ir/: the typed view of IREE's IR and what a module says of its devices;
+* analysis/: the memory model, the residence analysis (where hand-placed
+  stream IR keeps each resource and runs each op), sizes, signatures;
+* transforms/: one rewriting pass per file;
+* lowering/: the lowerings of a staged crossing and their MLIR library;
+* verifier/: the device-isolation verifier and its rules;
+* assignment/: automatic device assignment (``--place``);
+* targets/cuda/: what exists for cuda alone.
+
+docs/DESIGN.md ("Where things are") maps the whole tree.
 """

@@ -15,7 +15,7 @@ import time
 
 from mdc.contract.version import IREE_COMPILER, add_version_argument
 from mdc.contract.atomic_write import CannotWrite, remove_output, why_unwritable, write_atomically
-from mdc.passes.diagnostics import MdcError, render_warning
+from mdc.passes.infra.diagnostics import MdcError, render_warning
 
 from . import dropin, options
 from .cli_errors import (USAGE_STATUS, reporting_errors,
@@ -355,7 +355,7 @@ def opt_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     tool = "mdc-opt"
     if args.list_passes:
-        from mdc.passes import registry
+        from mdc.passes.infra import registry
 
         for p in registry.all_passes():
             print(f"{p.name:24} [{p.level}] {p.summary}")

@@ -17,7 +17,7 @@ import itertools
 import re
 import sys
 
-from mdc.passes.diagnostics import MdcError
+from mdc.passes.infra.diagnostics import MdcError
 
 from .options import UsageError
 

@@ -41,13 +41,13 @@ from typing import TYPE_CHECKING, Callable
 
 from mdc.contract.atomic_write import CannotWrite, write_atomically
 from mdc.contract.manifest_record import Device
-from mdc.passes.diagnostics import MdcError, format_location
+from mdc.passes.infra.diagnostics import MdcError, format_location
 
 from . import cli_errors, options
 from .options import UsageError
 
 if TYPE_CHECKING:  # no IREE at import
-    from mdc.passes.outputs import Report
+    from mdc.passes.infra.outputs import Report
 
 NO_PUBLIC_FUNCTION = "the program has no public function"
 MLIR_TIMING = "--mlir-timing"
@@ -368,7 +368,7 @@ class _Compile:
     def _context(self, stages, devices, link_overrides, hops, default_device, twins: bool):
         """The stages' PipelineContext: the compile's settings, the
         manifest's devices, the stage dumps."""
-        from mdc.passes import registry
+        from mdc.passes.infra import registry
 
         opts = self.opts
         settings = registry.CompileSettings(
@@ -455,7 +455,7 @@ def check_input(path: str) -> None:
 
 
 def _has_public_function(module) -> bool:
-    from mdc.passes.ir_util import top_level_ops
+    from mdc.passes.ir.ir_util import top_level_ops
 
     for op in top_level_ops(module):
         if op.name in ("func.func", "util.func"):
@@ -470,7 +470,7 @@ def resolve_devices(program, devices: list[Device]):
     it defines and names; returns them, the devices it never names that
     must still reach mdc's passes (options.staging_hops), and warnings for
     devices it has no use for."""
-    from mdc.passes.module_facts import defined_devices, referenced_devices
+    from mdc.passes.ir.module_facts import defined_devices, referenced_devices
 
     referenced = referenced_devices(program)
     resolved, warnings = options.resolve_names(devices, referenced)
@@ -526,7 +526,7 @@ def iree_flags_for(source: str | None, devices: Mapping[str, str] | Sequence[str
     """The IREE flags a compile of ``source`` sets, its ``mlir_flags`` last
     (mdc-compile --print-iree-flags); names resolve against the program
     where it exists."""
-    from mdc.passes.module_facts import referenced_devices
+    from mdc.passes.ir.module_facts import referenced_devices
 
     from .ireec import Compiler, set_global_flags
 

@@ -14,8 +14,8 @@ from iree.compiler import ir
 
 from mdc.contract.manifest import KEY, SEAL_LENGTH, SEAL_PREFIX
 from mdc.contract.manifest_record import FunctionEntry, Manifest, Staging, ValueEntry
-from mdc.passes.ir_util import top_level_ops
-from mdc.passes.memory_model import MemoryModel
+from mdc.passes.ir.ir_util import top_level_ops
+from mdc.passes.analysis.memory_model import MemoryModel
 
 
 def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = None,

@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 
 from mdc.contract.manifest_record import Device
-from mdc.passes.diagnostics import MdcError
+from mdc.passes.infra.diagnostics import MdcError
 
 
 class UsageError(MdcError):
@@ -192,7 +192,7 @@ def add_codegen_arguments(parser) -> None:
     parser.add_argument(
         "--no-cuda-matmul-configs", action="store_true",
         help="keep IREE's default CUDA code for every matmul (by default, matmuls that only a cuda "
-        "device runs get measured tile configs: passes/cuda_matmul_configs.py)")
+        "device runs get measured tile configs: passes/targets/cuda/cuda_matmul_configs.py)")
 
 
 def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
@@ -211,7 +211,7 @@ def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
     return flags + list(passthrough)
 
 
-# -- automatic placement (passes/assign_devices.py) ------------------------------
+# -- automatic placement (passes/transforms/assign_devices.py) ------------------------------
 
 PLACE_MANUAL, PLACE_AUTO = "manual", "auto"
 PLACE_OBJECTIVES = ("latency", "throughput")

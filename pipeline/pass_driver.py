@@ -17,7 +17,7 @@ import dataclasses
 import types
 from collections.abc import Mapping, Sequence
 
-from mdc.passes.diagnostics import MdcError, format_location
+from mdc.passes.infra.diagnostics import MdcError, format_location
 
 from . import options
 from .driver import CompileWarning, as_compile_error
@@ -34,7 +34,7 @@ class PassesResult:
 def lookup_passes(names: Sequence[str]) -> list:
     """The registered pass classes named, in order (UsageError for a name
     no pass has)."""
-    from mdc.passes import registry
+    from mdc.passes.infra import registry
 
     passes = []
     for name in names:
@@ -73,7 +73,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
 
 
 def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement) -> PassesResult:
-    from mdc.passes import registry
+    from mdc.passes.infra import registry
 
     from .ireec import Compiler, module_text
 
@@ -88,8 +88,9 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
                                         pinned_arguments=pinned_arguments, devices=known, **placement)
     report = registry.Report()
     with compiler.context, module.location:
-        for cls in passes:
-            registry.run_pass(cls, module, settings, report)
+        # One manager for the whole list, as a compile's level runs its
+        # passes: an analysis a pass preserves reaches the next one.
+        registry.run_passes(passes, module, settings, report)
         try:
             module.verify()
         except Exception as e:
@@ -99,7 +100,7 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
 
 
 def _check_one_module(module) -> None:
-    from mdc.passes.ir_util import top_level_ops
+    from mdc.passes.ir.ir_util import top_level_ops
 
     nested = [op for op in top_level_ops(module) if op.name == "builtin.module"]
     if len(nested) > 1:
@@ -114,7 +115,7 @@ def _module_devices(module, devices) -> dict:
     """The module's devices by name: those it declares (stream-level IR
     declares them by initial value; at the HAL level their initializers
     say what they are), then those ``devices`` adds."""
-    from mdc.passes.module_facts import declared_devices, hal_devices, referenced_devices
+    from mdc.passes.ir.module_facts import declared_devices, hal_devices, referenced_devices
 
     known = dict(declared_devices(module) or hal_devices(module))
     flags = [f"{n}={s}" for n, s in devices.items()] if isinstance(devices, Mapping) else list(devices)

@@ -8,7 +8,7 @@ element type and shape, bytes (symbolic for dynamic dimensions), the strategy an
 memory it is staged through; then a summary per device pair, and what each
 dynamic dimension is. A dynamic dimension has one name (d0, d1, ...) in the
 whole report and picture, and a tensor is shown with the program's own
-type where IREE moves it collapsed (passes/sizes.py).
+type where IREE moves it collapsed (passes/analysis/sizes.py).
 
 ``--graph=FILE.svg`` (or ``.dot``) draws the program's work in one lane per
 device, in program order, each device's work in a colour of its own (so
@@ -23,8 +23,8 @@ import html
 import json
 from collections import defaultdict
 
-from mdc.passes.outputs import Report
-from mdc.passes.sizes import real_size
+from mdc.passes.infra.outputs import Report
+from mdc.passes.analysis.sizes import real_size
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 # For a second device of a driver already drawn (a CPU pair, two GPUs), so

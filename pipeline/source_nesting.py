@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mdc.passes.diagnostics import MdcError
+from mdc.passes.infra.diagnostics import MdcError
 
 MAX_NESTING = 1000
 

@@ -28,11 +28,11 @@ from typing import Callable
 
 from iree.compiler import ir
 
-from mdc.passes import registry
-from mdc.passes.diagnostics import MdcError
-from mdc.passes.module_facts import module_default_device, mutable_globals, state_by_function
-from mdc.passes.sizes import source_types
-from mdc.passes.tied_dims import tied_dims
+from mdc.passes.infra import registry
+from mdc.passes.infra.diagnostics import MdcError
+from mdc.passes.ir.module_facts import module_default_device, mutable_globals, state_by_function
+from mdc.passes.analysis.sizes import source_types
+from mdc.passes.analysis.tied_dims import tied_dims
 
 from . import manifest, options
 from .ireec import Compiler
@@ -109,9 +109,9 @@ def write_manifest(module, ctx: "PipelineContext", model) -> None:
     program's own mutable globals, and the argument dimensions each public
     function requires equal). ``model``: the memory model of the module's
     devices (the passes' own, pass_manager.py)."""
-    from mdc.passes.abi import pinned_arguments_of
-    from mdc.passes.host_entry_points import HostEntryPointOptions
-    from mdc.passes.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
+    from mdc.passes.analysis.abi import pinned_arguments_of
+    from mdc.passes.transforms.host_entry_points import HostEntryPointOptions
+    from mdc.passes.analysis.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
 
     settings = ctx.settings
     functions = stub_signatures(module)

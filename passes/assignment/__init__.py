@@ -2,7 +2,7 @@
 each unit of a program's work and each of its weights goes to, under an
 accelerator memory budget, chosen by a cost model.
 
-Not to be confused with passes/placement.py, the rule by which IREE's
+Not to be confused with passes/analysis/residence.py, the rule by which IREE's
 resources already in stream IR get a device. This package works on the
 program as written, before IREE assigns any device:
 
@@ -19,5 +19,5 @@ program as written, before IREE assigns any device:
 * rewrite.py: an assignment written into the program as the affinities and
   flow.tensor.transfers hand-placed programs use;
 
-and passes/assign_devices.py is the pass that strings them together.
+and passes/transforms/assign_devices.py is the pass that strings them together.
 """

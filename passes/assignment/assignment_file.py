@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from ..diagnostics import MdcError
+from ..infra.diagnostics import MdcError
 from .work_graph import Assignment, WorkGraph
 
 

@@ -32,7 +32,7 @@ import dataclasses
 
 from iree.compiler import ir
 
-from .. import ir_adapter as irx
+from ..ir import ir_adapter as irx
 
 ABI_AFFINITY = "iree.abi.affinity"
 OP_AFFINITY = "affinity"

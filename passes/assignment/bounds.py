@@ -31,7 +31,7 @@ from typing import Callable, Mapping
 
 from iree.compiler import ir
 
-from ..diagnostics import MdcError
+from ..infra.diagnostics import MdcError
 
 SAME_SHAPE_PREFIXES = ("arith.", "math.")
 SAME_SHAPE_OPS = ("flow.tensor.transfer", "tensor.cast", "linalg.fill")

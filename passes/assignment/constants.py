@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from .. import ir_adapter as irx
+from ..ir import ir_adapter as irx
 
 PREFIX = "__placed_constant"
 

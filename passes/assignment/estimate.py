@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..diagnostics import MdcError
+from ..infra.diagnostics import MdcError
 from .work_graph import Assignment, Unit, WorkGraph
 
 OBJECTIVES = ("latency", "throughput")

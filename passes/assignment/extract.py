@@ -43,8 +43,8 @@ from typing import Mapping
 
 from iree.compiler import ir
 
-from .. import ir_adapter as irx
-from ..diagnostics import MdcError, format_location
+from ..ir import ir_adapter as irx
+from ..infra.diagnostics import MdcError, format_location
 from . import bounds as bnd
 from .boundary import Boundary, argument_devices, boundary_of, result_devices
 from .op_costs import op_cost

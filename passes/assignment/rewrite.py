@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from .. import ir_adapter as irx
+from ..ir import ir_adapter as irx
 from .boundary import annotate, promise
 from .extract import GLOBAL_AFFINITY, function_parts
 from .work_graph import Assignment, WorkGraph

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..diagnostics import MdcError
+from ..infra.diagnostics import MdcError
 from .budget import accelerator_bytes, fits, format_bytes, positions, unit_bytes
 from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, CostModel, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)

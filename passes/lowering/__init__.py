@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
-from ..memory_model import MemoryModel
-from ..result_storage_twins import storage_twins_of
+from ..analysis.memory_model import MemoryModel
+from ..transforms.result_storage_twins import storage_twins_of
 from .base import Lowering, Site
 from .copy import HostHopCopy
 from .emitter import Emitter

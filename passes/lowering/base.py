@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from iree.compiler import ir
 
-from ..memory_model import LinkPolicy
+from ..analysis.memory_model import LinkPolicy
 
 
 @dataclasses.dataclass

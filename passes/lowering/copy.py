@@ -14,7 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import util
 
-from .. import staging_template
+from . import staging_template
 from .base import Lowering, Site
 from .emitter import Emitter, STAGE_FUNCTION, staging_call
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
-from .. import ir_adapter as irx
-from .. import staging_template
-from ..crossings import describe
-from ..ir_adapter import SymbolNames
-from ..ir_util import affinity_attr, append_functions
-from ..memory_model import MemoryModel
+from ..ir import ir_adapter as irx
+from . import staging_template
+from ..analysis.crossings import describe
+from ..ir.ir_adapter import SymbolNames
+from ..ir.ir_util import affinity_attr, append_functions
+from ..analysis.memory_model import MemoryModel
 
 STAGE_FUNCTION = "__mdc_stage"
 COPY_EXECUTABLE = "__mdc_copy_on_"  # + device: a byte copy as a dispatch

@@ -14,10 +14,10 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, scf, stream, util
 
-from .. import ir_adapter as irx
-from .. import staging_template
-from ..ir_util import affinity_attr
-from ..memory_model import LinkPolicy, MemoryModel
+from ..ir import ir_adapter as irx
+from . import staging_template
+from ..ir.ir_util import affinity_attr
+from ..analysis.memory_model import LinkPolicy, MemoryModel
 from .base import Lowering, Site
 from .emitter import Emitter, as_lifetime, in_initializer, is_dynamic, is_small, staging_call
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import stream
 
-from ..abi import function_argument, function_argument_view, import_of
-from ..ir_util import affinity_attr
+from ..analysis.abi import function_argument, function_argument_view, import_of
+from ..ir.ir_util import affinity_attr
 from .base import Lowering, Site
 from .emitter import Emitter, as_lifetime, in_initializer, staging_call
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
-from .. import ir_adapter as irx
-from ..ir_util import affinity_attr, get_attr
+from ..ir import ir_adapter as irx
+from ..ir.ir_util import affinity_attr, get_attr
 from .base import Lowering, Site
 from .emitter import SMALL_CROSSING_BYTES, Emitter, barrier, export_fence, is_dynamic, is_small, staging_call
 from .emplace import Emplace

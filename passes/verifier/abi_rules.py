@@ -10,8 +10,8 @@ from iree.compiler import ir
 
 from mdc.contract.manifest import KEY as MANIFEST_KEY
 
-from ..ir_util import top_level_ops
-from ..module_facts import declared_argument_devices, declared_result_devices
+from ..ir.ir_util import top_level_ops
+from ..ir.module_facts import declared_argument_devices, declared_result_devices
 from .facts import Allocator, Buffer, of_kind
 from .rule import Evidence, Findings, OwnershipRule, Site
 

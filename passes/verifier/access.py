@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from mdc.contract.manifest import LOCAL
 
-from ..diagnostics import MdcError
-from ..memory_model import MemoryModel
+from ..infra.diagnostics import MdcError
+from ..analysis.memory_model import MemoryModel
 
 
 class Access:

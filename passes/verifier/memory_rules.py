@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..module_facts import SYMBOL
+from ..ir.module_facts import SYMBOL
 from .facts import Buffer, CommandBuffer, Device, of_kind
 from .hal_bits import prefers_origin
 from .rule import Evidence, Findings, OwnershipRule, Site

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from ..diagnostics import format_location
-from ..ir_util import top_level_ops, walk
-from ..module_facts import device_formats, executable_formats
+from ..infra.diagnostics import format_location
+from ..ir.ir_util import top_level_ops, walk
+from ..ir.module_facts import device_formats, executable_formats
 from .rule import ModuleRule, Violation
 
 

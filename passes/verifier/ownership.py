@@ -26,8 +26,8 @@ from iree.compiler import ir
 from iree.compiler.dialects import cf as _cf  # noqa: F401  (registers op views)
 from iree.compiler.dialects import hal as _hal  # noqa: F401
 
-from ..diagnostics import format_location
-from ..ir_util import top_level_ops, walk
+from ..infra.diagnostics import format_location
+from ..ir.ir_util import top_level_ops, walk
 from .facts import CALLER, EMPTY, Buffer, Device, Fence
 from .hal_transfer import TRANSFERS
 

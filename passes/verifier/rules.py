@@ -8,7 +8,7 @@ one op, violations are reported in the order of OWNERSHIP_RULES.
 
 from __future__ import annotations
 
-from ..abi import pinned_arguments_of
+from ..analysis.abi import pinned_arguments_of
 from .abi_rules import DefaultDevice, ResultMemory, manifest_default_device
 from .access import Access
 from .fence_rules import CallerFence, ForeignFence

@@ -70,7 +70,7 @@ VARIANTS = {
 
 # Compiles in a fresh interpreter, so HOST_WAIT_POLL applies to that one build.
 _BUILD = """import sys
-from mdc.passes import staging_template
+from mdc.passes.lowering import staging_template
 staging_template.HOST_WAIT_POLL = {poll!r}
 from mdc.pipeline.cli import compile_main
 sys.exit(compile_main({argv!r}))

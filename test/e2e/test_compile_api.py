@@ -230,7 +230,7 @@ def test_run_passes_is_what_mdc_opt_prints():
     """mdc.pipeline.run_passes, what mdc-opt runs on each input: the same
     text as the command line, by pass name or class; an unknown pass is a
     CompileError with mdc-opt's exit status for it."""
-    from mdc.passes import registry
+    from mdc.passes.infra import registry
     from mdc.pipeline import run_passes
 
     with open(ROUND_TRIP) as f:

@@ -1,4 +1,4 @@
-"""The IR adapter (passes/ir_adapter.py) alone: what it reads off printed
+"""The IR adapter (passes/ir/ir_adapter.py) alone: what it reads off printed
 IREE attributes, function visibility, the symbol table, and the staging
 library it clones helpers from."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from mdc.passes import ir_adapter as irx
-from mdc.passes import staging_template
+from mdc.passes.ir import ir_adapter as irx
+from mdc.passes.lowering import staging_template
 from mdc.pipeline.ireec import Compiler
 
 _MODULE = """

@@ -78,7 +78,7 @@ def test_a_record_built_in_code_round_trips():
 def test_the_writer_emits_the_format_byte_for_byte():
     """pipeline/manifest.manifest_json on the inputs FULL describes writes
     FULL exactly (the vmfbs embed it: a changed byte changes them all)."""
-    from mdc.passes.stub_signatures import StubSignature, StubValue
+    from mdc.passes.analysis.stub_signatures import StubSignature, StubValue
     from mdc.pipeline.manifest import manifest_json
     from mdc.pipeline.options import parse_device
 
@@ -234,7 +234,7 @@ def test_one_device_record():
     and the shim's are one record: the option keeps its spelling for the
     manifest and the IREE flag; a declared device's location is for
     diagnostics and takes no part in comparing."""
-    from mdc.passes.module_facts import Device as DeclaredDevice
+    from mdc.passes.ir.module_facts import Device as DeclaredDevice
     from mdc.pipeline.options import Device as DeviceOption, iree_flags, parse_device
 
     assert DeviceOption is Device and DeclaredDevice is Device

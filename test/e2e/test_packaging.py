@@ -36,3 +36,27 @@ def test_old_top_level_names_are_not_importable_outside_the_checkout(tmp_path):
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:2] == ["[]", "ok"], r.stdout
+
+
+def test_every_source_package_is_listed_in_pyproject():
+    """A folder with an __init__.py under a mapped source folder is a
+    package a non-editable install must carry: pyproject.toml lists it, and
+    the staging library travels with the lowering that reads it."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    found = set()
+    for name, folder in setup["package-dir"].items():
+        for init in (root / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(root / folder)
+            found.add(".".join([name, *rel.parts]))
+    assert found - listed == set(), f"packages pyproject.toml does not list: {sorted(found - listed)}"
+    def folder_of(package: str) -> Path:
+        base = max((n for n in setup["package-dir"] if package == n or package.startswith(n + ".")), key=len)
+        return root / setup["package-dir"][base] / package[len(base):].lstrip(".").replace(".", "/")
+
+    for package, files in setup.get("package-data", {}).items():
+        assert all((folder_of(package) / f).is_file() for f in files), (package, files)

@@ -164,7 +164,7 @@ def test_user_mistakes_are_one_line_errors(cpu_vmfb, mdc_run):
 # -- the tied batch (issue 32) ---------------------------------------------------
 #
 # dynamic_batch's arguments share torch's symbolic batch; the manifest ties
-# them (passes/tied_dims.py), and the shim refuses two batches before any
+# them (passes/analysis/tied_dims.py), and the shim refuses two batches before any
 # run: a batch of 3 for x and 7 for y, both committed inputs.
 MISMATCHED = ("dynamic_batch.input0.npy", "dynamic_batch.size7.input1.npy")
 

@@ -3,7 +3,7 @@
 The canary keeps the stock reproduction: a function that calls itself until
 a counter runs out (so it would end at run time), compiled by stock
 ``iree-compile`` for one local device. When the canary fails, stock IREE
-compiles recursion again: drop ``passes/recursive_calls.py`` and this file's
+compiles recursion again: drop ``passes/transforms/recursive_calls.py`` and this file's
 mdc test, and check that mdc-compile's output for such a program runs.
 """
 

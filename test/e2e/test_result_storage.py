@@ -223,7 +223,7 @@ def test_compile_retries_without_twins_when_they_fail(retry_fails, tmp_path, mon
     them: with a warning naming the twins and the error when that works;
     with the first error, and no warning, when it fails too (the error was
     the program's)."""
-    from mdc.passes.diagnostics import MdcError
+    from mdc.passes.infra.diagnostics import MdcError
     from mdc.pipeline import cli, stages
 
     real = stages.run

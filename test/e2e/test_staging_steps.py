@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mdc.passes import lowering
-from mdc.passes.ir_util import walk
-from mdc.passes.memory_model import MemoryModel
-from mdc.passes.place_unplaced_ops import place
-from mdc.passes.stage_crossings import plan_transfer
+from mdc.passes.ir.ir_util import walk
+from mdc.passes.analysis.memory_model import MemoryModel
+from mdc.passes.transforms.place_unplaced_ops import place
+from mdc.passes.transforms.stage_crossings import plan_transfer
 from mdc.pipeline.ireec import Compiler, module_text
 
 LIT = Path(__file__).resolve().parents[1] / "lit" / "passes"

@@ -14,7 +14,7 @@ Stock iree-run-module allocates every argument on its first device and
 reads every result back with that device's queue, so it cannot call a
 function with values declared on device_b and on a CPU device. It calls
 the host twin ``@F$host`` that mdc-compile adds to such a function
-(passes/host_entry_points.py), every tensor on device_a, with the CPU
+(passes/transforms/host_entry_points.py), every tensor on device_a, with the CPU
 devices first; the twin's moves to and from device_b are crossings that
 mdc stages like any other
 (``test_canary_stock_run_module_reads_results_through_its_first_device``).

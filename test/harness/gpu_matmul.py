@@ -97,7 +97,7 @@ VARIANTS = {
 
 def _table_config(dt: str) -> str:
     """The config mdc's cuda-matmul-configs pass sets on this matmul."""
-    from mdc.passes.cuda_matmul_configs import config_for
+    from mdc.passes.targets.cuda.cuda_matmul_configs import config_for
     return config_for(dt, M, N, K).attribute_text()
 
 

@@ -15,7 +15,7 @@ from mdc.passes.assignment.estimate import COPIES
 from mdc.passes.assignment.search import (OBJECTIVES, BudgetError, all_on, estimate_seconds, greedy_fill,
                                           assignment_of, is_chain, solve)
 from mdc.passes.assignment.work_graph import Edge, Weight
-from mdc.passes.diagnostics import MdcError
+from mdc.passes.infra.diagnostics import MdcError
 
 BUDGETS = (None, 2 * MiB, 8 * MiB, 20 * MiB, 40 * MiB)
 

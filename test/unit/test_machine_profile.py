@@ -13,7 +13,7 @@ import pytest
 from mdc.contract.machine_profile import (BYTE_CLASSES, MATMUL_DTYPES, CrossingCosts, DeviceCosts,
                                           MachineProfile, ProfileError, Provenance, default_profile,
                                           load_profile)
-from mdc.passes.diagnostics import MdcError
+from mdc.passes.infra.diagnostics import MdcError
 
 
 def _device(scale: float = 1.0, dispatch: float = 1e-6, call: float = 1e-5, memory=None) -> DeviceCosts:

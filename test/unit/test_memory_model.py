@@ -1,4 +1,4 @@
-"""The memory model alone (passes/memory_model.py): which device pairs
+"""The memory model alone (passes/analysis/memory_model.py): which device pairs
 share memory and which stage through the host, who owns the staging
 memory, what --link overrides change, and when two models are one."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mdc.contract.manifest_record import Device
-from mdc.passes.diagnostics import MdcError
-from mdc.passes.memory_model import MemoryModel
+from mdc.passes.infra.diagnostics import MdcError
+from mdc.passes.analysis.memory_model import MemoryModel
 
 
 def _devices(*specs: str) -> dict[str, Device]:

@@ -1,5 +1,5 @@
-"""The pass manager (passes/pass_manager.py) and the pass order
-(passes/pipeline_order.py): analyses computed once and dropped when a pass
+"""The pass manager (passes/infra/pass_manager.py) and the pass order
+(passes/infra/pipeline_order.py): analyses computed once and dropped when a pass
 may have made them untrue, one memory model per compile, and the order the
 passes' declarations give."""
 
@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from mdc.passes import memory_model, pipeline_order, registry
-from mdc.passes.module_facts import declared_devices
-from mdc.passes.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
-from mdc.passes.pass_manager import AnalysisManager, run_passes
-from mdc.passes.placement import Placement
+from mdc.passes.analysis import memory_model
+from mdc.passes.infra import pipeline_order
+from mdc.passes.infra import registry
+from mdc.passes.ir.module_facts import declared_devices
+from mdc.passes.infra.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
+from mdc.passes.infra.pass_manager import AnalysisManager, run_passes
+from mdc.passes.analysis.residence import Residence
 from mdc.pipeline.ireec import Compiler
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,8 +105,8 @@ def _recorder(requires=(), preserves=()):
 def test_analyses_are_cached_until_a_pass_does_not_preserve_them():
     compiler = Compiler([])
     module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
-    keeps, seen_keeps = _recorder((memory_model.MemoryModel, Placement), preserves=ANALYSES)
-    drops, seen_drops = _recorder((memory_model.MemoryModel, Placement))
+    keeps, seen_keeps = _recorder((memory_model.MemoryModel, Residence), preserves=ANALYSES)
+    drops, seen_drops = _recorder((memory_model.MemoryModel, Residence))
     with compiler.context, module.location:
         run_passes([keeps, keeps, drops, keeps], module, CompileSettings(), registry.Report())
     (m1, p1), (m2, p2), (m4, p4) = seen_keeps

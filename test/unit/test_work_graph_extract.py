@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mdc.passes import ir_adapter as irx
+from mdc.passes.ir import ir_adapter as irx
 from mdc.passes.assignment.bounds import UnboundedDimension
 from mdc.passes.assignment.extract import CannotModel, work_graph_of
 from mdc.passes.assignment.work_graph import Edge

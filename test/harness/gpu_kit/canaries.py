@@ -47,7 +47,7 @@ MIN_REDUCE_INPUT = [[38, -18], [-10, -10], [0, -19], [37, 28], [-21, -9], [-3, 1
 # the middle dimension of a tensor<4x?x?xi32> gives 0 where the maximum is
 # negative on an H200 (gpu_random seed 4122026 program 43, whose dispatch
 # is the difference variant; stock IREE with every device the GPU gives the
-# same). mdc-compile warns of the pattern (passes/cuda_maxsi_warning.py).
+# same). mdc-compile warns of the pattern (passes/targets/cuda/cuda_maxsi_warning.py).
 # The variants, minimized and not yet run alone on a GPU, tell which shapes
 # fail: static or dynamic, middle or last dimension.
 MAXSI_VARIANTS = {  # name: (shape, reduced dimension, inputs)

@@ -67,7 +67,7 @@ def mdc_runtime(prog: Program, ndev: int, target: str, runner: Optional[str] = N
     (test_vulkan.py's canary), so mdc-run cannot either. iree-run-module
     allocates every argument on its first device and reads every result
     back with that device's queue, so it calls the host twin ``@F$host``
-    (passes/host_entry_points.py) that mdc-compile adds to a function with a
+    (passes/transforms/host_entry_points.py) that mdc-compile adds to a function with a
     value declared on device_b, with a CPU device first; it binds declared
     devices by kind and ordinal, not by position."""
     if target == "local":

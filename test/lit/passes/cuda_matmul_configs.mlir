@@ -1,6 +1,6 @@
 // cuda-matmul-configs: a matmul in an executable that only a cuda device runs
 // gets the measured #iree_codegen.compilation_info of its element type and
-// shape class (passes/cuda_matmul_configs.py CONFIGS): linalg.matmul, the
+// shape class (passes/targets/cuda/cuda_matmul_configs.py CONFIGS): linalg.matmul, the
 // same with transposing indexing maps (weight out x in, as torch.nn.Linear
 // stores it) and the linalg.generic contraction, f32 and f16. Nothing else
 // gets one: an executable a CPU also runs (until executable-per-target gives

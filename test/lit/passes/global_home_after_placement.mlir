@@ -1,6 +1,6 @@
 // A global whose stored value has no device until placement (a dispatch fed
 // by a move with no target) lives where that value is placed, not where the
-// first analysis, before placement, guessed from its loads: placement.py
+// first analysis, before placement, guessed from its loads: residence.py
 // records the homes of globals anew after placing ops. The combined pass and
 // its two steps run one after the other agree: @g lives on device_b, so the
 // read on device_a is staged and the store is not.

@@ -1,5 +1,5 @@
 // A move with no target whose one use is a global store goes where the global
-// lives (placement.py: a store consumes its value at the global's home), and
+// lives (residence.py: a store consumes its value at the global's home), and
 // a global none of whose stored values has a home of its own lives where its
 // loaded values are used. IREE writes such moves itself: a host twin that
 // returns a value and stores it (`from` labelled with the device of the

@@ -1,7 +1,7 @@
 // place-unplaced-ops alone (the first step of transfer-insertion): an op
-// with no affinity gets one by placement.py's rule and nothing is staged;
+// with no affinity gets one by residence.py's rule and nothing is staged;
 // where every pair of devices shares memory nothing is placed (IREE places
-// it). test/lit/passes/placement.mlir has the rule itself.
+// it). test/lit/passes/residence.mlir has the rule itself.
 // RUN: mdc-opt %s --pass=place-unplaced-ops --split-input-file | FileCheck %s
 // RUN: mdc-opt %s --pass=place-unplaced-ops --split-input-file | FileCheck %s --check-prefix=NONE
 // NONE-NOT: __mdc_stage

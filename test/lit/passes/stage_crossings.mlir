@@ -3,13 +3,13 @@
 // lowering, --staging=copy), a pair that shares memory is left to IREE.
 // RUN: mdc-opt %s --staging=copy --pass=stage-crossings --split-input-file | FileCheck %s
 // And place-unplaced-ops followed by stage-crossings is transfer-insertion,
-// on this file and on placement.mlir's unplaced ops, in both lowerings.
+// on this file and on residence.mlir's unplaced ops, in both lowerings.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mdc-opt %s --pass=place-unplaced-ops,stage-crossings --split-input-file > %t/steps.mlir
 // RUN: mdc-opt %s --pass=transfer-insertion --split-input-file > %t/combined.mlir
 // RUN: diff %t/steps.mlir %t/combined.mlir
-// RUN: mdc-opt %S/placement.mlir --staging=copy --pass=place-unplaced-ops,stage-crossings --split-input-file > %t/placement_steps.mlir
-// RUN: mdc-opt %S/placement.mlir --staging=copy --pass=transfer-insertion --split-input-file > %t/placement_combined.mlir
+// RUN: mdc-opt %S/residence.mlir --staging=copy --pass=place-unplaced-ops,stage-crossings --split-input-file > %t/placement_steps.mlir
+// RUN: mdc-opt %S/residence.mlir --staging=copy --pass=transfer-insertion --split-input-file > %t/placement_combined.mlir
 // RUN: diff %t/placement_steps.mlir %t/placement_combined.mlir
 // RUN: mdc-opt %S/staging_emplace.mlir --pass=place-unplaced-ops,stage-crossings --split-input-file > %t/emplace_steps.mlir
 // RUN: mdc-opt %S/staging_emplace.mlir --pass=transfer-insertion --split-input-file > %t/emplace_combined.mlir

@@ -1,7 +1,7 @@
-// The staging library (passes/staging_library.mlir) on its own: it parses
+// The staging library (passes/lowering/staging_library.mlir) on its own: it parses
 // and verifies, and holds every helper staging_template.py clones from it.
-// RUN: iree-opt %S/../../../passes/staging_library.mlir | FileCheck %s
-// RUN: iree-opt %S/../../../passes/staging_library.mlir | FileCheck %s --check-prefix=CHUNKS
+// RUN: iree-opt %S/../../../passes/lowering/staging_library.mlir | FileCheck %s
+// RUN: iree-opt %S/../../../passes/lowering/staging_library.mlir | FileCheck %s --check-prefix=CHUNKS
 
 // CHECK-DAG: util.func private @await(
 // CHECK-DAG: util.func private @await_view(

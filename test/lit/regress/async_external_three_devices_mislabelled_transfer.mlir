@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement.transfer_source; the same change as
+// Fixed (residence.py, Residence.transfer_source; the same change as
 // reshape_folded_into_producer_on_other_device.mlir): found by the random
 // programs in CI (test/e2e/progen.py, seed 796026559 index 25; the program
 // as generated). Forced staging between three CPU devices, async-external:

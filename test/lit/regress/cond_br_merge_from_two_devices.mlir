@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement._branch_arg_home; transfer_insertion.py
+// Fixed (residence.py, Residence._branch_arg_home; transfer_insertion.py
 // stages branch operands). A cf.cond_br whose merge block argument gets a
 // value made on device_b on one edge and one made on device_a on the
 // other. mdc gave a block argument of a cf block no home, so neither edge

@@ -1,7 +1,7 @@
-// Regression, fixed (was: regression in e550706, passes/placement_graph.py): the error for
+// Regression, fixed (was: regression in e550706, passes/analysis/residence_graph.py): the error for
 // GPUs of different drivers with no local device lost its source location
 // when the crossing is implicit (an op on one GPU reading a value that lives
-// on the other). placement_graph.snapshot, which transfer-insertion now runs
+// on the other). residence_graph.snapshot, which transfer-insertion now runs
 // before rewriting, calls MemoryModel.policy() for every crossing edge and
 // lets the MdcError escape without the op's location; before, the error was
 // raised from _rewrite_implicit_crossings through _policy(), which adds it.

@@ -1,4 +1,4 @@
-// Regression, fixed (was: pass bug, placement.py/transfer_insertion.py): found by the random
+// Regression, fixed (was: pass bug, residence.py/transfer_insertion.py): found by the random
 // program generator (test/e2e/progen.py). An scf.for whose carried value
 // moves to device_b in the body and is yielded from there: it lives on
 // device_a before the first iteration and on device_b after each one, and

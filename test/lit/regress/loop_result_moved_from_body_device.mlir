@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement.transfer_source): found by the random
+// Fixed (residence.py, Residence.transfer_source): found by the random
 // program generator in CI (test/e2e/progen.py, seed 796058199 index 146;
 // `progen.py minimize`, then by hand to this). A loop starts from a value
 // moved to device_b and works on device_a; after the loop the result and

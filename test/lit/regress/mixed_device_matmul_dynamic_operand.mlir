@@ -1,4 +1,4 @@
-// Regression, fixed (was: pass bug, placement.py/transfer_insertion.py): found by the
+// Regression, fixed (was: pass bug, residence.py/transfer_insertion.py): found by the
 // random program generator (test/e2e/progen.py). A matmul whose operands are
 // arguments on different devices (crossing shape 3): a static one on device_b
 // and a dynamic one on device_a; the result is returned on device_a (or on

@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement.transfer_target): found by the random
+// Fixed (residence.py, Residence.transfer_target): found by the random
 // program generator in CI (test/e2e/progen.py, seed 796059576 index 142;
 // `progen.py minimize`, then by hand to this). One argument, reshaped, is
 // returned on device_a and on device_b under the async-external execution

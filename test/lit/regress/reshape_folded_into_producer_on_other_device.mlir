@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement.transfer_source): found by the random
+// Fixed (residence.py, Residence.transfer_source): found by the random
 // program generator in CI (test/e2e/progen.py, seed 796039204 index 38),
 // minimised by hand to this. A value is made on device_b (negf), then used
 // on device_a twice: by a matmul and, reshaped, as a result. IREE folds the

@@ -1,7 +1,7 @@
-// Regression, fixed (was: pass bug, placement.py/transfer_insertion.py): a transfer with no
-// target whose consumers run on two devices. Placement.transfer_target gives
+// Regression, fixed (was: pass bug, residence.py/transfer_insertion.py): a transfer with no
+// target whose consumers run on two devices. Residence.transfer_target gives
 // None when the consumers disagree, so _rewrite_transfer skips it, and
-// Placement.home of its result is None too, so _rewrite_implicit_crossings
+// Residence.home of its result is None too, so _rewrite_implicit_crossings
 // skips the consumer on device_b as well: the cuda op reads a local buffer.
 // Expected: the consumer on device_b reads a staged copy from device_a; the
 // consumer on device_a keeps reading the value on device_a.

@@ -1,4 +1,4 @@
-// Regression, fixed (was: pass bug, transfer_insertion.py/placement.py): found by the
+// Regression, fixed (was: pass bug, transfer_insertion.py/residence.py): found by the
 // random program generator (test/e2e/progen.py). A constant tensor moved to
 // device_b with flow.tensor.transfer and used there (crossing shape 4):
 //   transferred_constant.mlir:..: error: 'hal.device.queue.dealloca' on

@@ -1,5 +1,5 @@
-// Regression, fixed (was: pass bug, placement.py): the block argument of scf.while's `do`
-// region is an iteration value too, but Placement._block_arg_home only
+// Regression, fixed (was: pass bug, residence.py): the block argument of scf.while's `do`
+// region is an iteration value too, but Residence._block_arg_home only
 // follows the `before` region's arguments. A value living on device_b read on
 // device_a in the `do` region is not staged; the local queue would be handed
 // a CUDA buffer.

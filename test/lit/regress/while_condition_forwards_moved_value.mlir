@@ -1,4 +1,4 @@
-// Fixed (placement.py, Placement.home of scf.while results). The before
+// Fixed (residence.py, Residence.home of scf.while results). The before
 // region of an scf.while moves its value to device_b and computes there,
 // and scf.condition forwards the device_b value. mdc took the loop's
 // result to live where its initial value does (device_a), though it is

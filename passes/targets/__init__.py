@@ -1,0 +1,1 @@
+"""Passes that exist for one kind of target device."""

@@ -1,0 +1,249 @@
+"""cuda-matmul-configs: measured CUDA code-generation configs for matmuls.
+
+IREE 3.13's default CUDA code for a skinny f32 matmul (32x2048 by
+2048x2048, a batch-32 linear layer) runs 16 workgroups on a 132-SM chip and
+reads its operands straight from global memory: 34x to 53x torch's kernel
+on an H200. A ``#iree_codegen.compilation_info`` on the op (a lowering
+config and a translation info) makes IREE use other tiles and shared
+memory: 1.8x to 2.1x torch's kernel (f32) and 0.7x to 1.2x (f16, NVIDIA
+MMA). iree-compile 3.13 ignores ``--iree-codegen-tuning-spec-path``, so
+the attribute on the op is the one way stock 3.13 takes such a config
+(docs/DESIGN.md, "CUDA matmul configs").
+
+The attribute is CUDA code generation's alone: IREE's CPU code generation
+fails on it, and its tiles mean nothing to Vulkan's. So it is set only
+inside executables that every dispatch runs on a cuda device; this pass
+runs after executable-per-target,
+which gives an executable dispatched on several targets one copy per
+target. An executable also dispatched on a CPU, a Vulkan device or on an
+affinity naming no single device is left as it is.
+
+Each matmul with static shapes whose element type and sizes a row of
+``CONFIGS`` covers gets that row's config: ``linalg.matmul`` (with or
+without transposing indexing maps) and the ``linalg.generic`` contraction
+torch.nn.Linear exports become ((m, k) x (k, n) or (n, k) -> (m, n), a
+multiply and an add). Any other op, shape or element type keeps IREE's
+default, as does an op that already has a ``compilation_info`` or
+``lowering_config``. ``--no-cuda-matmul-configs`` turns the pass off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from ...transforms.executable_per_target import DISPATCH_OPS, executables_of
+from ...ir.ir_util import get_attr, top_level_ops, walk
+from ...ir.module_facts import affinity_devices, declared_devices, module_default_device
+from ...infra.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
+
+_ATTR = "compilation_info"
+_SKIP_ATTRS = (_ATTR, "lowering_config")
+_PIPELINE = "#iree_gpu.pipeline<TileAndFuse>"
+
+
+@dataclasses.dataclass(frozen=True)
+class MatmulConfig:
+    """One row of the table: the matmuls it covers (element type; M within
+    [m_min, m_max] and a multiple of the workgroup's M tile; N a multiple
+    of its N tile; K a multiple of the reduction tile in elements) and the
+    config, as IREE's ``TileAndFuse`` pipeline takes it. ``mma``: an NVIDIA
+    MMA intrinsic (``subgroup`` tiles) or None (SIMT, ``thread`` tiles);
+    ``reduction``: the K tile, in elements for SIMT and in intrinsic steps
+    (16 elements) for MMA; ``measured``: what justifies the row."""
+
+    dtype: str
+    m_min: int
+    m_max: int
+    workgroup: tuple[int, int]
+    reduction: int
+    threads: int
+    thread: tuple[int, int] | None = None
+    mma: str | None = None
+    subgroup: tuple[int, int] | None = None
+    prefetch_stages: int = 2
+    measured: str = ""
+
+    @property
+    def k_multiple(self) -> int:
+        return self.reduction * (16 if self.mma else 1)
+
+    def covers(self, dtype: str, m: int, n: int, k: int) -> bool:
+        return (dtype == self.dtype and self.m_min <= m <= self.m_max and m % self.workgroup[0] == 0
+                and n % self.workgroup[1] == 0 and k % self.k_multiple == 0)
+
+    def attribute_text(self) -> str:
+        """The ``#iree_codegen.compilation_info`` this row sets."""
+        wg = f"workgroup = [{self.workgroup[0]}, {self.workgroup[1]}, 0]"
+        red = f"reduction = [0, 0, {self.reduction}]"
+        if self.mma:
+            tiles = (f"mma_kind = #iree_gpu.mma_layout<{self.mma}>, promote_operands = [0, 1], {red}, "
+                     f"subgroup = [{self.subgroup[0]}, {self.subgroup[1]}, 0], {wg}")
+            options = (", {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = "
+                       f"{self.prefetch_stages}>}}")
+        else:
+            tiles = f"promote_operands = [0, 1], {red}, thread = [{self.thread[0]}, {self.thread[1]}, 0], {wg}"
+            options = ""
+        return (f"#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{{tiles}}}>, "
+                f"translation_info = #iree_codegen.translation_info<pipeline = {_PIPELINE} "
+                f"workgroup_size = [{self.threads}, 1, 1] subgroup_size = 32{options}>>")
+
+
+# The measured configs (docs/DESIGN.md, "CUDA matmul configs"; the runs
+# are in docs/performance-history.md, "Issue 35: CUDA matmul"). Only M =
+# 32 was measured; other M keep IREE's default until a run says otherwise.
+CONFIGS = (
+    MatmulConfig("f32", 32, 32, workgroup=(32, 16), reduction=64, threads=256, thread=(1, 2),
+                 measured="32x2048x2048 on an H200: kernel 35.6 us nn, 38.0 us nt (IREE's default 580, "
+                          "1100 us; torch 17.0, 20.9 us)"),
+    MatmulConfig("f16", 32, 32, workgroup=(32, 16), reduction=4, threads=128,
+                 mma="NV_MMA_SYNC_F16_16x8x16_F16", subgroup=(1, 1),
+                 measured="32x2048x2048 on an H200: kernel 17.5 us nn, 14.4 us nt (IREE's default 24.3, "
+                          "27.8 us; torch 14.0, 20.8 us)"),
+)
+
+
+def config_for(dtype: str, m: int, n: int, k: int, table=CONFIGS) -> MatmulConfig | None:
+    """The first row of ``table`` that covers the matmul, or None."""
+    return next((c for c in table if c.covers(dtype, m, n, k)), None)
+
+
+# -- which ops are matmuls ----------------------------------------------------------
+
+_ELEMENT_TYPES = {"f32": "f32", "f16": "f16"}
+
+
+def _maps(op) -> list[str] | None:
+    attr = get_attr(op, "indexing_maps")
+    if attr is None:
+        return None
+    return [str(ir.AffineMapAttr(a).value) for a in ir.ArrayAttr(attr)]
+
+
+# The contraction's operand maps, by layout: B as (k, n) or as (n, k).
+_NN = ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
+_NT = ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d1, d2)", "(d0, d1, d2) -> (d0, d1)"]
+
+
+def _is_mul_add_body(op) -> bool:
+    """The generic's body is ``out + a * b`` in floats, and nothing else."""
+    block = op.regions[0].blocks[0]
+    names = [o.name for o in block.operations]
+    if names != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    mul, add = block.operations[0], block.operations[1]
+    a, b, out = block.arguments
+    return (_same(mul.operands, [a, b]) and _same(add.operands, [out, mul.results[0]])
+            and block.operations[2].operands[0] == add.results[0])
+
+
+def _same(operands, values) -> bool:
+    """``operands`` are ``values`` in either order."""
+    ops = list(operands)
+    return len(ops) == 2 and (ops == values or ops == values[::-1])
+
+
+def _layout(op) -> str | None:
+    """"nn" or "nt" for a matmul this pass knows, else None."""
+    if op.name not in ("linalg.matmul", "linalg.generic") or len(op.results) != 1:
+        return None
+    maps = _maps(op)
+    if op.name == "linalg.matmul":
+        if maps is None:
+            return "nn"
+        return "nn" if maps == _NN else "nt" if maps == _NT else None
+    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    if len(op.operands) != 3 or len(iterators) != 3 or "reduction" not in iterators[2] \
+            or any("reduction" in it for it in iterators[:2]) or not _is_mul_add_body(op):
+        return None
+    return "nn" if maps == _NN else "nt" if maps == _NT else None
+
+
+def matmul_shape(op) -> tuple[str, int, int, int] | None:
+    """(element type, M, N, K) of a static matmul this pass knows whose
+    operands and result share one element type, else None."""
+    layout = _layout(op)
+    if layout is None:
+        return None
+    types = [v.type for v in op.operands if isinstance(v.type, ir.RankedTensorType)]
+    if len(types) != 3 or not all(t.has_static_shape for t in types):
+        return None
+    elements = {str(t.element_type) for t in types}
+    if len(elements) != 1 or next(iter(elements)) not in _ELEMENT_TYPES:
+        return None
+    (m, k), b = types[0].shape, types[1].shape
+    n = b[1] if layout == "nn" else b[0]
+    if list(types[2].shape) != [m, n] or (b[0] if layout == "nn" else b[1]) != k:
+        return None
+    return _ELEMENT_TYPES[next(iter(elements))], m, n, k
+
+
+# -- where they run ----------------------------------------------------------------------
+
+
+def cuda_only_executables(module) -> set[str]:
+    """The executables that every dispatch runs on one declared cuda
+    device (an affinity naming several devices, or none where the module
+    has no default, counts as not cuda)."""
+    drivers = {name: d.kind for name, d in declared_devices(module).items()}
+    default = module_default_device(module)
+    on: dict[str, set] = {}
+    for op in walk(module):
+        if op.name not in DISPATCH_OPS or "entry_points" not in op.attributes:
+            continue
+        names = affinity_devices(get_attr(op, "affinity")) or ([default] if default else [])
+        driver = drivers.get(names[0]) if len(names) == 1 else None
+        for exe in executables_of(op):
+            on.setdefault(exe, set()).add(driver)
+    return {exe for exe, found in on.items() if found == {"cuda"}}
+
+
+def set_configs(module, table=CONFIGS) -> list[tuple[str, str]]:
+    """Sets each covered matmul's config in the cuda-only executables;
+    returns (executable, op name) for each op set."""
+    cuda = cuda_only_executables(module)
+    done = []
+    for exe in top_level_ops(module):
+        if exe.name != "stream.executable" or exe.attributes["sym_name"].value not in cuda:
+            continue
+        for op in walk(exe):
+            if any(a in op.attributes for a in _SKIP_ATTRS):
+                continue
+            shape = matmul_shape(op)
+            row = config_for(*shape, table=table) if shape else None
+            if row is not None:
+                op.attributes[_ATTR] = ir.Attribute.parse(row.attribute_text())
+                done.append((exe.attributes["sym_name"].value, op.name))
+    return done
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaMatmulConfigsOptions:
+    """``enabled``: whether to set configs (``--no-cuda-matmul-configs``
+    turns it off; CompileSettings.cuda_matmul_configs)."""
+
+    enabled: bool = True
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "CudaMatmulConfigsOptions":
+        return cls(settings.cuda_matmul_configs)
+
+
+class CudaMatmulConfigs(ModulePass):
+    """Sets measured CUDA configs on matmuls that only a cuda device runs."""
+
+    name = "cuda-matmul-configs"
+    level = "stream"
+    summary = "set measured CUDA codegen configs on matmuls in executables only cuda devices run"
+    Options = CudaMatmulConfigsOptions
+
+    # Once each executable runs on devices of one target, a config meant for
+    # CUDA code cannot reach an executable a CPU also runs. It sets
+    # attributes inside executables only: where work runs is unchanged.
+    needs = (Fact.PLACED_OPS, Fact.EXECUTABLES_PER_TARGET)
+    preserves = ANALYSES
+
+    def apply(self, module, options: CudaMatmulConfigsOptions) -> None:
+        if options.enabled:
+            set_configs(module)

@@ -1,0 +1,163 @@
+"""assign-devices: ``--place``, the device of each unit of work and each
+weight of a program, written into it before IREE assigns devices.
+
+* ``--place=manual`` (the default): the program is left exactly as it is.
+* ``--place=FILE.json``: the assignment the file gives
+  (assignment/assignment_file.py says its shape), checked against each
+  public function's work graph.
+* ``--place=auto``: the assignment of least estimated time under
+  ``--gpu-memory``, by the cost model of ``--place-profile`` (else the
+  built-in profile) and ``--place-objective`` (assignment/search.py).
+
+Either way the assignment is written as hand-placed programs write it
+(assignment/rewrite.py), so the rest of the pipeline stages every crossing
+as it does for those. It needs exactly two devices: the *host*, where
+arguments and results live (the local device; of two local devices, the
+first given), and the *accelerator*, the other one. A table or matrix
+written inline (a non-splat tensor ``arith.constant``) first becomes a
+global, so that it is a weight like the others (assignment/constants.py).
+Each public function is placed on its own, in program order (for a
+PyTorch export, IREE's coarse-fences ``@main$async``: its imports are the
+arguments, its exports the results; assignment/boundary.py); a weight two functions read stays
+where the first put it. The placement (per unit: device, and with auto the
+estimates; per weight: device and bytes) is left for ``--report`` under
+``"placement"`` with a one-line summary that the tools print on stderr.
+
+Runs first at the input level: the default device and every later pass see
+the program as placed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+from mdc.contract.machine_profile import default_profile, load_profile
+
+from ..ir import ir_adapter as irx
+from ..assignment.assignment_file import assignment_for, read_assignment_file
+from ..assignment.boundary import has_tensor_work
+from ..assignment.constants import hoist_constants
+from ..assignment.cost_model import CostModel
+from ..assignment.extract import work_graph_of
+from ..assignment.report import placement_report, summary_line
+from ..assignment.rewrite import apply_assignment
+from ..assignment.search import solve
+from ..assignment.work_graph import Assignment, WorkGraph
+from ..infra.diagnostics import MdcError
+from ..infra.outputs import Report
+from ..infra.pass_base import CompileSettings, Fact, ModulePass
+
+MANUAL, AUTO = "manual", "auto"
+OBJECTIVES = ("latency", "throughput")
+
+
+class PlacementError(MdcError):
+    """``--place`` cannot be used with these devices."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AssignDevicesOptions:
+    """``--place``, ``--gpu-memory`` (bytes or None), ``--place-profile``
+    (a path or None), ``--place-objective``, ``--max-dim`` (name -> bound),
+    and the command line's devices (contract Device records by name, in the
+    order given)."""
+
+    place: str = MANUAL
+    gpu_memory: int | None = None
+    place_profile: str | None = None
+    place_objective: str = "latency"
+    max_dims: Mapping = dataclasses.field(default_factory=dict)
+    devices: Mapping = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, settings: CompileSettings) -> "AssignDevicesOptions":
+        return cls(settings.place, settings.gpu_memory, settings.place_profile, settings.place_objective,
+                   dict(settings.max_dims), dict(settings.devices))
+
+
+def host_and_accelerator(devices: Mapping) -> tuple[str, str]:
+    """(host, accelerator) of exactly two devices: the local one (of two,
+    the first given) and the other."""
+    if len(devices) != 2:
+        raise PlacementError(f"--place needs exactly two devices, a host and an accelerator; got {len(devices)}"
+                             + (f" ({', '.join(devices)})" if devices else ""))
+    names = list(devices)
+    local = [n for n in names if devices[n].uses_host_memory]
+    if not local:
+        raise PlacementError(f"--place needs a local (CPU) device for the host; got {', '.join(names)}")
+    host = local[0]
+    return host, next(n for n in names if n != host)
+
+
+def public_functions(module) -> list:
+    """The module's public functions with bodies and tensor work, in program
+    order (a function that only passes buffers and fences on, like the
+    synchronous wrapper of IREE's coarse-fences ABI, has nothing to place)."""
+    return [op for op in irx.top_level_ops(module)
+            if irx.is_function(op) and irx.is_public(op) and op.regions and op.regions[0].blocks
+            and has_tensor_work(op)]
+
+
+def _pin_decided(graph: WorkGraph, decided: dict) -> WorkGraph:
+    """``graph`` with the weights an earlier function placed pinned there."""
+    weights = tuple(dataclasses.replace(w, pinned=w.pinned or decided.get(w.name)) for w in graph.weights)
+    return dataclasses.replace(graph, weights=weights)
+
+
+class _Placer:
+    """The cost model of ``--place-profile`` (else the built-in profile) and
+    the assignment of each function: the search's (``--place=auto``) or the
+    file's, each reported with the same estimates (assignment/report.py)."""
+
+    def __init__(self, options: AssignDevicesOptions):
+        profile = load_profile(options.place_profile) if options.place_profile else default_profile()
+        self.cost = CostModel.of(profile, {name: d.kind for name, d in options.devices.items()})
+        self.options = options
+        self.file = None if options.place == AUTO else read_assignment_file(options.place)
+
+    def place(self, graph: WorkGraph, functions: int) -> tuple[Assignment, dict]:
+        budget, objective = self.options.gpu_memory, self.options.place_objective
+        reserved = self.cost.reserved_bytes(graph.accelerator)
+        if self.file is None:
+            assignment = solve(graph, self.cost, budget, objective, reserved)
+            report = placement_report(graph, assignment, self.cost, budget, objective, reserved)
+        else:
+            assignment = assignment_for(self.options.place, self.file, graph, functions)
+            report = {"source": self.options.place,
+                      **placement_report(graph, assignment, self.cost, budget, objective, reserved)}
+        return assignment, {**report, "summary": summary_line(report)}
+
+
+class AssignDevices(ModulePass):
+    """Places each unit of work and weight on the host or the accelerator
+    (--place), as affinities and flow.tensor.transfers."""
+
+    name = "assign-devices"
+    level = "input"
+    summary = ("--place: give each unit of work and each weight a device (an assignment file, or auto: the "
+               "fastest estimate under --gpu-memory), written as affinities and flow.tensor.transfers")
+    Options = AssignDevicesOptions
+    provides = (Fact.DEVICES_ASSIGNED,)
+
+    def apply(self, module, options: AssignDevicesOptions) -> Report | None:
+        if options.place == MANUAL:
+            return None
+        host, accelerator = host_and_accelerator(options.devices)
+        functions = public_functions(module)
+        placer = _Placer(options)
+        decided: dict = {}
+        placements = {}
+        for function in functions:
+            hoist_constants(module, function)
+            graph = _pin_decided(work_graph_of(function, host, accelerator, options.max_dims), decided)
+            assignment, placement = placer.place(graph, len(functions))
+            decided.update(assignment.weights)
+            apply_assignment(module, function, graph, assignment)
+            placements[graph.function] = placement
+        if not placements:
+            return None
+        if len(placements) == 1:
+            return Report(placement=next(iter(placements.values())))
+        summary = "; ".join(p["summary"] for p in placements.values())
+        return Report(placement={"functions": placements, "summary": summary})
