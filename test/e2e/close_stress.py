@@ -31,7 +31,11 @@ the child writes every thread's Python stack (faulthandler) and exits; the
 first few are printed under the table. It prints one row per case: runs
 (processes), hangs, failures (including wrong results), cycles completed,
 seconds. Exit status 1 on any hang or failure, 2 when a case's device is
-not here (cuda without a GPU, vulkan without a driver).
+not here (cuda without a GPU, vulkan without a driver). ``--workers N``
+sets local-task's worker threads: IREE 3.13's local-task stall, an
+operation whose wait was satisfied that never runs, needed many workers
+(docs/performance-history.md, runs 20-35), so run it with ``--workers 16``
+on a many-core host too.
 """
 
 from __future__ import annotations
@@ -136,14 +140,17 @@ def _device_missing(case: dict) -> str:
     return (r.stderr.strip().splitlines() or ["no answer"])[-1][:200]
 
 
-def child(kit: str, case: dict, loads: int, calls: int, hang: float) -> int:
+def child(kit: str, case: dict, loads: int, calls: int, hang: float, workers: int) -> int:
     """``loads`` cycles of ``case``; exits 0 after printing ``done cycles=N``,
     5 on a failure or wrong result; a hung cycle ends the process through
     faulthandler (exit 1, HANG_MARK and the stacks on stderr)."""
     import faulthandler
 
     import numpy as np
+    import iree.runtime as rt
 
+    if workers:  # before any device exists
+        rt.flags.parse_flags(f"--task_topology_group_count={workers}")
     from mdc.runtime_shim import load
 
     rng = np.random.default_rng(47)
@@ -180,10 +187,11 @@ def child(kit: str, case: dict, loads: int, calls: int, hang: float) -> int:
     return 0
 
 
-def run_case(kit: str, case: dict, processes: int, jobs: int, loads: int, calls: int, hang: float):
+def run_case(kit: str, case: dict, processes: int, jobs: int, loads: int, calls: int, hang: float,
+             workers: int):
     """-> (row dict, details of the bad processes)."""
     cmd = [sys.executable, os.path.abspath(__file__), "child", kit, json.dumps(case), str(loads), str(calls),
-           str(hang)]
+           str(hang), str(workers)]
     # The child's own watchdog ends a hung cycle; this bound is for a hang it cannot see.
     bound = loads * (hang + 5) + 60
 
@@ -214,7 +222,7 @@ DEFAULT_CASES = [["local-task", "local-sync"], ["local-task", "local-task"], ["l
 
 
 def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads: int, calls: int,
-        hang: float, explicit: bool) -> int:
+        hang: float, workers: int, explicit: bool) -> int:
     kit = os.path.abspath(kit)
     if not os.path.isfile(os.path.join(kit, "kit.json")):
         print(f"close_stress: error: {kit} is not a kit (run build first)", file=sys.stderr)
@@ -231,7 +239,7 @@ def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads
             missing.append(f"{case['label']}: skipped, a device is not here ({why})")
             continue
         print(f"{case['label']}: {processes} processes of {loads} cycles ...", flush=True)
-        row, bad = run_case(kit, case, processes, jobs, loads, calls, hang)
+        row, bad = run_case(kit, case, processes, jobs, loads, calls, hang, workers)
         rows.append(row)
         details += bad
     print(f"\n| case | runs | hangs | failures | cycles | seconds |\n|---|---:|---:|---:|---:|---:|")
@@ -254,7 +262,8 @@ def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "child":
-        return child(sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]))
+        return child(sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]),
+                     int(sys.argv[7]))
     p = argparse.ArgumentParser(prog="close_stress.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -270,11 +279,13 @@ def main() -> int:
     r.add_argument("--loads", type=int, default=100, help="cycles a process")
     r.add_argument("--calls", type=int, default=2, help="calls a cycle")
     r.add_argument("--hang", type=float, default=30.0, help="seconds a cycle may take before it counts as a hang")
+    r.add_argument("--workers", type=int, default=0,
+                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
     a = p.parse_args()
     if a.cmd == "build":
         return build(a.dir, a.cpu, a.cuda_target)
     sets = [a.device] if a.device else DEFAULT_CASES
-    return run(a.dir, sets, a.processes, a.jobs, a.loads, a.calls, a.hang, explicit=bool(a.device))
+    return run(a.dir, sets, a.processes, a.jobs, a.loads, a.calls, a.hang, a.workers, explicit=bool(a.device))
 
 
 if __name__ == "__main__":
