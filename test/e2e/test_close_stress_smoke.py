@@ -49,9 +49,11 @@ def test_no_hang_on_local_and_lavapipe(kit, run_tool):
 
 def test_a_cycle_over_the_bound_is_a_hang_with_its_stacks(kit, run_tool):
     r = run_tool([sys.executable, SCRIPT, "run", kit, "--device", "local-task", "--device", "local-task",
-                  "--processes", "2", "--loads", "3", "--hang", "0.01"], timeout=300, quiet=QUIET)
+                  "--processes", "2", "--loads", "50", "--hang", "0.001"], timeout=300, quiet=QUIET)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert rows(r.stdout) == {"local-task + local-task": (2, 2, 0, 0)}, r.stdout
+    # A cycle (a load, two calls, a close) takes milliseconds: one of 50 passes 1 ms.
+    runs, hangs, failures, cycles = rows(r.stdout)["local-task + local-task"]
+    assert (runs, hangs, failures) == (2, 2, 0) and cycles < 100, r.stdout
     assert "local-task + local-task: HANG" in r.stdout and "close_stress.py" in r.stdout, r.stdout
     assert "HANGS OR FAILURES above" in r.stdout
 
