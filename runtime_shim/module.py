@@ -48,7 +48,7 @@ from .lanes import Lanes
 from .ledger import BufferLedger
 from .module_api import FunctionTable
 from .program import Program, device_list, open_program, read_signatures
-from .session import Session, open_devices
+from .session import Session, open_devices, release_devices
 
 __all__ = ["DeviceValue", "Function", "Module", "Placed", "load", "load_vm_flatbuffer_file", "read_signatures"]
 
@@ -86,7 +86,12 @@ def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] 
              "preload_parameters": preload_parameters}
     refused = dev.refused_device_set(program.uris)
     if refused is None:
-        return Module(program, opened, timeout_s=timeout_s, staged_transfers=staged_transfers, **extra)
+        try:
+            return Module(program, opened, timeout_s=timeout_s, staged_transfers=staged_transfers, **extra)
+        except BaseException:
+            release_devices(program.uris, opened)
+            raise
+    release_devices(program.uris, opened)  # checked; stock iree-run-module opens its own
     if staged_transfers:
         raise dev.unsupported(refused)
     return _native_module(program, refused, flags, timeout_s, **extra)

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 import iree.runtime as rt
 
-from . import cuda_thread, extra_modules
+from . import cuda_thread, device_pool, extra_modules
 from . import devices as dev
 from .errors import ShimError, short
 from .manifest import Signature
@@ -21,11 +21,27 @@ def open_devices(program: Program) -> list[rt.HalDevice]:
     """A new device for each of ``program.uris``, checked against the
     program: each staging owner can give shared host memory, and every
     value's device is declared. ShimError otherwise."""
-    devices = [dev.open_device(uri) for uri in program.uris]
-    if program.manifest is not None:
-        dev.check_staging(program.manifest, program.binding, program.uris, devices)
-    program.check_affinities()
+    devices = []
+    try:
+        for uri in program.uris:
+            devices.append((device_pool.take(uri) if device_pool.pooled(uri) else None) or dev.open_device(uri))
+        if program.manifest is not None:
+            dev.check_staging(program.manifest, program.binding, program.uris, devices)
+        program.check_affinities()
+    except BaseException:
+        release_devices(program.uris, devices)
+        raise
     return devices
+
+
+def release_devices(uris: Sequence[str], devices: list[rt.HalDevice]) -> None:
+    """Done with ``devices`` (of ``uris``): a CPU device goes back to the
+    pool, never released (device_pool.py says why); any other is released
+    here, when the caller holds the last reference."""
+    for uri, device in zip(uris, devices):
+        if device_pool.pooled(uri):
+            device_pool.park(uri, device)
+    devices.clear()
 
 
 def _nothing() -> None:
@@ -107,13 +123,15 @@ class Session:
 
     def close(self) -> None:
         """Drop the runtime objects, in the order the runtime tolerates:
-        the context, the HAL module, the other modules, the program, the
-        devices, the instance."""
+        the context, the HAL module, the other modules, the program, then
+        the devices (CPU devices are parked, not released: device_pool.py),
+        the instance."""
         self._vm_functions = {}
         self.context = None
         self._hal_module = None
         self._extra_modules = []
         self._vm_module = None
         self.program = None
-        self.devices = []
+        devices, self.devices = self.devices, []
+        release_devices(self.uris, devices)
         self._instance = None

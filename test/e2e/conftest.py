@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.processes import HUNG, run_watched
+
 REPO = Path(__file__).resolve().parents[2]
 
 BIN = Path(sys.executable).parent
@@ -110,14 +112,21 @@ def build_stock_vmfb(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def run_tool():
-    """run_tool(argv, timeout=120) -> CompletedProcess, text mode, run from the
-    repository root with the repository importable."""
+    """run_tool(argv, timeout=120, quiet=None) -> CompletedProcess, text mode,
+    run from the repository root with the repository importable. A child
+    still running after ``timeout`` seconds, or silent on stdout and stderr
+    for ``quiet`` seconds, is taken as hung: it is made to write its Python
+    stacks, killed with its process group, and the test fails with them
+    (harness.processes.run_watched)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
 
-    def run(argv, timeout: float = 120, cwd=REPO):
-        return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                              timeout=timeout, cwd=cwd, env=env)
+    def run(argv, timeout: float = 120, cwd=REPO, quiet: float | None = None):
+        r = run_watched(argv, timeout, quiet, env=env, cwd=cwd)
+        if r.returncode == HUNG:
+            pytest.fail(f"{' '.join(str(a) for a in argv)} hung:\n{r.stdout[-2000:]}\n{r.stderr[-8000:]}",
+                        pytrace=False)
+        return r
 
     return run
 

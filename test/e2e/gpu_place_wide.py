@@ -91,6 +91,7 @@ def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
 
 
 def _mdc(flags: list[str], stem: str) -> dict:
+    print(f"compiling {os.path.basename(stem)}", flush=True)  # progress: a watched run takes silence as a hang
     _run([sys.executable, "-m", "mdc.pipeline", SOURCE, *flags, f"--report={stem}.json", "-o", f"{stem}.vmfb"],
          os.path.basename(stem))
     with open(f"{stem}.json") as f:
@@ -118,6 +119,7 @@ def build(kit: str, smoke: bool) -> int:
             json.dump({"units": [{"id": u["id"], "device": "gpu"} for u in auto["units"]],
                        "weights": [{"name": w["name"], "device": "gpu"} for w in auto["weights"]]}, f)
         gpu = _mdc([*flags, f"--place={everything}"], os.path.join(kit, "gpu"))
+        print("compiling stock", flush=True)
         _run(["iree-compile", SOURCE, *STOCK_FLAGS, "-o", os.path.join(kit, "stock.vmfb")], "iree-compile")
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         print(f"gpu_place_wide: {e}", file=sys.stderr)
@@ -229,6 +231,7 @@ def run(kit: str) -> int:
                 peaks[row["name"]] = None
             right = right and ok
             lines.append((row, verdict, shown, ms))
+            print(f"{row['name']}: loaded, called and closed", flush=True)  # progress, as in build
     base = peaks.get("cpu")
     print(f"\nms: the report's estimate and the median of {TIMED_CALLS} calls; peak MiB: GPU memory in use over "
           "the module's load and calls less before, and less the all-CPU module's own for the budget check; "

@@ -2,7 +2,12 @@
 ``--smoke`` (the accelerator a second CPU device, staged as for a GPU, run
 on local-sync), its weights made from the seed and its reference stock
 IREE's all-local module; a wrong reference must be reported WRONG with
-status 1, and a kit for cuda on a machine without one must be status 2."""
+status 1, and a kit for cuda on a machine without one must be status 2.
+
+Each step prints a line at least every few seconds here (16-26 s a run,
+about 35 s a build on 2 cores); a step silent for QUIET seconds is taken
+as hung and fails with its Python stacks (run_tool), so that a hang costs
+a minute and a half, not the old 900 s."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import pytest
 from harness.cuda_kit import run_as_cuda_kit
 
 SCRIPT = Path(__file__).resolve().parent / "gpu_place_wide.py"
+QUIET = 90  # seconds of silence that mean a hung step
 ROW = re.compile(r"^\| (auto|cpu|gpu)[^|]* \| (\d+) of (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| [^|]* \| [^|]* \| "
                  r"([^|]*) \| (\w+) \|$", re.M)
 
@@ -24,7 +30,7 @@ ROW = re.compile(r"^\| (auto|cpu|gpu)[^|]* \| (\d+) of (\d+) \| (\d+) \| ([\d.]+
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory, run_tool) -> Path:
     path = tmp_path_factory.mktemp("place_wide_kit")
-    r = run_tool([sys.executable, SCRIPT, "build", path, "--smoke"], timeout=900)
+    r = run_tool([sys.executable, SCRIPT, "build", path, "--smoke"], timeout=900, quiet=QUIET)
     assert r.returncode == 0, r.stdout + r.stderr
     return path
 
@@ -33,7 +39,7 @@ def test_smoke_kit_runs_to_the_stock_reference(kit, run_tool):
     meta = json.loads((kit / "kit.json").read_text())
     # The budget forces a split: half the weights, which are 8 blocks of width 1024.
     assert meta["budget"] * 2 <= meta["weights"] and meta["weights"] > 400 * 2**20
-    r = run_tool([sys.executable, SCRIPT, "run", kit], timeout=900)
+    r = run_tool([sys.executable, SCRIPT, "run", kit], timeout=600, quiet=QUIET)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = {m[0]: m for m in ROW.findall(r.stdout)}
     assert set(rows) == {"auto", "cpu", "gpu"}, r.stdout
@@ -48,7 +54,7 @@ def test_a_module_that_fails_is_a_row_and_status_1(kit, run_tool, tmp_path):
     meta = json.loads((bad / "kit.json").read_text())
     meta["modules"][0]["vmfb"] = "ids.npy"  # not a module
     (bad / "kit.json").write_text(json.dumps(meta))
-    r = run_tool([sys.executable, SCRIPT, "run", bad], timeout=900)
+    r = run_tool([sys.executable, SCRIPT, "run", bad], timeout=600, quiet=QUIET)
     assert r.returncode == 1, r.stdout + r.stderr
     assert re.search(r"^\| auto \|.*\| FAILED \w+", r.stdout, re.M), r.stdout
     assert re.search(r"^\| cpu \|.*\| ok \|$", r.stdout, re.M), r.stdout

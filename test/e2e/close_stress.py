@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Build here, run anywhere: does closing a loaded module ever hang?
+
+    python test/e2e/close_stress.py build DIR                  # here: needs the compiler
+    python test/e2e/close_stress.py run DIR                    # the CPU cases (and lavapipe if any)
+    python test/e2e/close_stress.py run DIR --device local-task --device cuda   # a GPU machine
+
+Issue 47: a gpu_place_wide.py run on a staged CPU pair (local-task +
+local-sync) hung once in ``Module.close``, in the runtime's release of a
+device. This script loads a module, calls it, checks its result and closes
+it, again and again, in fresh processes, and counts the processes that
+hang, fail or compute a wrong answer.
+
+``build`` compiles test/e2e/programs/matmul_chain.mlir (a matmul on device
+a, one on device b, the result back on a) for a staged CPU pair
+(``--link=a:b=staged``) and for local + cuda, each in both execution models
+(the default and ``--iree-execution-model=async-external``, whose calls
+end on a fence the shim waits for), and a one-device matmul for a CPU and
+for Vulkan (IREE 3.13's Python runtime cannot open Vulkan beside another
+device, so the local + Vulkan case loads one module on each, side by side).
+
+``run`` runs cases, each ``--processes`` fresh processes (``--jobs`` at a
+time) of ``--loads`` cycles: load, ``--calls`` calls, check, close, the two
+execution models in turn. With no ``--device``: the CPU pair as local-task
++ local-sync (the devices of the hang) and as local-task + local-task, and
+local-task + vulkan where a Vulkan device answers (lavapipe on a CPU-only
+machine). ``--device A --device B`` runs that one case: two CPU devices,
+``local-task`` beside ``cuda`` (the kit's cuda modules) or beside
+``vulkan``. A cycle that takes longer than ``--hang`` seconds is a hang:
+the child writes every thread's Python stack (faulthandler) and exits; the
+first few are printed under the table. It prints one row per case: runs
+(processes), hangs, failures (including wrong results), cycles completed,
+seconds. Exit status 1 on any hang or failure, 2 when a case's device is
+not here (cuda without a GPU, vulkan without a driver). ``--workers N``
+sets local-task's worker threads: IREE 3.13's local-task stall, an
+operation whose wait was satisfied that never runs, needed many workers
+(docs/performance-history.md, runs 20-35), so run it with ``--workers 16``
+on a many-core host too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from harness.processes import HUNG, run_watched
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PAIR_SOURCE = os.path.join(HERE, "programs", "matmul_chain.mlir")
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+NO_DEVICE_STATUS = 2
+HANG_MARK = "Timeout ("  # how faulthandler.dump_traceback_later starts its report
+
+ONE_DEVICE = """// One matmul on one device: the close stress's module for a device the
+// Python runtime cannot open beside another (Vulkan).
+func.func public @step(%x: tensor<32x64xf32>, %w: tensor<64x48xf32>) -> tensor<32x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<32x64xf32>, tensor<64x48xf32>) outs(%z : tensor<32x48xf32>) -> tensor<32x48xf32>
+  return %h : tensor<32x48xf32>
+}
+"""
+
+MODELS = {"sync": [], "async": ["--iree-execution-model=async-external"]}
+
+
+def _modules(cpu: str, cuda_target: str) -> dict[str, list[str]]:
+    """module name -> (source, mdc-compile flags)."""
+    local = [f"--iree-llvmcpu-target-cpu={cpu}"]
+    found = {}
+    for model, flags in MODELS.items():
+        found[f"pair_local_{model}"] = [PAIR_SOURCE, "--device=a=local[0]", "--device=b=local[1]",
+                                        "--link=a:b=staged", *local, *flags]
+        found[f"pair_cuda_{model}"] = [PAIR_SOURCE, "--device=a=local[0]", "--device=b=cuda[0]",
+                                       f"--iree-cuda-target={cuda_target}", *local, *flags]
+    found["one_local"] = ["one.mlir", "--device=a=local[0]", *local]
+    found["one_vulkan"] = ["one.mlir", "--device=a=vulkan[0]"]
+    return found
+
+
+def build(out: str, cpu: str, cuda_target: str) -> int:
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "one.mlir"), "w") as f:
+        f.write(ONE_DEVICE)
+    for name, (source, *flags) in _modules(cpu, cuda_target).items():
+        source = os.path.join(out, source) if source == "one.mlir" else source
+        cmd = [sys.executable, "-m", "mdc.pipeline", source, *flags, "-o", os.path.join(out, f"{name}.vmfb")]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
+        if r.returncode:
+            print(f"close_stress: {name}: {' '.join(cmd)}\n{r.stderr.strip()[-2000:]}", file=sys.stderr)
+            return 1
+        print(f"built {name}", flush=True)
+    with open(os.path.join(out, "kit.json"), "w") as f:
+        json.dump({"cpu": cpu, "cuda_target": cuda_target}, f)
+    print(f"close_stress: built {len(_modules(cpu, cuda_target))} modules in {out}")
+    return 0
+
+
+# ---------------------------------------------------------------- a case
+
+def case_of(devices: list[str]) -> dict:
+    """What one cycle loads for ``devices``: {"label", "loads": [[module
+    stem, [devices]], ...]} (stems without _sync/_async take the two models
+    in turn). ValueError for a set the kit has no module for."""
+    if len(devices) != 2:
+        raise ValueError(f"two devices, please (got {len(devices)})")
+    a, b = devices
+    kinds = [d.split(":", 1)[0] for d in devices]
+    label = " + ".join(devices)
+    if all(k.startswith("local-") for k in kinds):
+        return {"label": label, "loads": [["pair_local", devices]]}
+    if kinds[0].startswith("local-") and kinds[1] == "cuda":
+        return {"label": label, "loads": [["pair_cuda", devices]]}
+    if kinds[0].startswith("local-") and kinds[1] == "vulkan":
+        return {"label": label, "loads": [["one_local", [a]], ["one_vulkan", [b]]]}
+    raise ValueError(f"no module for {label}: give two local-* devices, or local-* and cuda, or local-* and vulkan")
+
+
+def _device_missing(case: dict) -> str:
+    """'' when every device of ``case`` opens here, else why not."""
+    probe = ("import iree.runtime as rt, sys\n"
+             "for d in sys.argv[1:]:\n"
+             "    rt.get_driver(d.split(':', 1)[0]).create_default_device()\n")
+    drivers = sorted({d for _, devs in case["loads"] for d in devs if not d.startswith("local-")})
+    if not drivers:
+        return ""
+    r = run_watched([sys.executable, "-c", probe, *drivers], timeout=120, quiet=None)
+    if r.returncode == 0:
+        return ""
+    return (r.stderr.strip().splitlines() or ["no answer"])[-1][:200]
+
+
+def child(kit: str, case: dict, loads: int, calls: int, hang: float, workers: int) -> int:
+    """``loads`` cycles of ``case``; exits 0 after printing ``done cycles=N``,
+    5 on a failure or wrong result; a hung cycle ends the process through
+    faulthandler (exit 1, HANG_MARK and the stacks on stderr)."""
+    import faulthandler
+
+    import numpy as np
+    import iree.runtime as rt
+
+    if workers:  # before any device exists
+        rt.flags.parse_flags(f"--task_topology_group_count={workers}")
+    from mdc.runtime_shim import load
+
+    rng = np.random.default_rng(47)
+    x, w1, w2 = (rng.standard_normal(s, dtype=np.float32) for s in ((32, 64), (64, 48), (48, 16)))
+    want_pair = np.maximum((x @ w1) @ w2, 0)
+    want_one = x @ w1
+    done = 0
+    try:
+        for cycle in range(loads):
+            model = ("sync", "async")[cycle % 2]
+            faulthandler.dump_traceback_later(hang, exit=True)
+            opened = []
+            try:
+                for stem, devices in case["loads"]:
+                    name = f"{stem}_{model}" if stem.startswith("pair") else stem
+                    opened.append(load(os.path.join(kit, f"{name}.vmfb"), devices))
+                for _ in range(calls):
+                    for m in opened:
+                        got, want = ((m.matmul_chain(x, w1, w2), want_pair) if "matmul_chain" in m.signatures
+                                     else (m.step(x, w1), want_one))
+                        if not np.allclose(got, want, rtol=1e-4, atol=1e-4):
+                            print(f"WRONG cycles={done}: {m.path} gave max error "
+                                  f"{float(np.max(np.abs(got - want))):.3g}", flush=True)
+                            return 5
+            finally:
+                for m in reversed(opened):
+                    m.close()
+            faulthandler.cancel_dump_traceback_later()
+            done += 1
+    except Exception as e:  # noqa: BLE001  (a failure is a row, not a traceback)
+        print(f"FAILED cycles={done}: {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+        return 5
+    print(f"done cycles={done}", flush=True)
+    return 0
+
+
+def run_case(kit: str, case: dict, processes: int, jobs: int, loads: int, calls: int, hang: float,
+             workers: int):
+    """-> (row dict, details of the bad processes)."""
+    cmd = [sys.executable, os.path.abspath(__file__), "child", kit, json.dumps(case), str(loads), str(calls),
+           str(hang), str(workers)]
+    # The child's own watchdog ends a hung cycle; this bound is for a hang it cannot see.
+    bound = loads * (hang + 5) + 60
+
+    def one(_):
+        return run_watched(cmd, timeout=bound, quiet=None, env=ENV, cwd=ROOT)
+
+    began = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(one, range(processes)))
+    seconds = time.monotonic() - began
+    row = {"case": case["label"], "runs": processes, "hangs": 0, "failures": 0, "cycles": 0, "seconds": seconds}
+    details = []
+    for r in results:
+        counted = re.search(r"\bcycles=(\d+)", r.stdout)
+        row["cycles"] += int(counted.group(1)) if counted else 0
+        hung = r.returncode == HUNG or HANG_MARK in r.stderr
+        if hung:
+            row["hangs"] += 1
+        elif r.returncode != 0 or "done" not in r.stdout:
+            row["failures"] += 1
+        if hung or r.returncode != 0:
+            details.append(f"{case['label']}: {'HANG' if hung else f'exit {r.returncode}'}\n"
+                           f"{r.stdout.strip()[-1000:]}\n{r.stderr.strip()[-4000:]}")
+    return row, details
+
+
+DEFAULT_CASES = [["local-task", "local-sync"], ["local-task", "local-task"], ["local-task", "vulkan"]]
+
+
+def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads: int, calls: int,
+        hang: float, workers: int, explicit: bool) -> int:
+    kit = os.path.abspath(kit)
+    if not os.path.isfile(os.path.join(kit, "kit.json")):
+        print(f"close_stress: error: {kit} is not a kit (run build first)", file=sys.stderr)
+        return 1
+    rows, details, missing = [], [], []
+    for devices in device_sets:
+        try:
+            case = case_of(devices)
+        except ValueError as e:
+            print(f"close_stress: error: {e}", file=sys.stderr)
+            return 1
+        why = _device_missing(case)
+        if why:
+            missing.append(f"{case['label']}: skipped, a device is not here ({why})")
+            continue
+        print(f"{case['label']}: {processes} processes of {loads} cycles ...", flush=True)
+        row, bad = run_case(kit, case, processes, jobs, loads, calls, hang, workers)
+        rows.append(row)
+        details += bad
+    print(f"\n| case | runs | hangs | failures | cycles | seconds |\n|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['case']} | {r['runs']} | {r['hangs']} | {r['failures']} | {r['cycles']} | {r['seconds']:.1f} |")
+    for m in missing:
+        print(m)
+    for d in details[:3]:
+        print(f"\n{d}")
+    bad = any(r["hangs"] or r["failures"] for r in rows)
+    print(f"\nclose_stress: {'HANGS OR FAILURES above' if bad else 'no hang, no failure'} "
+          f"(a cycle: load, {calls} calls, check, close; a hang: a cycle over {hang:g} s)")
+    if bad:
+        return 1
+    if explicit and missing:
+        print("close_stress: error: the asked devices are not here; nothing was run", file=sys.stderr)
+        return NO_DEVICE_STATUS
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "child":
+        return child(sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]),
+                     int(sys.argv[7]))
+    p = argparse.ArgumentParser(prog="close_stress.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compile the kit (here)")
+    b.add_argument("dir")
+    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (generic: runs on any x86-64)")
+    b.add_argument("--cuda-target", default="sm_80")
+    r = sub.add_parser("run", help="load, call and close, again and again")
+    r.add_argument("dir")
+    r.add_argument("--device", action="append", help="a device of the one case to run (twice: a pair)")
+    r.add_argument("--processes", type=int, default=20)
+    r.add_argument("--jobs", type=int, default=2, help="processes at a time")
+    r.add_argument("--loads", type=int, default=100, help="cycles a process")
+    r.add_argument("--calls", type=int, default=2, help="calls a cycle")
+    r.add_argument("--hang", type=float, default=30.0, help="seconds a cycle may take before it counts as a hang")
+    r.add_argument("--workers", type=int, default=0,
+                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
+    a = p.parse_args()
+    if a.cmd == "build":
+        return build(a.dir, a.cpu, a.cuda_target)
+    sets = [a.device] if a.device else DEFAULT_CASES
+    return run(a.dir, sets, a.processes, a.jobs, a.loads, a.calls, a.hang, a.workers, explicit=bool(a.device))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
