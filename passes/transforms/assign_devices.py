@@ -39,7 +39,7 @@ from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
-from ..assignment.extract import work_graph_of
+from ..assignment.extract import read_function
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment
 from ..assignment.search import solve
@@ -150,10 +150,11 @@ class AssignDevices(ModulePass):
         placements = {}
         for function in functions:
             hoist_constants(module, function)
-            graph = _pin_decided(work_graph_of(function, host, accelerator, options.max_dims), decided)
+            read = read_function(function, host, accelerator, options.max_dims)
+            graph = _pin_decided(read.graph, decided)
             assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
-            apply_assignment(module, function, graph, assignment)
+            apply_assignment(module, read.parts, graph, assignment)
             placements[graph.function] = placement
         if not placements:
             return None
