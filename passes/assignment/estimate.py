@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from mdc.contract.place_options import OBJECTIVES
+
 from ..infra.diagnostics import MdcError
 from .work_graph import Assignment, Unit, WorkGraph
-
-OBJECTIVES = ("latency", "throughput")
 
 # Calls in flight at once under each objective.
 CALLS_IN_FLIGHT = {"latency": 1, "throughput": 2}

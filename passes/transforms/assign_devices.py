@@ -33,6 +33,7 @@ import dataclasses
 from typing import Mapping
 
 from mdc.contract.machine_profile import default_profile, load_profile
+from mdc.contract.place_options import AUTO, MANUAL
 
 from ..ir import ir_adapter as irx
 from ..assignment.assignment_file import assignment_for, read_assignment_file
@@ -47,9 +48,6 @@ from ..assignment.work_graph import Assignment, WorkGraph
 from ..infra.diagnostics import MdcError
 from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
-
-MANUAL, AUTO = "manual", "auto"
-OBJECTIVES = ("latency", "throughput")
 
 
 class PlacementError(MdcError):
