@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
+from .budget import accelerator_bytes, device_bytes, fits, format_bytes, program_budget, unit_bytes
+from .cost_model import CostModel
 from .estimate import CALLS_IN_FLIGHT, COPIES, crossing_edges
-from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain, program_budget
+from .search import all_on, estimate_seconds, greedy_fill, is_chain
 from .work_graph import Assignment, End, WorkGraph
 
 
@@ -26,7 +27,8 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
     where any work runs there, and the program's bytes as many times as
     the objective's calls hold it (``copies``, estimate.COPIES): ``total``
-    is (weights + activations + staging) x copies + runtime."""
+    is (weights + activations + staging) x copies + runtime
+    (budget.device_bytes)."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
@@ -35,7 +37,7 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     copies = COPIES[objective]
     one_call = None if budget_bytes is None else max(program_budget(budget_bytes, reserved_bytes, objective), 0)
     runtime = reserved_bytes if graph.accelerator in assignment.units.values() else 0
-    total = breakdown.total * copies + runtime
+    total = device_bytes(breakdown.total, runtime, objective)
     return {
         "function": graph.function,
         "objective": objective,

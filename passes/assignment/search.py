@@ -22,13 +22,14 @@ from __future__ import annotations
 from typing import Optional
 
 from ..infra.diagnostics import MdcError
-from .budget import accelerator_bytes, fits, format_bytes, positions, unit_bytes
-from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, CostModel, all_on, assignment_of, check_objective,
+from .budget import accelerator_bytes, device_bytes, fits, format_bytes, positions, program_budget, unit_bytes
+from .cost_model import CostModel
+from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)
 from .programme import run_programme
 from .work_graph import Assignment, WorkGraph
 
-__all__ = ["OBJECTIVES", "BudgetError", "CostModel", "all_on", "assignment_of", "estimate_seconds",
+__all__ = ["OBJECTIVES", "BudgetError", "all_on", "assignment_of", "estimate_seconds",
            "greedy_fill", "is_chain", "solve", "weight_devices"]
 
 
@@ -77,7 +78,7 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     ``reserved_bytes``, what the runtime itself takes on the accelerator
     once any work runs there (the machine profile's reserved_bytes), as
     many times as the objective's calls hold copies of the program
-    (``program_budget``).
+    (budget.program_budget).
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
@@ -111,14 +112,6 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
 
     return improve(graph, min(fitting, key=key), key, budget_bytes)
-
-
-def program_budget(budget_bytes: int, reserved_bytes: int, objective: str) -> int:
-    """The accelerator bytes one copy of the program may take: the budget
-    less the runtime's reserved bytes, shared by the copies the
-    objective's calls hold (estimate.COPIES: under throughput, Function.map's
-    lanes and the module's own VM context, each with its own weights)."""
-    return (budget_bytes - reserved_bytes) // COPIES[objective]
 
 
 # Cuts between two positions end this near the last unit (a model's head).
@@ -212,7 +205,7 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
-        needed = needed * copies + reserved_bytes
+        needed = device_bytes(needed, reserved_bytes, objective)
         parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
                      f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
     return where + (": " + "; ".join(parts) if parts else "")
