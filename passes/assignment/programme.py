@@ -22,7 +22,8 @@ argument's crossing depends on where the first ran, which the key does
 not hold), as long as no more than
 ``MAX_OPEN_WEIGHTS`` weights are open at once and the fronts stay under
 ``MAX_FRONT`` per key and ``MAX_PARTIALS`` in all (past them, the best
-by time so far are kept). On a general DAG the same programme is a
+by time so far are kept); the outcome says whether any of these bounds
+cut the search (``Outcome.exhaustive``). On a general DAG the same programme is a
 heuristic: an edge that skips units is charged exactly, from the
 source's device on the partial assignment's own path, but its bytes are
 counted against every position passed (an upper bound), and the key
@@ -83,8 +84,14 @@ class _Partial:
 
 @dataclasses.dataclass(frozen=True)
 class Outcome:
+    """The programme's best assignment, the fewest bytes of any it kept
+    that uses the accelerator, and whether it was ``exhaustive``: no bound
+    (MAX_FRONT, MAX_PARTIALS, MAX_OPEN_WEIGHTS) dropped or merged a
+    partial assignment that its rule alone would have kept apart."""
+
     best: Optional[Assignment]
     least_bytes_on_accelerator: Optional[int]
+    exhaustive: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +128,8 @@ class Programme:
         self.acc = graph.accelerator
         self.devices = (graph.host, graph.accelerator)
         self.steps = self._steps()
+        # Whether a bound has cut the search (Outcome.exhaustive).
+        self.cut = False
 
     def _steps(self) -> list:
         graph = self.graph
@@ -199,6 +208,7 @@ class Programme:
         best by time so far, then bytes, then rank."""
         if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
             return fronts
+        self.cut = True
         ranked = sorted(((self.objective_seconds(p.times), p.total(), p.rank, _key_order(k), k, p)
                          for k, front in fronts.items() for p in front), key=lambda r: r[:4])
         trimmed: dict = {}
@@ -268,7 +278,11 @@ class Programme:
         readers = tuple(sorted(readers.items()))
         new = _Partial(whole, peak, current, later, tuple(times),
                        partial.rank * 2 + (device == acc), readers)
-        told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
+        if len(readers) <= MAX_OPEN_WEIGHTS:
+            told = readers
+        else:
+            told = (("", frozenset()),)
+            self.cut = True
         return (device, used | {device}, told), new
 
     def _device_at(self, position: int, rank: int, earlier: int) -> str:
@@ -321,10 +335,11 @@ class Programme:
             mine = numpy.array(order[2:-1], dtype=numpy.float64)
             if kept and (vectors[:len(kept)] <= mine).all(axis=1).any():
                 continue
+            if len(kept) == MAX_FRONT:  # one more that the front would keep
+                self.cut = True
+                break
             vectors[len(kept)] = mine
             kept.append(candidate)
-            if len(kept) == MAX_FRONT:
-                break
         return kept
 
     def assignment(self, rank: int) -> Assignment:
@@ -346,12 +361,14 @@ def run_programme(graph: WorkGraph, cost: CostModel, objective: str,
     bytes of any it kept that uses the accelerator."""
     programme = Programme(graph, cost, objective)
     finals = []
-    for key, front in programme.run(budget_bytes).items():
+    fronts = programme.run(budget_bytes)
+    exhaustive = not programme.cut
+    for key, front in fronts.items():
         for partial in front:
             finals.append((programme.objective_seconds(partial.times), partial.total(), partial.rank,
                            graph.accelerator in key[1]))
     if not finals:
-        return Outcome(None, None)
+        return Outcome(None, None, exhaustive)
     best = min(finals)
     on_accelerator = [total for _, total, _, uses in finals if uses]
-    return Outcome(programme.assignment(best[2]), min(on_accelerator) if on_accelerator else None)
+    return Outcome(programme.assignment(best[2]), min(on_accelerator) if on_accelerator else None, exhaustive)

@@ -19,6 +19,7 @@ is called too small.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from ..infra.diagnostics import MdcError
@@ -29,12 +30,23 @@ from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_o
 from .programme import run_programme
 from .work_graph import Assignment, WorkGraph
 
-__all__ = ["OBJECTIVES", "BudgetError", "all_on", "assignment_of", "estimate_seconds",
-           "greedy_fill", "is_chain", "solve", "weight_devices"]
+__all__ = ["OBJECTIVES", "BudgetError", "Found", "all_on", "assignment_of", "estimate_seconds",
+           "find_assignment", "greedy_fill", "is_chain", "solve", "weight_devices"]
 
 
 class BudgetError(MdcError):
     """The accelerator budget fits no assignment that uses the accelerator."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """The search's answer: ``assignment``, and whether it is ``exact``
+    (proven of least estimated time within the budget): the graph is a
+    chain (``is_chain``) and the programme kept every partial assignment
+    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``)."""
+
+    assignment: Assignment
+    exact: bool
 
 
 def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
@@ -73,12 +85,19 @@ def is_chain(graph: WorkGraph) -> bool:
 
 def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
           objective: str = "latency", reserved_bytes: int = 0) -> Assignment:
+    """``find_assignment``'s assignment."""
+    return find_assignment(graph, cost, budget_bytes, objective, reserved_bytes).assignment
+
+
+def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
+                    objective: str = "latency", reserved_bytes: int = 0) -> Found:
     """The assignment of least estimated time whose accelerator bytes fit
     ``budget_bytes`` (None: no limit; 0: everything on the host) less
     ``reserved_bytes``, what the runtime itself takes on the accelerator
     once any work runs there (the machine profile's reserved_bytes), as
     many times as the objective's calls hold copies of the program
-    (budget.program_budget).
+    (budget.program_budget), and whether it is proven least (Found.exact;
+    a budget of 0 asks for everything on the host, which no bound cuts).
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
@@ -90,13 +109,14 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         chosen = all_on(graph, graph.host)
         if not fits(accelerator_bytes(graph, chosen), 0):
             raise BudgetError(_too_small(graph, cost, objective, 0, reserved_bytes))
-        return chosen
+        return Found(chosen, is_chain(graph))
     user_budget = budget_bytes
     if budget_bytes is not None:
         budget_bytes = program_budget(budget_bytes, reserved_bytes, objective)
         if budget_bytes <= 0:
             raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
-    best = run_programme(graph, cost, objective, budget_bytes).best
+    outcome = run_programme(graph, cost, objective, budget_bytes)
+    best = outcome.best
     candidates = [] if best is None else [best]
     candidates += [all_on(graph, graph.host), all_on(graph, graph.accelerator),
                    greedy_fill(graph, budget_bytes), *cuts(graph)]
@@ -111,7 +131,7 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     def key(a: Assignment):
         return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
 
-    return improve(graph, min(fitting, key=key), key, budget_bytes)
+    return Found(improve(graph, min(fitting, key=key), key, budget_bytes), is_chain(graph) and outcome.exhaustive)
 
 
 # Cuts between two positions end this near the last unit (a model's head).

@@ -43,7 +43,7 @@ from ..assignment.cost_model import CostModel
 from ..assignment.extract import read_function
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment
-from ..assignment.search import solve
+from ..assignment.search import find_assignment, is_chain
 from ..assignment.work_graph import Assignment, WorkGraph
 from ..infra.diagnostics import MdcError
 from ..infra.outputs import Report
@@ -118,12 +118,15 @@ class _Placer:
         budget, objective = self.options.gpu_memory, self.options.place_objective
         reserved = self.cost.reserved_bytes(graph.accelerator)
         if self.file is None:
-            assignment = solve(graph, self.cost, budget, objective, reserved)
-            report = placement_report(graph, assignment, self.cost, budget, objective, reserved)
+            found = find_assignment(graph, self.cost, budget, objective, reserved)
+            assignment = found.assignment
+            report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
         else:
+            # No search ran: "search" says what the graph's shape lets it be.
             assignment = assignment_for(self.options.place, self.file, graph, functions)
             report = {"source": self.options.place,
-                      **placement_report(graph, assignment, self.cost, budget, objective, reserved)}
+                      **placement_report(graph, assignment, self.cost, budget, objective, reserved,
+                                         exact=is_chain(graph))}
         return assignment, {**report, "summary": summary_line(report)}
 
 
