@@ -195,10 +195,10 @@ class _Batch:
 def two_calls(budget: int, reserved: int) -> int:
     """The bytes that hold two calls in flight of ``budget``'s program
     bytes (its bytes less ``reserved``, the runtime's own, which is there
-    once): three copies (mdc.passes.assignment.estimate.COPIES)."""
-    from mdc.passes.assignment.estimate import COPIES
+    once): three copies (mdc.passes.assignment.budget.device_bytes)."""
+    from mdc.passes.assignment.budget import device_bytes
 
-    return COPIES["throughput"] * (budget - reserved) + reserved
+    return device_bytes(budget - reserved, reserved, "throughput")
 
 
 def _expected(plan: Plan, out: str) -> dict:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from mdc.passes.assignment.budget import accelerator_bytes, fits
+from mdc.passes.assignment.budget import accelerator_bytes, device_bytes, fits
 from mdc.passes.assignment.search import assignment_of, greedy_fill
 from mdc.passes.assignment.work_graph import Assignment, WorkGraph
 
@@ -130,7 +130,7 @@ def budgets(graph: WorkGraph, stack: model.Stack, fits_blocks: tuple[int, ...],
     named.append(("cost", cost_budget(graph, layout)))
     out = []
     for name, nbytes in named:
-        out.append(Budget(name, nbytes + reserved if nbytes else 0, {
+        out.append(Budget(name, device_bytes(nbytes, reserved, "latency") if nbytes else 0, {
             "hand_head": best_hand(graph, layout, nbytes, True),
             "hand_blocks": best_hand(graph, layout, nbytes, False),
             "greedy": greedy_fill(graph, nbytes),

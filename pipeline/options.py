@@ -29,6 +29,9 @@ import re
 from fractions import Fraction
 
 from mdc.contract.manifest_record import Device
+from mdc.contract.place_options import AUTO as PLACE_AUTO
+from mdc.contract.place_options import MANUAL as PLACE_MANUAL
+from mdc.contract.place_options import OBJECTIVES as PLACE_OBJECTIVES
 from mdc.passes.infra.diagnostics import MdcError
 
 
@@ -213,8 +216,6 @@ def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
 
 # -- automatic placement (passes/transforms/assign_devices.py) ------------------------------
 
-PLACE_MANUAL, PLACE_AUTO = "manual", "auto"
-PLACE_OBJECTIVES = ("latency", "throughput")
 # Sizes (--gpu-memory, and gpu_memory= in the Python API), case-insensitive:
 # a bare suffix K, M, G, T is binary (G = GiB = 2**30, as llama.cpp, torch
 # and `free -g` users mean it), so are KiB ... TiB and Kubernetes' Ki ... Ti; KB ... TB are

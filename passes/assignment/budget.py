@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from .work_graph import Assignment, End, WorkGraph
+from .estimate import COPIES
+from .work_graph import Assignment, End, Weight, WorkGraph
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
@@ -62,6 +63,23 @@ def weight_users_on(graph: WorkGraph, assignment: Assignment, name: str) -> set:
     return {assignment.units[user] for user in graph.weight(name).users}
 
 
+def weight_bytes(weight: Weight, home: str, readers: set, accelerator: str) -> tuple[int, int]:
+    """(weights, staging): the whole-call accelerator bytes of ``weight``
+    living on ``home`` and read by units on ``readers`` (see the module's
+    doc). The rule for a whole assignment (``accelerator_bytes``) and for
+    the programme's partial ones."""
+    if home == accelerator:
+        return weight.bytes, 0
+    return 0, weight.bytes if accelerator in readers else 0
+
+
+def takes_accelerator_bytes(accelerator: str, source: str, target: str) -> bool:
+    """Whether a value from ``source`` to ``target`` takes accelerator
+    bytes: an activation where both are the accelerator, staging where one
+    is (see the module's doc)."""
+    return accelerator in (source, target)
+
+
 def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdown:
     """The accelerator bytes ``assignment`` needs (see the module's doc)."""
     accelerator = graph.accelerator
@@ -72,14 +90,14 @@ def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdo
     weights = 0
     whole_call_staging = 0
     for weight in graph.weights:
-        if assignment.weights[weight.name] == accelerator:
-            weights += weight.bytes
-        elif accelerator in weight_users_on(graph, assignment, weight.name):
-            whole_call_staging += weight.bytes
+        resident, staged = weight_bytes(weight, assignment.weights[weight.name],
+                                        weight_users_on(graph, assignment, weight.name), accelerator)
+        weights += resident
+        whole_call_staging += staged
     for edge in graph.edges:
         source = assignment.device_of(edge.source, graph)
         target = assignment.device_of(edge.target, graph)
-        if accelerator not in (source, target):
+        if not takes_accelerator_bytes(accelerator, source, target):
             continue
         into = activations if source == target else staging
         start = end_position(edge.source, where, last)
@@ -96,6 +114,28 @@ def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdo
 def fits(breakdown: BudgetBreakdown, budget_bytes: Optional[int]) -> bool:
     """Whether ``breakdown`` is within the budget (None: no limit)."""
     return budget_bytes is None or breakdown.total <= budget_bytes
+
+
+# The device's bytes and one copy's. ``--gpu-memory`` is what the device
+# holds: the runtime's own ``reserved_bytes`` (the machine profile's, there
+# once any work runs on it) and the program's bytes as many times as the
+# objective's calls hold copies of it (estimate.COPIES). These two are the
+# one rule both ways; the search, its error, the report and bench use them.
+
+def program_budget(budget_bytes: int, reserved_bytes: int, objective: str) -> int:
+    """The accelerator bytes one copy of the program may take: the budget
+    less the runtime's reserved bytes, shared by the copies the
+    objective's calls hold (estimate.COPIES: under throughput, Function.map's
+    lanes and the module's own VM context, each with its own weights)."""
+    return (budget_bytes - reserved_bytes) // COPIES[objective]
+
+
+def device_bytes(program_bytes: int, reserved_bytes: int, objective: str) -> int:
+    """The device's bytes that hold ``program_bytes`` a copy: the copies
+    the objective's calls hold, and the runtime's ``reserved_bytes``
+    (``program_budget``'s inverse: the least budget it gives
+    ``program_bytes``)."""
+    return program_bytes * COPIES[objective] + reserved_bytes
 
 
 def format_bytes(nbytes: Optional[int]) -> str:

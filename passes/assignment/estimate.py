@@ -34,17 +34,17 @@ host, and the accelerator reads it through one crossing a call.
 
 from __future__ import annotations
 
-from typing import Protocol
+from mdc.contract.place_options import OBJECTIVES
 
 from ..infra.diagnostics import MdcError
-from .work_graph import Assignment, Unit, WorkGraph
-
-OBJECTIVES = ("latency", "throughput")
+from .cost_model import CostModel
+from .work_graph import Assignment, Weight, WorkGraph
 
 # Calls in flight at once under each objective.
 CALLS_IN_FLIGHT = {"latency": 1, "throughput": 2}
 # Copies of the program's accelerator bytes each objective's calls hold
-# (budget.py counts one; search.solve multiplies). Function.map runs each
+# (budget.py counts one; budget.program_budget and budget.device_bytes
+# divide and multiply). Function.map runs each
 # call in flight in a lane of its own, a VM context with its own globals,
 # beside the module's own context: every weight on the accelerator is there
 # three times with two lanes (measured on an H100: 3 x 256 MiB of weights
@@ -53,28 +53,26 @@ CALLS_IN_FLIGHT = {"latency": 1, "throughput": 2}
 COPIES = {"latency": 1, "throughput": 1 + CALLS_IN_FLIGHT["throughput"]}
 
 
-class CostModel(Protocol):
-    """What the search asks of a cost model (cost_model.CostModel)."""
+def weight_home(weight: Weight, readers: set, host: str, accelerator: str) -> str:
+    """The device of ``weight`` read by units on ``readers`` (see the
+    module's doc): where it is pinned, else the accelerator where only
+    units there read it, else the host. The rule for a whole assignment
+    (``weight_devices``) and for the programme's partial ones."""
+    if weight.pinned:
+        return weight.pinned
+    return accelerator if readers == {accelerator} else host
 
-    def unit_seconds(self, unit: Unit, device: str) -> float: ...
 
-    def crossing_seconds(self, nbytes: int, source: str, target: str) -> float: ...
-
-    def call_seconds(self, device: str) -> float: ...
+def weight_crossings(home: str, readers: set) -> list:
+    """(home, reader) for each device other than ``home`` that reads a
+    weight living on ``home``: one crossing of its bytes a call each."""
+    return [(home, reader) for reader in sorted(set(readers) - {home})]
 
 
 def weight_devices(graph: WorkGraph, units: dict) -> dict:
     """Each weight's device, given the units' (see the module's doc)."""
-    devices = {}
-    for weight in graph.weights:
-        readers = {units[user] for user in weight.users}
-        if weight.pinned:
-            devices[weight.name] = weight.pinned
-        elif readers == {graph.accelerator}:
-            devices[weight.name] = graph.accelerator
-        else:
-            devices[weight.name] = graph.host
-    return devices
+    return {weight.name: weight_home(weight, {units[user] for user in weight.users}, graph.host, graph.accelerator)
+            for weight in graph.weights}
 
 
 def assignment_of(graph: WorkGraph, units: dict) -> Assignment:
@@ -121,8 +119,8 @@ def _work_and_crossings(graph: WorkGraph, assignment: Assignment, cost: CostMode
     for edge, source, target in crossing_edges(graph, assignment, canonical_edges(graph)):
         crossings += cost.crossing_seconds(edge.bytes, source, target)
     for weight in sorted(graph.weights, key=lambda w: w.name):
-        home = assignment.weights[weight.name]
-        for reader in sorted({assignment.units[u] for u in weight.users} - {home}):
+        readers = {assignment.units[u] for u in weight.users}
+        for home, reader in weight_crossings(assignment.weights[weight.name], readers):
             crossings += cost.crossing_seconds(weight.bytes, home, reader)
     return work, calls, crossings
 
@@ -133,9 +131,18 @@ def estimate_seconds(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     check_objective(objective)
     work, calls, crossings = _work_and_crossings(graph, assignment, cost)
     waits = sum(work[d] + calls[d] for d in sorted(work))
+    return objective_seconds(objective, waits, work.get(graph.host, 0.0), crossings)
+
+
+def objective_seconds(objective: str, waits: float, host_units: float, crossings: float) -> float:
+    """The seconds of one call from its parts (see the module's doc):
+    ``waits``, the seconds of every device's units and calls;
+    ``host_units``, of the host's units alone (only throughput reads it);
+    ``crossings``. The rule for a whole assignment (``estimate_seconds``)
+    and for the programme's partial ones."""
     if objective == "latency":
         return waits + crossings
-    return max(waits / CALLS_IN_FLIGHT[objective], work.get(graph.host, 0.0)) + crossings
+    return max(waits / CALLS_IN_FLIGHT[objective], host_units) + crossings
 
 
 def check_objective(objective: str) -> None:

@@ -63,11 +63,11 @@ class CannotModel(MdcError):
 
 @dataclasses.dataclass
 class FunctionParts:
-    """A function's body as the work graph reads it: ``units``, the ops
-    that are units, in program order (unit id = index); ``sources``, for
+    """A function's body as the work graph reads it: ``units``, unit id ->
+    the op that is that unit, in program order; ``sources``, for
     each tensor value the body defines or takes, where it comes from:
     ``("unit", id)``, ``("argument", n)``, ``("weight", name)`` or
-    ``("free", None)``; ``reads``, per unit, the values it reads that have
+    ``("free", None)``; ``reads``, unit id -> the values it reads that have
     a source other than free, in first-use order (operands, then values
     its body reads from outside); ``returns``, the values returned (for
     the ABI shape, the tensors exported); ``boundary``: boundary.py's;
@@ -75,9 +75,9 @@ class FunctionParts:
     it passes on (whose result number is the unit's)."""
 
     function: ir.Operation
-    units: list
+    units: dict
     sources: dict
-    reads: list
+    reads: dict
     returns: list
     boundary: Boundary
     origins: dict = dataclasses.field(default_factory=dict)
@@ -121,7 +121,7 @@ def function_parts(function) -> FunctionParts:
     boundary = boundary_of(function)
     sources: dict = {value: ("argument", n) for value, n in boundary.arguments.items()}
     origins: dict = {}
-    units, reads = [], []
+    units, reads = {}, {}
     for op in block.operations:
         op = op.operation
         if op.name == irx.HAL_TENSOR_BARRIER:
@@ -150,10 +150,11 @@ def function_parts(function) -> FunctionParts:
                 sources[r] = ("free", None)
         else:
             used = [v for v in op.operands if v in sources] + _captured(op, sources)
-            reads.append([v for i, v in enumerate(used) if v not in used[:i] and sources[v][0] != "free"])
+            uid = len(units)
+            reads[uid] = [v for i, v in enumerate(used) if v not in used[:i] and sources[v][0] != "free"]
             for r in op.results:
-                sources[r] = ("unit", len(units))
-            units.append(op)
+                sources[r] = ("unit", uid)
+            units[uid] = op
     return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins)
 
 
@@ -169,11 +170,27 @@ def _weight_kind(global_op) -> str:
     return "parameter" if irx.is_named_parameter(irx.get_attr(global_op, "initial_value")) else "constant"
 
 
+@dataclasses.dataclass(frozen=True)
+class ReadFunction:
+    """A function's ``graph`` and the ``parts`` it was read from, whose
+    unit ids are the graph's: what rewrite.apply_assignment writes an
+    assignment of the graph through."""
+
+    graph: WorkGraph
+    parts: FunctionParts
+
+
 def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, int]) -> WorkGraph:
+    """The work graph of ``func_op`` (``read_function``'s graph)."""
+    return read_function(func_op, host, accelerator, max_dims).graph
+
+
+def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, int]) -> ReadFunction:
     """The work graph of ``func_op`` (a public function of the input
-    program) between the ``host`` and the ``accelerator`` device symbols.
-    ``max_dims``: the bounds of dynamic dimensions by name (bounds.py).
-    Raises CannotModel or bounds.UnboundedDimension."""
+    program) between the ``host`` and the ``accelerator`` device symbols,
+    with the parts it was read from. ``max_dims``: the bounds of dynamic
+    dimensions by name (bounds.py). Raises CannotModel or
+    bounds.UnboundedDimension."""
     parts = function_parts(func_op)
     sources = parts.sources
 
@@ -188,7 +205,8 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     b = bnd.Bounds(parts.boundary.arguments, max_dims, name_of, location_of)
     globals_ = _global_table(func_op)
     units, edges, users = [], [], {}
-    for uid, (op, reads) in enumerate(zip(parts.units, parts.reads)):
+    for uid, op in parts.units.items():
+        reads = parts.reads[uid]
         direct = [v for v in op.operands if v in reads]
         cost = op_cost(op, b, [v for i, v in enumerate(direct) if v not in direct[:i]])
         weights = []
@@ -210,8 +228,9 @@ def work_graph_of(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())
-    return WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
-                     argument_devices(func_op, parts.boundary, host), result_devices(func_op, parts.boundary, host))
+    graph = WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
+                      argument_devices(func_op, parts.boundary, host), result_devices(func_op, parts.boundary, host))
+    return ReadFunction(graph, parts)
 
 
 def _global_bytes(global_op) -> int:

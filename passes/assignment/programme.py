@@ -22,13 +22,21 @@ argument's crossing depends on where the first ran, which the key does
 not hold), as long as no more than
 ``MAX_OPEN_WEIGHTS`` weights are open at once and the fronts stay under
 ``MAX_FRONT`` per key and ``MAX_PARTIALS`` in all (past them, the best
-by time so far are kept). On a general DAG the same programme is a
+by time so far are kept); the outcome says whether any of these bounds
+cut the search (``Outcome.exhaustive``). On a general DAG the same programme is a
 heuristic: an edge that skips units is charged exactly, from the
 source's device on the partial assignment's own path, but its bytes are
 counted against every position passed (an upper bound), and the key
 forgets the devices of units whose values are still to be read, so a
 front may drop the partial assignment that the best one extends. Its
 answer is always within the budget.
+
+What one unit adds to a partial assignment is estimate.py's and budget.py's
+rules, applied to the devices the partial assignment has so far: how the
+time's parts make the objective's seconds (estimate.objective_seconds),
+where a weight lives and what crossings it makes (estimate.weight_home,
+estimate.weight_crossings), the accelerator bytes of a weight
+(budget.weight_bytes) and of a value (budget.takes_accelerator_bytes).
 """
 
 from __future__ import annotations
@@ -38,8 +46,10 @@ from typing import Optional
 
 import numpy
 
-from .budget import positions
-from .estimate import CALLS_IN_FLIGHT, CostModel, assignment_of, canonical_edges, crossing_edges
+from .budget import positions, takes_accelerator_bytes, weight_bytes
+from .cost_model import CostModel
+from .estimate import (assignment_of, canonical_edges, crossing_edges, objective_seconds, weight_crossings,
+                       weight_home)
 from .work_graph import Assignment, Unit, WorkGraph
 
 # The most partial assignments a front keeps per key.
@@ -74,8 +84,14 @@ class _Partial:
 
 @dataclasses.dataclass(frozen=True)
 class Outcome:
+    """The programme's best assignment, the fewest bytes of any it kept
+    that uses the accelerator, and whether it was ``exhaustive``: no bound
+    (MAX_FRONT, MAX_PARTIALS, MAX_OPEN_WEIGHTS) dropped or merged a
+    partial assignment that its rule alone would have kept apart."""
+
     best: Optional[Assignment]
     least_bytes_on_accelerator: Optional[int]
+    exhaustive: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +128,8 @@ class Programme:
         self.acc = graph.accelerator
         self.devices = (graph.host, graph.accelerator)
         self.steps = self._steps()
+        # Whether a bound has cut the search (Outcome.exhaustive).
+        self.cut = False
 
     def _steps(self) -> list:
         graph = self.graph
@@ -157,12 +175,13 @@ class Programme:
         """The key and partial assignment before unit 0: whole-call bytes
         and time that no unit's device changes."""
         graph, cost = self.graph, self.cost
-        whole = sum(w.bytes for w in graph.weights if w.pinned == self.acc)
+        whole = sum(self._weight_bytes(w, frozenset()) for w in graph.weights)
         # Edges from an argument to a result: both ends are the caller's, no
         # unit's device changes them (so no assignment's units are needed).
         fixed = [e for e in canonical_edges(graph) if not isinstance(e.source, int) and not isinstance(e.target, int)]
         whole += sum(e.bytes for e in fixed
-                     if self.acc in (graph.argument_devices[e.source[1]], graph.result_devices[e.target[1]]))
+                     if takes_accelerator_bytes(self.acc, graph.argument_devices[e.source[1]],
+                                                graph.result_devices[e.target[1]]))
         crossing = 0.0
         for edge, source, target in crossing_edges(graph, Assignment({}, {}), fixed):
             crossing += cost.crossing_seconds(edge.bytes, source, target)
@@ -189,6 +208,7 @@ class Programme:
         best by time so far, then bytes, then rank."""
         if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
             return fronts
+        self.cut = True
         ranked = sorted(((self.objective_seconds(p.times), p.total(), p.rank, _key_order(k), k, p)
                          for k, front in fronts.items() for p in front), key=lambda r: r[:4])
         trimmed: dict = {}
@@ -200,7 +220,7 @@ class Programme:
         """Add a device's call or ``unit`` work (``device``), or a crossing
         (None), to the time components: under latency their sum; under
         throughput the calls' and units' sum, the host's units alone, and
-        the crossings (estimate.py's terms)."""
+        the crossings (estimate.objective_seconds' parts)."""
         if self.objective == "latency":
             times[0] += seconds
         elif device is None:
@@ -223,7 +243,7 @@ class Programme:
             nbytes = moved.bytes
             if self._crosses(position, partial.rank, moved, source_device, device):
                 self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
-            if acc in (source_device, device):
+            if takes_accelerator_bytes(acc, source_device, device):
                 if position > 0:
                     peak += nbytes
                     before += nbytes
@@ -233,7 +253,7 @@ class Programme:
             source_device = self._device_at(position, partial.rank, source)
             if self._crosses(position, partial.rank, moved, source_device, device):
                 self._add(times, None, cost.crossing_seconds(nbytes, source_device, device))
-            if acc in (source_device, device):
+            if takes_accelerator_bytes(acc, source_device, device):
                 if source < position - 1:
                     peak += nbytes  # an upper bound: only positions source.. need it
                 before += nbytes
@@ -241,24 +261,28 @@ class Programme:
         for target_device, nbytes, first in step.to_results:
             if target_device != device and first:
                 self._add(times, None, cost.crossing_seconds(nbytes, device, target_device))
-            if acc in (device, target_device):
+            if takes_accelerator_bytes(acc, device, target_device):
                 current += nbytes
                 later += nbytes
         readers = dict(partial.readers)
         for weight, last in step.weights:
             seen = readers.pop(weight.name, frozenset())
             if device not in seen:
-                whole += self._weight_bytes(weight, device)
-                seconds = self._weight_crossing(weight, device, seen)
-                if seconds:
-                    self._add(times, None, seconds)
+                now = seen | {device}
+                whole += self._weight_bytes(weight, now) - self._weight_bytes(weight, seen)
+                for home, reader in self._new_weight_crossings(weight, seen, now):
+                    self._add(times, None, cost.crossing_seconds(weight.bytes, home, reader))
             if last > position:
                 readers[weight.name] = seen | {device}
         peak = max(peak, before) if position > 0 else 0
         readers = tuple(sorted(readers.items()))
         new = _Partial(whole, peak, current, later, tuple(times),
                        partial.rank * 2 + (device == acc), readers)
-        told = readers if len(readers) <= MAX_OPEN_WEIGHTS else (("", frozenset()),)
+        if len(readers) <= MAX_OPEN_WEIGHTS:
+            told = readers
+        else:
+            told = (("", frozenset()),)
+            self.cut = True
         return (device, used | {device}, told), new
 
     def _device_at(self, position: int, rank: int, earlier: int) -> str:
@@ -274,26 +298,27 @@ class Programme:
             return False
         return all(self._device_at(position, rank, p) != device for p in moved.earlier)
 
-    def _weight_bytes(self, weight, device: str) -> int:
-        """Bytes a weight adds when ``device`` first reads it: its bytes
-        when the accelerator first reads a weight not pinned there."""
-        return weight.bytes if device == self.acc and weight.pinned != self.acc else 0
+    def _home(self, weight, readers: frozenset) -> str:
+        return weight_home(weight, readers, self.graph.host, self.acc)
 
-    def _weight_crossing(self, weight, device: str, seen: frozenset) -> float:
-        """Seconds a weight's crossing adds when ``device`` first reads it."""
-        if weight.pinned:
-            if device == weight.pinned:
-                return 0.0
-            return self.cost.crossing_seconds(weight.bytes, weight.pinned, device)
-        if seen and device not in seen:  # now read on both devices: it stays on the host
-            return self.cost.crossing_seconds(weight.bytes, self.graph.host, self.acc)
-        return 0.0
+    def _weight_bytes(self, weight, readers: frozenset) -> int:
+        """A weight's whole-call accelerator bytes while ``readers`` read it
+        (budget.weight_bytes, weights and staging alike)."""
+        return sum(weight_bytes(weight, self._home(weight, readers), readers, self.acc))
+
+    def _new_weight_crossings(self, weight, seen: frozenset, now: frozenset) -> list:
+        """The weight's crossings (estimate.weight_crossings) read by ``now``
+        that it did not make read by ``seen``: a weight read on both devices
+        moves to the host, and the accelerator then reads it across."""
+        before = set(weight_crossings(self._home(weight, seen), seen))
+        return [c for c in weight_crossings(self._home(weight, now), now) if c not in before]
 
     def objective_seconds(self, times: tuple) -> float:
-        """The objective's seconds of a partial assignment's time components."""
+        """The objective's seconds of a partial assignment's time components
+        (latency: their sum so far; throughput: the three parts)."""
         if self.objective == "latency":
-            return times[0]
-        return max(times[0] / CALLS_IN_FLIGHT[self.objective], times[1]) + times[2]
+            return objective_seconds(self.objective, times[0], 0.0, 0.0)
+        return objective_seconds(self.objective, *times)
 
     def _front(self, partials: list) -> list:
         """The partial assignments no other beats in every component, best
@@ -310,10 +335,11 @@ class Programme:
             mine = numpy.array(order[2:-1], dtype=numpy.float64)
             if kept and (vectors[:len(kept)] <= mine).all(axis=1).any():
                 continue
+            if len(kept) == MAX_FRONT:  # one more that the front would keep
+                self.cut = True
+                break
             vectors[len(kept)] = mine
             kept.append(candidate)
-            if len(kept) == MAX_FRONT:
-                break
         return kept
 
     def assignment(self, rank: int) -> Assignment:
@@ -335,12 +361,14 @@ def run_programme(graph: WorkGraph, cost: CostModel, objective: str,
     bytes of any it kept that uses the accelerator."""
     programme = Programme(graph, cost, objective)
     finals = []
-    for key, front in programme.run(budget_bytes).items():
+    fronts = programme.run(budget_bytes)
+    exhaustive = not programme.cut
+    for key, front in fronts.items():
         for partial in front:
             finals.append((programme.objective_seconds(partial.times), partial.total(), partial.rank,
                            graph.accelerator in key[1]))
     if not finals:
-        return Outcome(None, None)
+        return Outcome(None, None, exhaustive)
     best = min(finals)
     on_accelerator = [total for _, total, _, uses in finals if uses]
-    return Outcome(programme.assignment(best[2]), min(on_accelerator) if on_accelerator else None)
+    return Outcome(programme.assignment(best[2]), min(on_accelerator) if on_accelerator else None, exhaustive)

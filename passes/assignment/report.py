@@ -14,19 +14,24 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .budget import accelerator_bytes, fits, format_bytes, unit_bytes
+from .budget import accelerator_bytes, device_bytes, fits, format_bytes, program_budget, unit_bytes
+from .cost_model import CostModel
 from .estimate import CALLS_IN_FLIGHT, COPIES, crossing_edges
-from .search import CostModel, all_on, estimate_seconds, greedy_fill, is_chain, program_budget
+from .search import all_on, estimate_seconds, greedy_fill
 from .work_graph import Assignment, End, WorkGraph
 
 
 def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
-                     budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0) -> dict:
+                     budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0,
+                     exact: bool = False) -> dict:
     """The report of ``assignment`` (see the module's doc); the
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
     where any work runs there, and the program's bytes as many times as
     the objective's calls hold it (``copies``, estimate.COPIES): ``total``
-    is (weights + activations + staging) x copies + runtime."""
+    is (weights + activations + staging) x copies + runtime
+    (budget.device_bytes). ``exact``: whether the search proved it least
+    (search.Found.exact); the report says ``"search": "exact"`` only then,
+    else ``"heuristic"``, which claims nothing."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
@@ -35,14 +40,14 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     copies = COPIES[objective]
     one_call = None if budget_bytes is None else max(program_budget(budget_bytes, reserved_bytes, objective), 0)
     runtime = reserved_bytes if graph.accelerator in assignment.units.values() else 0
-    total = breakdown.total * copies + runtime
+    total = device_bytes(breakdown.total, runtime, objective)
     return {
         "function": graph.function,
         "objective": objective,
         "budget_bytes": budget_bytes,
         "host": graph.host,
         "accelerator": graph.accelerator,
-        "search": "exact" if is_chain(graph) else "heuristic",
+        "search": "exact" if exact else "heuristic",
         "estimate_seconds": seconds(assignment),
         "baselines": {
             "all_host": seconds(all_on(graph, graph.host)),

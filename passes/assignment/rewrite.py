@@ -31,7 +31,7 @@ from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
 from .boundary import annotate, promise
-from .extract import GLOBAL_AFFINITY, function_parts
+from .extract import GLOBAL_AFFINITY, FunctionParts
 from .work_graph import Assignment, WorkGraph
 
 
@@ -62,13 +62,19 @@ def _replace_uses_in(op, old, new) -> None:
                 user.operands[i] = new
 
 
-def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) -> None:
-    """Writes ``assignment`` of ``graph`` (the work graph of ``func_op``)
-    into ``module`` (the module docstring says how)."""
+def apply_assignment(module, parts: FunctionParts, graph: WorkGraph, assignment: Assignment) -> None:
+    """Writes ``assignment`` of ``graph`` into ``module`` (the module
+    docstring says how). ``parts``: what ``graph`` was read from
+    (extract.read_function), whose ops it reaches each unit through, by
+    the unit's id: the function is not read again, so an op added to it
+    since, or an order other than the ids', cannot shift a device onto
+    another unit's op."""
+    if set(parts.units) != {unit.id for unit in graph.units}:
+        raise ValueError(f"the work graph of @{graph.function} has units {sorted(u.id for u in graph.units)}, "
+                         f"its function's parts {sorted(parts.units)}")
     table = {name: op for op in irx.top_level_ops(module) if (name := irx.symbol_name(op)) is not None}
     for name, device in sorted(assignment.weights.items()):
         table[name].attributes[GLOBAL_AFFINITY] = promise(device)
-    parts = function_parts(func_op)
 
     def device_of(value) -> str | None:
         kind, key = parts.sources.get(value, ("free", None))
@@ -85,11 +91,11 @@ def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) 
             moved[(value, device)] = _transfer(value, device, before)
         return moved[(value, device)]
 
-    for uid, (op, reads) in enumerate(zip(parts.units, parts.reads)):
-        device = assignment.units[uid]
+    for unit in graph.units:
+        op, device = parts.units[unit.id], assignment.units[unit.id]
         if op.name == irx.FLOW_TENSOR_TRANSFER:
             continue
-        for value in reads:
+        for value in parts.reads[unit.id]:
             source = device_of(value)
             if source is not None and source != device:
                 _replace_uses_in(op, value, on(value, device, op))
@@ -97,4 +103,4 @@ def apply_assignment(module, func_op, graph: WorkGraph, assignment: Assignment) 
         source = device_of(value)
         if source is not None and source != graph.result_devices[i] and isinstance(value.type, ir.RankedTensorType):
             site.operands[n] = on(value, graph.result_devices[i], site)
-    annotate(func_op, parts.boundary, graph.argument_devices, graph.result_devices)
+    annotate(parts.function, parts.boundary, graph.argument_devices, graph.result_devices)

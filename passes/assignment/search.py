@@ -19,21 +19,34 @@ is called too small.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from ..infra.diagnostics import MdcError
-from .budget import accelerator_bytes, fits, format_bytes, positions, unit_bytes
-from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, CostModel, all_on, assignment_of, check_objective,
+from .budget import accelerator_bytes, device_bytes, fits, format_bytes, positions, program_budget, unit_bytes
+from .cost_model import CostModel
+from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)
 from .programme import run_programme
 from .work_graph import Assignment, WorkGraph
 
-__all__ = ["OBJECTIVES", "BudgetError", "CostModel", "all_on", "assignment_of", "estimate_seconds",
-           "greedy_fill", "is_chain", "solve", "weight_devices"]
+__all__ = ["OBJECTIVES", "BudgetError", "Found", "all_on", "assignment_of", "estimate_seconds",
+           "find_assignment", "greedy_fill", "is_chain", "solve", "weight_devices"]
 
 
 class BudgetError(MdcError):
     """The accelerator budget fits no assignment that uses the accelerator."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """The search's answer: ``assignment``, and whether it is ``exact``
+    (proven of least estimated time within the budget): the graph is a
+    chain (``is_chain``) and the programme kept every partial assignment
+    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``)."""
+
+    assignment: Assignment
+    exact: bool
 
 
 def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
@@ -72,12 +85,19 @@ def is_chain(graph: WorkGraph) -> bool:
 
 def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
           objective: str = "latency", reserved_bytes: int = 0) -> Assignment:
+    """``find_assignment``'s assignment."""
+    return find_assignment(graph, cost, budget_bytes, objective, reserved_bytes).assignment
+
+
+def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
+                    objective: str = "latency", reserved_bytes: int = 0) -> Found:
     """The assignment of least estimated time whose accelerator bytes fit
     ``budget_bytes`` (None: no limit; 0: everything on the host) less
     ``reserved_bytes``, what the runtime itself takes on the accelerator
     once any work runs there (the machine profile's reserved_bytes), as
     many times as the objective's calls hold copies of the program
-    (``program_budget``).
+    (budget.program_budget), and whether it is proven least (Found.exact;
+    a budget of 0 asks for everything on the host, which no bound cuts).
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
@@ -89,13 +109,14 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
         chosen = all_on(graph, graph.host)
         if not fits(accelerator_bytes(graph, chosen), 0):
             raise BudgetError(_too_small(graph, cost, objective, 0, reserved_bytes))
-        return chosen
+        return Found(chosen, is_chain(graph))
     user_budget = budget_bytes
     if budget_bytes is not None:
         budget_bytes = program_budget(budget_bytes, reserved_bytes, objective)
         if budget_bytes <= 0:
             raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
-    best = run_programme(graph, cost, objective, budget_bytes).best
+    outcome = run_programme(graph, cost, objective, budget_bytes)
+    best = outcome.best
     candidates = [] if best is None else [best]
     candidates += [all_on(graph, graph.host), all_on(graph, graph.accelerator),
                    greedy_fill(graph, budget_bytes), *cuts(graph)]
@@ -110,15 +131,7 @@ def solve(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int],
     def key(a: Assignment):
         return (estimate_seconds(graph, a, cost, objective), accelerator_bytes(graph, a).total, _rank(graph, a))
 
-    return improve(graph, min(fitting, key=key), key, budget_bytes)
-
-
-def program_budget(budget_bytes: int, reserved_bytes: int, objective: str) -> int:
-    """The accelerator bytes one copy of the program may take: the budget
-    less the runtime's reserved bytes, shared by the copies the
-    objective's calls hold (estimate.COPIES: under throughput, Function.map's
-    lanes and the module's own VM context, each with its own weights)."""
-    return (budget_bytes - reserved_bytes) // COPIES[objective]
+    return Found(improve(graph, min(fitting, key=key), key, budget_bytes), is_chain(graph) and outcome.exhaustive)
 
 
 # Cuts between two positions end this near the last unit (a model's head).
@@ -212,7 +225,7 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
-        needed = needed * copies + reserved_bytes
+        needed = device_bytes(needed, reserved_bytes, objective)
         parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
                      f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
     return where + (": " + "; ".join(parts) if parts else "")

@@ -33,23 +33,21 @@ import dataclasses
 from typing import Mapping
 
 from mdc.contract.machine_profile import default_profile, load_profile
+from mdc.contract.place_options import AUTO, MANUAL
 
 from ..ir import ir_adapter as irx
 from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
-from ..assignment.extract import work_graph_of
+from ..assignment.extract import read_function
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment
-from ..assignment.search import solve
+from ..assignment.search import find_assignment, is_chain
 from ..assignment.work_graph import Assignment, WorkGraph
 from ..infra.diagnostics import MdcError
 from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
-
-MANUAL, AUTO = "manual", "auto"
-OBJECTIVES = ("latency", "throughput")
 
 
 class PlacementError(MdcError):
@@ -120,12 +118,15 @@ class _Placer:
         budget, objective = self.options.gpu_memory, self.options.place_objective
         reserved = self.cost.reserved_bytes(graph.accelerator)
         if self.file is None:
-            assignment = solve(graph, self.cost, budget, objective, reserved)
-            report = placement_report(graph, assignment, self.cost, budget, objective, reserved)
+            found = find_assignment(graph, self.cost, budget, objective, reserved)
+            assignment = found.assignment
+            report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
         else:
+            # No search ran: "search" says what the graph's shape lets it be.
             assignment = assignment_for(self.options.place, self.file, graph, functions)
             report = {"source": self.options.place,
-                      **placement_report(graph, assignment, self.cost, budget, objective, reserved)}
+                      **placement_report(graph, assignment, self.cost, budget, objective, reserved,
+                                         exact=is_chain(graph))}
         return assignment, {**report, "summary": summary_line(report)}
 
 
@@ -150,10 +151,11 @@ class AssignDevices(ModulePass):
         placements = {}
         for function in functions:
             hoist_constants(module, function)
-            graph = _pin_decided(work_graph_of(function, host, accelerator, options.max_dims), decided)
+            read = read_function(function, host, accelerator, options.max_dims)
+            graph = _pin_decided(read.graph, decided)
             assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
-            apply_assignment(module, function, graph, assignment)
+            apply_assignment(module, read.parts, graph, assignment)
             placements[graph.function] = placement
         if not placements:
             return None

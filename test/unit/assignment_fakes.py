@@ -1,6 +1,6 @@
 """Shared by the test_assignment_* tests: a cost model with round numbers
-(the CostModel protocol of passes/assignment/search.py) and small graphs
-written by hand or at random."""
+(the three seconds the search asks of passes/assignment/cost_model.CostModel)
+and small graphs written by hand or at random."""
 
 from __future__ import annotations
 

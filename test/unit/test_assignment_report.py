@@ -10,7 +10,8 @@ import pytest
 from assignment_fakes import ACC, HOST, MiB, FakeCost, chain, graph, unit
 from mdc.passes.assignment.budget import accelerator_bytes
 from mdc.passes.assignment.report import crossings, format_seconds, placement_report, summary_line
-from mdc.passes.assignment.search import BudgetError, all_on, assignment_of, estimate_seconds, greedy_fill, solve
+from mdc.passes.assignment.search import (BudgetError, all_on, assignment_of, estimate_seconds, find_assignment,
+                                          greedy_fill, solve)
 from mdc.passes.assignment.work_graph import Edge, Weight
 
 
@@ -22,7 +23,7 @@ def _split():
 def test_the_report_is_json_and_says_everything():
     g, a = _split()
     cost = FakeCost()
-    report = placement_report(g, a, cost, 4 * MiB, "latency")
+    report = placement_report(g, a, cost, 4 * MiB, "latency", exact=True)
     assert json.loads(json.dumps(report)) == report
     assert report["objective"] == "latency"
     assert report["budget_bytes"] == 4 * MiB
@@ -53,7 +54,9 @@ def test_the_report_is_json_and_says_everything():
 def test_all_accelerator_is_shown_where_it_fits_and_a_dag_is_a_heuristic():
     g, a = _split()
     g = dataclasses.replace(g, edges=g.edges + (Edge(0, 2, 8),))
-    report = placement_report(g, a, FakeCost(), None, "throughput")
+    found = find_assignment(g, FakeCost(), None, "throughput")
+    assert not found.exact
+    report = placement_report(g, a, FakeCost(), None, "throughput", exact=found.exact)
     assert report["baselines"]["all_accelerator"] == estimate_seconds(g, all_on(g, ACC), FakeCost(), "throughput")
     assert report["search"] == "heuristic"
     assert report["accelerator_bytes"]["budget"] is None

@@ -12,8 +12,9 @@ import pytest
 from assignment_fakes import ACC, HOST, MiB, FakeCost, chain, every_assignment, graph, random_graph, transformer, unit
 from mdc.passes.assignment.budget import accelerator_bytes, fits
 from mdc.passes.assignment.estimate import COPIES
-from mdc.passes.assignment.search import (OBJECTIVES, BudgetError, all_on, estimate_seconds, greedy_fill,
-                                          assignment_of, is_chain, solve)
+from mdc.passes.assignment.report import placement_report
+from mdc.passes.assignment.search import (OBJECTIVES, BudgetError, all_on, estimate_seconds, find_assignment,
+                                          greedy_fill, assignment_of, is_chain, solve)
 from mdc.passes.assignment.work_graph import Edge, Weight
 from mdc.passes.infra.diagnostics import MdcError
 
@@ -327,6 +328,36 @@ def test_many_open_weights_and_small_bounds_still_give_an_assignment_within_budg
         assert fits(accelerator_bytes(g, chosen), budget)
         assert solve(g, cost, budget) == chosen
         assert estimate_seconds(g, chosen, cost) >= exact * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("bound, value", [("MAX_FRONT", 1), ("MAX_PARTIALS", 3), ("MAX_OPEN_WEIGHTS", 0)])
+def test_a_chain_is_exact_only_where_no_bound_of_the_programme_cut_it(monkeypatch, bound, value):
+    """On a chain the programme is exact only while its bounds keep every
+    partial assignment its rule keeps: where MAX_FRONT or MAX_PARTIALS
+    drop some, or more weights are open than MAX_OPEN_WEIGHTS tells apart,
+    the answer is not proven least, and the report says heuristic (it
+    said exact for every chain)."""
+    from mdc.passes.assignment import programme
+
+    n = 8
+    weights = [Weight(f"w{i}", (i + 1) * MiB, users=(i, n - 1)) for i in range(3)]
+    units = [unit(i, flops=10 ** (5 + i % 4), weights=tuple(w.name for w in weights if i in w.users))
+             for i in range(n)]
+    edges = ([Edge(("argument", 0), 0, 4096)] + [Edge(i, i + 1, 4096) for i in range(n - 1)]
+             + [Edge(n - 1, ("result", 0), 4096)])
+    g = graph(units, weights, edges)
+    cost, budget = FakeCost(), 5 * MiB
+    assert is_chain(g)
+    whole = find_assignment(g, cost, budget)
+    assert whole.exact
+    assert estimate_seconds(g, whole.assignment, cost) == pytest.approx(
+        _best_by_brute_force(g, cost, budget, "latency"), rel=1e-12)
+    assert placement_report(g, whole.assignment, cost, budget, exact=whole.exact)["search"] == "exact"
+    monkeypatch.setattr(programme, bound, value)
+    cut = find_assignment(g, cost, budget)
+    assert not cut.exact
+    assert fits(accelerator_bytes(g, cut.assignment), budget)
+    assert placement_report(g, cut.assignment, cost, budget, exact=cut.exact)["search"] == "heuristic"
 
 
 @pytest.mark.parametrize("objective", OBJECTIVES)
