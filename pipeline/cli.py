@@ -21,6 +21,7 @@ from . import dropin, options
 from .cli_errors import (USAGE_STATUS, reporting_errors,
                          survive_compiler_crashes, survive_pass_crashes)
 from .options import UsageError
+from .paths import check_not_input
 
 # Everything that loads IREE's compiler (ireec, stages, report and mdc's
 # passes) is imported where it is used: --help and command-line mistakes
@@ -249,28 +250,12 @@ def _check_usage(args) -> None:
     if args.output == "-" and not args.compile_to:
         raise UsageError("-o - writes IR only: add --compile-to=STAGE, or name a .vmfb file")
     for flag, path in (("-o", args.output), ("--report", args.report), ("--graph", args.graph)):
-        _check_not_input(flag, path, args.input)
+        check_not_input(flag, path, args.input)
         _check_writable(flag, path)
     if args.dump_stages:
         for stage in ("source", *options.STAGE_NAMES):  # the files stages.run dumps
-            _check_not_input("--dump-stages", args.dump_stages, args.input,
+            check_not_input("--dump-stages", args.dump_stages, args.input,
                              os.path.join(args.dump_stages, f"{stage}.mlir"))
-
-
-def _check_not_input(flag: str, path, input_path, written=None) -> None:
-    """An output (``written``, else ``path``) is not the input file under
-    another spelling (``./my.mlir``, a symbolic or hard link): writing it
-    would replace the program with its output (stock iree-compile then
-    deletes the source)."""
-    from .driver import same_file
-
-    written = path if written is None else written
-    if path in (None, "-") or input_path in (None, "-") or not same_file(written, input_path):
-        return
-    what = f"{flag} {path}" if written == path else f"{flag}={path} would write {written}, which"
-    instead = {"-o": "name another output, e.g. -o OUT.vmfb",
-               "--dump-stages": "name another directory"}.get(flag, "name another file")
-    raise UsageError(f"{what} is the input file {input_path}: that would overwrite the program; {instead}")
 
 
 def _check_writable(flag: str, path) -> None:
@@ -378,7 +363,7 @@ def _opt(args) -> int:
         options.parse_link(flag)
     for flag in args.device:
         options.parse_device(flag)
-    _check_not_input("-o", args.output, args.input)
+    check_not_input("-o", args.output, args.input)
     _check_writable("-o", args.output)
     passes = pass_driver.lookup_passes([n for group in args.passes for n in group.split(",") if n])
     text, name = _read_opt_input(args.input)
@@ -412,7 +397,7 @@ def _opt(args) -> int:
 def _read_opt_input(path: str) -> tuple[str, str]:
     if path == "-":
         return sys.stdin.read(), "<stdin>"
-    from .driver import check_input
+    from .paths import check_input
 
     check_input(path)
     with open(path, encoding="utf-8", errors="replace") as f:

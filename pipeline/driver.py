@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -44,6 +43,8 @@ from mdc.contract.manifest_record import Device
 from mdc.passes.infra.diagnostics import MdcError, format_location
 
 from . import cli_errors, options
+from .keyword_spelling import keyword_spelling
+from .paths import check_input, same_file
 from .options import UsageError
 
 if TYPE_CHECKING:  # no IREE at import
@@ -111,75 +112,6 @@ class CompileWarning:
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
-# The keyword of compile() (and run_passes()) that each mdc-compile/mdc-opt
-# flag is: a CompileError's str() names the keyword the caller used, where
-# the tools' render() names the flag. A flag that is a list's entry
-# (--device, --link, --max-dim) is that list's entry; a switch is the
-# keyword's value that turns it on. The errors are written once, naming
-# flags; keyword_spelling rewrites them.
-FLAG_KEYWORDS = {
-    "--device": "devices", "--link": "links", "--max-dim": "max_dims",
-    "--staging": "staging", "--staging-pieces": "staging_pieces", "--compile-to": "compile_to",
-    "--dump-stages": "dump_stages", "--place": "place", "--gpu-memory": "gpu_memory",
-    "--place-profile": "place_profile", "--place-objective": "place_objective",
-    "--pinned-arguments": "pinned_arguments=True", "--no-manifest": "manifest=False",
-    "--no-host-entry-points": "host_entry_points=False",
-    "--no-result-storage-twins": "result_storage_twins=False",
-    "--no-cuda-matmul-configs": "cuda_matmul_configs=False",
-}
-LIST_KEYWORDS = ("devices", "links", "max_dims")
-_FLAG = re.compile(r"(?<![\w-])(%s)(?![\w-])(?:=((?:[^\s,;:()]|:(?!\s|$)|\([^\s()]*\))*))?"
-                   % "|".join(re.escape(f) for f in sorted(FLAG_KEYWORDS, key=len, reverse=True)))
-_PLAIN_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|True|False|None)$")
-
-
-def keyword_spelling(text: str, given: Mapping | None = None) -> str:
-    """``text`` (an error naming mdc-compile's flags) as the Python API's
-    caller reads it: ``--gpu-memory=lots`` as ``gpu_memory='lots'``,
-    ``--device=a=gpu[0]`` as ``devices entry 'a=gpu[0]'``, ``--no-manifest``
-    as ``manifest=False``. ``given`` (keyword -> the caller's value) says
-    where a value the caller gave ends (``--gpu-memory=8 parsecs``) and
-    how it was written (``gpu_memory=32``, an int, not ``'32'``). Other
-    flags (``--iree-*``, given as they are in ``iree_flags``) stay."""
-    given = dict(given or {})
-    known = {}  # flag -> {the value's text in the error: its Python spelling}
-    for flag, name in FLAG_KEYWORDS.items():
-        value = given.get(name)
-        if value is None or "=" in name:
-            continue
-        if name in LIST_KEYWORDS:
-            entries = [f"{k}={v}" for k, v in value.items()] if isinstance(value, Mapping) else list(value)
-            known[flag] = {str(e): repr(str(e)) for e in entries}
-        else:
-            known[flag] = {str(value): repr(value)}
-
-    out, at = [], 0
-    while (m := _FLAG.search(text, at)) is not None:
-        flag, value, end = m.group(1), m.group(2), m.end()
-        name = FLAG_KEYWORDS[flag]
-        if value is not None:
-            # The caller's own value where the error quotes it (the longest
-            # that fits, no shorter than what the pattern took: it may hold
-            # spaces), else what the pattern took.
-            after = text[m.start(2):]
-            exact = max((v for v in known.get(flag, {}) if after.startswith(v) and len(v) >= len(value)),
-                        key=len, default=None)
-            if exact is not None:
-                value, end, spelled = exact, m.start(2) + len(exact), known[flag][exact]
-            else:
-                spelled = value if _PLAIN_VALUE.match(value) else repr(value)
-        if name in LIST_KEYWORDS:
-            replaced = f"{name} entry" + ("" if value is None else f" {spelled}")
-        elif value is None or "=" in name:
-            replaced = name
-        else:
-            replaced = f"{name}={spelled}"
-        out += [text[at:m.start()], replaced]
-        at = end
-    out.append(text[at:])
-    return "".join(out)
-
-
 class CompileError(Exception):
     """A compile that failed for the caller's or the program's reason.
     ``str()`` is one line (with the source location where there is one),
@@ -243,14 +175,7 @@ class CompileResult:
     def save(self, path: str | os.PathLike) -> None:
         """Writes the vmfb (or the IR) at ``path``, atomically; never over
         the source file."""
-        path = os.fspath(path)
-        self._check_not_source(path)
-        _save(path, self.vmfb if self.vmfb is not None else self.text.encode())
-
-    def _check_not_source(self, path: str) -> None:
-        if os.path.exists(self.source) and same_file(path, self.source):
-            raise CompileError(UsageError(f"{path} is the source file {self.source}: saving there would "
-                                          "overwrite the program; name another file"), cli_errors.USAGE_STATUS)
+        _save(os.fspath(path), self.vmfb if self.vmfb is not None else self.text.encode(), self.source)
 
     def render_report(self, kind: str) -> bytes:
         """The report as ``.json`` or ``.md``, or the picture of where work
@@ -267,13 +192,17 @@ class CompileResult:
 
     def save_report(self, path: str | os.PathLike) -> None:
         path = os.fspath(path)
-        self._check_not_source(path)
-        _save(path, self.render_report(path))
+        _save(path, lambda: self.render_report(path), self.source)
 
 
-def _save(path: str, data: bytes) -> None:
+def _save(path: str, data: bytes | Callable[[], bytes], source: str | None = None) -> None:
+    """Writes ``data`` (or what it makes, once ``path`` is known not to be
+    ``source``) at ``path`` atomically, never over ``source``."""
+    if source is not None and os.path.exists(source) and same_file(path, source):
+        raise CompileError(UsageError(f"{path} is the source file {source}: saving there would "
+                                      "overwrite the program; name another file"), cli_errors.USAGE_STATUS)
     try:
-        write_atomically(path, data)
+        write_atomically(path, data() if callable(data) else data)
     except CannotWrite as e:
         raise CompileError(MdcError(f"cannot write {path}: {e}"), cli_errors.FAILURE_STATUS) from None
 
@@ -302,7 +231,7 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
     except CompileError:
         raise
     except Exception as e:
-        error = as_compile_error(e, job.warnings, job.timings, {**compile_options, "devices": devices})
+        error = as_compile_error(e, job.warnings, job.timings, dict(compile_options, devices=devices))
         if error is None:
             raise
         raise error from e
@@ -433,25 +362,6 @@ def _label_timing_reports(step: str) -> None:
     """--mlir-timing: IREE prints one report per step it runs, on stderr;
     this line before each says which step the next report belongs to."""
     print(f"mdc-compile: --mlir-timing report of {step}:", file=sys.stderr, flush=True)
-
-
-def same_file(path: str, other: str) -> bool:
-    """Whether ``path`` and ``other`` are one file: the same path once
-    resolved, or, where both exist, the same inode (a hard link too)."""
-    try:
-        if os.path.realpath(path) == os.path.realpath(other):
-            return True
-        return os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)
-    except (OSError, ValueError):
-        return False
-
-
-def check_input(path: str) -> None:
-    """``path`` names a file to read (UsageError if not)."""
-    if not os.path.exists(path):
-        raise UsageError(f"no such input file: {path}")
-    if os.path.isdir(path):
-        raise UsageError(f"input is a directory: {path}")
 
 
 def _has_public_function(module) -> bool:

@@ -63,10 +63,9 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
         options.check_placement(list(devices), **placement)
         return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement)
     except Exception as e:
-        error = as_compile_error(e, given={
-            "devices": devices, "links": links, "staging": staging, "staging_pieces": staging_pieces,
-            "place": place, "gpu_memory": gpu_memory, "place_profile": place_profile,
-            "place_objective": place_objective, "max_dims": max_dims})
+        error = as_compile_error(e, given=dict(
+            devices=devices, links=links, staging=staging, staging_pieces=staging_pieces, place=place,
+            gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective, max_dims=max_dims))
         if error is None:
             raise
         raise error from e

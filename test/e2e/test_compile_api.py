@@ -129,18 +129,18 @@ def test_errors_name_the_keyword_not_the_flag(keywords, message):
 
 
 def test_every_option_has_its_flag_spelled():
-    """driver.FLAG_KEYWORDS maps every flag of CompileOptions' fields (all
+    """keyword_spelling.FLAG_KEYWORDS maps every flag of CompileOptions' fields (all
     but the pass-through IREE and MLIR flags) and devices onto its keyword,
     and every flag it names is one mdc-compile takes."""
     import dataclasses
 
-    from mdc.pipeline import cli, driver
+    from mdc.pipeline import cli, driver, keyword_spelling
 
-    keywords = {k.split("=")[0] for k in driver.FLAG_KEYWORDS.values()}
+    keywords = {k.split("=")[0] for k in keyword_spelling.FLAG_KEYWORDS.values()}
     fields = {f.name for f in dataclasses.fields(driver.CompileOptions)} - {"iree_flags", "mlir_flags"}
     assert keywords == fields | {"devices"}
     flags = {s for action in cli._compile_parser()._actions for s in action.option_strings}
-    assert set(driver.FLAG_KEYWORDS) <= flags
+    assert set(keyword_spelling.FLAG_KEYWORDS) <= flags
 
 
 def test_the_command_line_keeps_naming_flags(tmp_path):
