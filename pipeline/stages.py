@@ -72,8 +72,7 @@ def _python_passes(level: str):
                 ctx.report.state_by_function = state_by_function(module)
                 if ctx.manifest_devices is not None:
                     ctx.report.tied_dims = tied_dims(module)
-            analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report,
-                                           models=ctx.models)
+            analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
                 ctx.report.source_types = source_types(module)
             if level == "stream" and ctx.manifest_devices is not None:
@@ -169,14 +168,9 @@ class PipelineContext:
     # Devices the program never names that must still reach mdc's passes
     # (a local device to stage through between GPUs of different drivers).
     keep_devices: list[str] = dataclasses.field(default_factory=list)
-    # The compile's memory models, shared by its levels (pass_manager.py).
-    models: registry.MemoryModels = dataclasses.field(init=False)
     # When a list, run() appends (step, seconds) for each stage it runs
     # (driver.CompileResult.timings, mdc-compile --timings).
     timings: list | None = None
-
-    def __post_init__(self):
-        self.models = registry.MemoryModels(self.settings)
 
 
 def _timed(ctx: PipelineContext, step: str, body: Callable):
