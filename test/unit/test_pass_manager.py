@@ -269,3 +269,20 @@ def test_residence_is_analyzed_by_the_manager_alone(monkeypatch, program, device
     callers, result = _compile_counting_residences(monkeypatch, program, devices)
     assert callers == ["passes/infra/pass_manager.py"] * count
     assert len(result.report.placements) == (count == 4)
+
+
+def test_the_stages_record_is_not_the_passes_report(monkeypatch):
+    """Passes return a Report; what the stages read from the module beside
+    them (the program's state and types, IREE's default device) is their
+    own record, which the report writer reads beside it."""
+    import dataclasses
+    import json
+
+    from mdc.pipeline.module_record import ModuleRecord
+
+    passes = {f.name for f in dataclasses.fields(registry.Report)}
+    stages = {f.name for f in dataclasses.fields(ModuleRecord)}
+    assert passes.isdisjoint(stages)
+    _, result = _compile_counting_residences(monkeypatch, "examples/multi_device_mul.mlir", ["a=cuda[0]", "b=local[0]"])
+    assert result.record.default_device == "device_a"
+    assert json.loads(result.render_report("report.json"))["default_device"] == "device_a"
