@@ -50,6 +50,8 @@ from .options import UsageError
 if TYPE_CHECKING:  # no IREE at import
     from mdc.passes.infra.outputs import Report
 
+    from .module_record import ModuleRecord
+
 NO_PUBLIC_FUNCTION = "the program has no public function"
 MLIR_TIMING = "--mlir-timing"
 REPORT_ENDINGS = (".json", ".md", ".svg", ".dot")
@@ -161,14 +163,17 @@ class CompileResult:
     """What a compile made: ``vmfb`` (bytes) or, with ``compile_to``,
     ``text`` (the module's IR); ``report`` (what mdc's passes found:
     placements, crossings, twins; None when ``compile_to`` stopped before
-    the mdc stage); ``warnings``; ``timings`` ((step, seconds) in order);
-    ``devices`` (as resolved against the program)."""
+    the mdc stage) and ``record`` (what the stages read from the program
+    beside them: module_record.py; None likewise); ``warnings``;
+    ``timings`` ((step, seconds) in order); ``devices`` (as resolved
+    against the program)."""
 
     source: str
     devices: list[Device]
     vmfb: bytes | None = None
     text: str | None = None
     report: Report | None = None
+    record: ModuleRecord | None = None
     warnings: list[CompileWarning] = dataclasses.field(default_factory=list)
     timings: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
@@ -188,7 +193,7 @@ class CompileResult:
         if not kind.endswith(REPORT_ENDINGS):
             raise CompileError(UsageError(f"{kind}: a report ends in .json or .md, a picture in .svg or .dot"),
                                cli_errors.USAGE_STATUS)
-        return report.render(kind, self.report, self.devices, self.source)
+        return report.render(kind, self.report, self.record, self.devices, self.source)
 
     def save_report(self, path: str | os.PathLike) -> None:
         path = os.fspath(path)
@@ -272,7 +277,7 @@ class _Compile:
         names = options.STAGE_NAMES
         reached_mdc = not opts.compile_to or names.index(opts.compile_to) >= names.index("mdc")
         out = CompileResult(self.name, devices, report=ctx.report if reached_mdc else None,
-                            warnings=self.warnings, timings=self.timings)
+                            record=ctx.record if reached_mdc else None, warnings=self.warnings, timings=self.timings)
         if opts.compile_to:
             out.text = ireec.module_text(result)
         else:

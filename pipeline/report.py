@@ -26,6 +26,8 @@ from collections import defaultdict
 from mdc.passes.infra.outputs import Report
 from mdc.passes.analysis.sizes import real_size
 
+from .module_record import ModuleRecord
+
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 # For a second device of a driver already drawn (a CPU pair, two GPUs), so
 # that every device's work has a colour of its own (--place's picture).
@@ -66,18 +68,18 @@ class _Names:
         return [{"name": n, "is": self.what[k]} for k, n in self.names.items()]
 
 
-def _crossing_sizes(done: Report):
+def _crossing_sizes(done: Report, source_types: dict):
     """The names, each crossing's size (the program's own type where IREE
     moves it collapsed, sizes.real_size) and each shared-pair edge's size."""
     names = _Names()
-    crossings = [names.see(real_size(c.size, c.location, done.source_types)) if c.size else None
+    crossings = [names.see(real_size(c.size, c.location, source_types)) if c.size else None
                  for c in done.crossings]
     edges = {}
     if done.graph is not None:
         for i, e in enumerate(done.graph.edges):
             if e.crossing and e.size is not None:
                 location = done.graph.nodes[e.target].location
-                edges[i] = names.see(real_size(e.size, location, done.source_types))
+                edges[i] = names.see(real_size(e.size, location, source_types))
     return names, crossings, edges
 
 
@@ -87,9 +89,12 @@ def _shape(size, names: dict):
     return [e.static if not e.dims else e.text(names) for e in size.dims]
 
 
-def report_data(done: Report, devices) -> dict:
+def report_data(done: Report, record: ModuleRecord, devices) -> dict:
+    """The report of what mdc's passes did (``done``) to the program the
+    stages recorded (``record``: its own tensor types, IREE's default
+    device)."""
     graph = done.graph
-    names, sizes, edge_sizes = _crossing_sizes(done)
+    names, sizes, edge_sizes = _crossing_sizes(done, record.source_types)
     entries = []
     for c, size in zip(done.crossings, sizes):
         strategy = {"staged": "staged", "staged-via-host": "staged through host twice"}.get(
@@ -133,7 +138,7 @@ def report_data(done: Report, devices) -> dict:
         summary[key]["bytes"].append(e["bytes"])
     data = {
         "devices": [{"name": d.name, "spec": d.spec_as_given} for d in devices],
-        "default_device": done.default_device,
+        "default_device": record.default_device,
         "crossings": entries,
         "summary": [{"pair": k, "count": v["count"], "bytes": " + ".join(v["bytes"])}
                     for k, v in summary.items()],
@@ -176,15 +181,15 @@ def report_markdown(data: dict, source: str) -> str:
     return "\n".join(lines)
 
 
-def _edge_bytes(done: Report) -> dict:
+def _edge_bytes(done: Report, record: ModuleRecord) -> dict:
     """Each graph edge's bytes as text, dimensions named as in the report."""
-    names, _, sizes = _crossing_sizes(done)
+    names, _, sizes = _crossing_sizes(done, record.source_types)
     return {i: size.bytes_text(names.names) for i, size in sizes.items()}
 
 
-def graph_dot(done: Report) -> str:
+def graph_dot(done: Report, record: ModuleRecord) -> str:
     graph = done.graph
-    labels = _edge_bytes(done)
+    labels = _edge_bytes(done, record)
     out = ["digraph mdc {", "  rankdir=TB;", "  node [shape=box, style=filled, fontname=Helvetica];"]
     by_device = defaultdict(list)
     for n in graph.nodes:
@@ -326,9 +331,9 @@ def place_labels(crossings: list[tuple[str, tuple]], boxes: list[tuple]) -> list
     return centres
 
 
-def graph_svg(done: Report) -> str:
+def graph_svg(done: Report, record: ModuleRecord) -> str:
     graph = done.graph
-    labels = _edge_bytes(done)
+    labels = _edge_bytes(done, record)
     lanes = list(graph.devices)
     x_of = {d: 40 + i * LANE_W for i, d in enumerate(lanes)}
     rows, titles, n_rows = _svg_rows(graph)
@@ -355,14 +360,15 @@ def graph_svg(done: Report) -> str:
     return "\n".join(parts) + "\n"
 
 
-def render(path: str, done: Report, devices, source: str) -> bytes:
-    """The bytes of a report or picture, by file extension."""
+def render(path: str, done: Report, record: ModuleRecord, devices, source: str) -> bytes:
+    """The bytes of a report or picture, by file extension: what the
+    passes did (``done``) and what the stages recorded (``record``)."""
     if path.endswith(".json"):
-        return (json.dumps(report_data(done, devices), indent=2) + "\n").encode()
+        return (json.dumps(report_data(done, record, devices), indent=2) + "\n").encode()
     if path.endswith(".md"):
-        return report_markdown(report_data(done, devices), source).encode()
+        return report_markdown(report_data(done, record, devices), source).encode()
     if path.endswith(".dot"):
-        return graph_dot(done).encode()
+        return graph_dot(done, record).encode()
     if path.endswith(".svg"):
-        return graph_svg(done).encode()
+        return graph_svg(done, record).encode()
     raise ValueError(path)

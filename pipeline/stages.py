@@ -36,6 +36,7 @@ from mdc.passes.analysis.tied_dims import tied_dims
 
 from . import manifest, options
 from .ireec import Compiler
+from .module_record import ModuleRecord
 
 STREAM_TENSOR_PIPELINE = ",".join(
     [
@@ -66,16 +67,15 @@ def _python_passes(level: str):
             if level == "stream" and ctx.keep_devices:
                 remove_device_keeper(module)
             if level == "stream":
-                ctx.report.default_device = module_default_device(module)
+                ctx.record.default_device = module_default_device(module)
             if level == "input":  # the program's own state, before mdc adds any
-                ctx.report.program_state = mutable_globals(module)
-                ctx.report.state_by_function = state_by_function(module)
+                ctx.record.program_state = mutable_globals(module)
+                ctx.record.state_by_function = state_by_function(module)
                 if ctx.manifest_devices is not None:
-                    ctx.report.tied_dims = tied_dims(module)
-            analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report,
-                                           models=ctx.models)
+                    ctx.record.tied_dims = tied_dims(module)
+            analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
-                ctx.report.source_types = source_types(module)
+                ctx.record.source_types = source_types(module)
             if level == "stream" and ctx.manifest_devices is not None:
                 write_manifest(module, ctx, analyses.memory_model(level))
             module.verify()
@@ -113,14 +113,14 @@ def write_manifest(module, ctx: "PipelineContext", model) -> None:
     from mdc.passes.transforms.host_entry_points import HostEntryPointOptions
     from mdc.passes.analysis.stub_signatures import pin_wrapper_arguments, stub_signatures, undeclared_result_devices
 
-    settings = ctx.settings
+    settings, record = ctx.settings, ctx.record
     functions = stub_signatures(module)
     pin_wrapper_arguments(module)
     manifest.attach(module, manifest.manifest_json(
         ctx.manifest_devices, model, pinned_arguments_of(module),
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
-        ctx.report.storage_twins, ctx.report.program_state, ctx.report.state_by_function,
-        ctx.report.tied_dims, default=ctx.report.default_device, no_host_entry_points=not settings.host_entry_points,
+        ctx.report.storage_twins, record.program_state, record.state_by_function,
+        record.tied_dims, default=record.default_device, no_host_entry_points=not settings.host_entry_points,
         result_devices=undeclared_result_devices(module)), functions)
 
 
@@ -160,8 +160,12 @@ if STAGE_NAMES != options.STAGE_NAMES:  # the command line offers options.STAGE_
 @dataclasses.dataclass
 class PipelineContext:
     settings: registry.CompileSettings
-    # What the passes report (the placement, the crossings, the twins).
+    # What the passes report (the placement, the crossings, the twins);
+    # only passes write it.
     report: registry.Report = dataclasses.field(default_factory=registry.Report)
+    # What the stages read from the module beside the passes (the
+    # program's own state and types, IREE's default device).
+    record: ModuleRecord = dataclasses.field(default_factory=ModuleRecord)
     # The devices the manifest lists (contract Devices, in --device
     # order); None: write no manifest and no seal.
     manifest_devices: list | None = None
@@ -169,14 +173,9 @@ class PipelineContext:
     # Devices the program never names that must still reach mdc's passes
     # (a local device to stage through between GPUs of different drivers).
     keep_devices: list[str] = dataclasses.field(default_factory=list)
-    # The compile's memory models, shared by its levels (pass_manager.py).
-    models: registry.MemoryModels = dataclasses.field(init=False)
     # When a list, run() appends (step, seconds) for each stage it runs
     # (driver.CompileResult.timings, mdc-compile --timings).
     timings: list | None = None
-
-    def __post_init__(self):
-        self.models = registry.MemoryModels(self.settings)
 
 
 def _timed(ctx: PipelineContext, step: str, body: Callable):

@@ -26,7 +26,6 @@ from typing import Mapping
 from mdc.contract.manifest_record import Device
 
 from ..infra.diagnostics import MdcError
-from ..ir.module_facts import declared_devices
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +52,8 @@ class MemoryModel:
     """The policy of every ordered pair of ``devices`` (by symbol, in
     declaration order), given the ``--link`` overrides ``links``. A value
     object: two models of the same inputs (``key``) answer alike, so a
-    compile builds one per device set (pass_manager.py)."""
+    compile builds one per device set, all in one place
+    (pass_base.MemoryModels; passes get theirs from pass_manager.py)."""
 
     def __init__(self, devices: dict[str, Device], links: dict | None = None):
         self.devices = devices
@@ -71,10 +71,6 @@ class MemoryModel:
                         "leave the pair staged, or force staging with =staged",
                     ],
                 )
-
-    @classmethod
-    def of(cls, module, links: dict | None = None) -> "MemoryModel":
-        return cls(declared_devices(module), links)
 
     @staticmethod
     def key(devices: Mapping[str, Device], links: Mapping | None = None) -> tuple:

@@ -21,6 +21,8 @@ import enum
 import functools
 from typing import ClassVar, Mapping
 
+from mdc.contract.manifest_record import Device
+
 from ..analysis.memory_model import MemoryModel
 from .outputs import Report
 from ..analysis.residence import Residence
@@ -84,11 +86,48 @@ class CompileSettings:
         return iree_default_device(self.devices, self.default_device)
 
     @functools.cached_property
+    def models(self) -> "MemoryModels":
+        """The compile's memory models: the one place a model is built
+        (the pass manager of every level, and options that need a model,
+        ask it)."""
+        return MemoryModels(self)
+
+    @property
     def memory_model(self) -> MemoryModel:
         """The memory model of the command line's devices and links, built
         once per compile (pass_manager.py gives it to every pass whose
         level sees these devices; options that need it read it here)."""
-        return MemoryModel(dict(self.devices), dict(self.links))
+        return self.models.of(self.devices)
+
+
+class MemoryModels:
+    """The memory models of one compile (CompileSettings.models): each built
+    once, the first time a level sees its device list (pass_manager.py
+    says when a level sees another list than the command line's), and
+    shared by every level that sees the same list. No other code builds a
+    MemoryModel."""
+
+    def __init__(self, settings: CompileSettings):
+        self.settings = settings
+        self._built: dict[tuple, MemoryModel] = {}
+
+    def of(self, devices: Mapping[str, Device]) -> MemoryModel:
+        """The model of ``devices`` (by symbol, in order) under the
+        compile's --link overrides. The command line's devices answer as
+        ``settings.devices`` (a level may see them with another ordinal
+        or location, which decides no policy)."""
+        links = self.settings.links
+        key = MemoryModel.key(devices, links)
+        if key not in self._built:
+            if key == MemoryModel.key(self.settings.devices, links):
+                devices = self.settings.devices
+            self._built[key] = MemoryModel(dict(devices), dict(links))
+        return self._built[key]
+
+    @property
+    def built(self) -> list[MemoryModel]:
+        """Every model built so far, in the order they were built."""
+        return list(self._built.values())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,14 +179,28 @@ class Fact(enum.Enum):
 ANALYSES = (MemoryModel, Residence)
 
 
+@dataclasses.dataclass(frozen=True)
+class Handle:
+    """A ``requires`` entry for a pass that rewrites the module between
+    uses of an analysis: ``Handle(Residence)`` gives ``apply`` the
+    manager's handle on it (pass_manager.AnalysisHandle) rather than the
+    analysis. ``get()`` is the manager's analysis of the module as it is
+    now; after a rewrite the pass calls ``rewrote()``, and the next
+    ``get()`` analyzes the module anew. A pass never builds an analysis
+    itself."""
+
+    analysis: type
+
+
 class ModulePass:
     """``Options``: the pass's own options type, a frozen dataclass with
     ``of(settings)``. ``apply`` takes the module, its options and one
-    argument per analysis in ``requires`` (of ANALYSES: the memory model,
-    the placement), and returns what it leaves for reports and the
-    manifest (an outputs.Report holding only its own part), or None.
-    ``preserves``: the analyses still true of the module it leaves (the
-    memory model depends on the devices alone and is never stale).
+    argument per entry of ``requires``: an analysis of ANALYSES (the
+    memory model, the residence), or a Handle on one for a pass that
+    rewrites between uses of it; it returns what it leaves for reports
+    and the manifest (an outputs.Report holding only its own part), or
+    None. ``preserves``: the analyses still true of the module it leaves
+    (the memory model depends on the devices alone and is never stale).
 
     ``needs``: the facts that must hold when it runs (it runs after the
     passes of its level that provide them); ``provides``: those that hold
@@ -158,7 +211,7 @@ class ModulePass:
     level: ClassVar[str]
     summary: ClassVar[str]
     Options: ClassVar[type] = NoOptions
-    requires: ClassVar[tuple[type, ...]] = ()
+    requires: ClassVar[tuple[type | Handle, ...]] = ()
     preserves: ClassVar[tuple[type, ...]] = ()
     needs: ClassVar[tuple[Fact, ...]] = ()
     provides: ClassVar[tuple[Fact, ...]] = ()

@@ -27,28 +27,32 @@ from ..ir.ir_util import affinity_attr, get_attr, inside_executable, top_level_o
 from ..analysis.memory_model import MemoryModel
 from ..ir.module_facts import affinity_devices, declared_argument_devices, module_default_device
 from ..infra.outputs import PlacedOp, Report
-from ..infra.pass_base import Fact, ModulePass, NoOptions
+from ..infra.pass_base import Fact, Handle, ModulePass, NoOptions
+from ..infra.pass_manager import AnalysisHandle
 from ..analysis.residence import Residence, place_unplaced_ops
 from ..analysis.sizes import measure
 
 _AFFINITY_ATTRS = ("affinity", "source_affinity", "target_affinity")
 
 
-def place(module, model: MemoryModel) -> tuple[Residence, residence_graph.ResidenceGraph, list[PlacedOp]]:
+def place(module, model: MemoryModel, residence: AnalysisHandle) -> tuple[Residence, residence_graph.ResidenceGraph,
+                                                                          list[PlacedOp]]:
     """Places every unplaced op of ``module`` (where staging is needed);
     returns the residence analysis of the result (for stage-crossings),
-    the residence graph, and each op placed with why."""
+    the residence graph, and each op placed with why. ``residence``: the
+    pass manager's handle on the module's residence, told of each
+    rewrite, so the analysis returned is of the module placed."""
     _check_devices_declared(module, model)
-    if model.needs_staging:
-        _import_arguments_where_declared(module, model)
-    residence = Residence(module)
-    residence.analyze()
+    if model.needs_staging and _import_arguments_where_declared(module, model):
+        residence.rewrote()
     placed = []
     if model.needs_staging:  # else nothing to rewrite; still say where things run, for reports
         placed = [PlacedOp(format_location(op.location), op.name, device, why)
-                  for op, device, why in place_unplaced_ops(residence)]
-        residence.analyze()
-    return residence, residence_graph.snapshot(module, residence, model, measure), placed
+                  for op, device, why in place_unplaced_ops(residence.get())]
+        if placed:
+            residence.rewrote()
+    analyzed = residence.get()
+    return analyzed, residence_graph.snapshot(module, analyzed, model, measure), placed
 
 
 def _check_devices_declared(module, model: MemoryModel) -> None:
@@ -68,7 +72,7 @@ def _check_devices_declared(module, model: MemoryModel) -> None:
                     )
 
 
-def _import_arguments_where_declared(module, model: MemoryModel) -> None:
+def _import_arguments_where_declared(module, model: MemoryModel) -> int:
     """Every import of a public function's argument that would cross a
     staged pair runs on the device the argument is declared on (its
     ``iree.abi.affinity``, else the module's default device, where the
@@ -83,7 +87,9 @@ def _import_arguments_where_declared(module, model: MemoryModel) -> None:
     test/lit/regress/argument_moved_from_default_device.mlir). Two such
     imports on devices that are a staged pair share the caller's one
     buffer too, though each may use the default device's memory
-    (test/lit/regress/argument_imported_on_two_staged_devices.mlir)."""
+    (test/lit/regress/argument_imported_on_two_staged_devices.mlir).
+    Returns how many imports it moved."""
+    moved = 0
     default = module_default_device(module)
     for function in _public_functions(module):
         declared = declared_argument_devices(function)
@@ -95,6 +101,8 @@ def _import_arguments_where_declared(module, model: MemoryModel) -> None:
                 continue
             for op, device in _imports_crossing(model, home, imports):
                 _import_at_home(op, home, device)
+                moved += 1
+    return moved
 
 
 def _public_functions(module):
@@ -153,10 +161,10 @@ class PlaceUnplacedOps(ModulePass):
     level = "stream"
     summary = "give resource ops without an affinity a device (residence.py's rule), for transfer-insertion"
 
-    requires = (MemoryModel,)
+    requires = (MemoryModel, Handle(Residence))
     # First at the stream level: every pass after it reads placed IR.
     provides = (Fact.PLACED_OPS,)
 
-    def apply(self, module, options: NoOptions, model: MemoryModel) -> Report:
-        _, graph, placed = place(module, model)
+    def apply(self, module, options: NoOptions, model: MemoryModel, residence: AnalysisHandle) -> Report:
+        _, graph, placed = place(module, model, residence)
         return Report(graph=graph, placements=placed)

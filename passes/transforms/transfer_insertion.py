@@ -53,8 +53,9 @@ name: place-unplaced-ops (place_unplaced_ops.py: ops with no affinity get
 one by residence.py's rule; the residence graph) and stage-crossings
 (stage_crossings.py: find each crossing and lower it; lowering/ holds one
 module per lowering: copy.py, emplace.py, small_in_place.py,
-pinned_arguments.py). This pass runs both, the second on the first's
-residence analysis, and is the pipeline's step. Modules whose device pairs
+pinned_arguments.py). This pass runs both, the second on the residence
+analysis of the placed module (the pass manager's, through its handle),
+and is the pipeline's step. Modules whose device pairs
 all share memory are left untouched.
 """
 
@@ -63,7 +64,9 @@ from __future__ import annotations
 from ..lowering import StagingOptions
 from ..analysis.memory_model import MemoryModel
 from ..infra.outputs import Report
-from ..infra.pass_base import Fact, ModulePass
+from ..infra.pass_base import Fact, Handle, ModulePass
+from ..infra.pass_manager import AnalysisHandle
+from ..analysis.residence import Residence
 from .place_unplaced_ops import place
 from .stage_crossings import stage_crossings
 
@@ -78,15 +81,15 @@ class TransferInsertion(ModulePass):
 
     Options = StagingOptions
 
-    requires = (MemoryModel,)
+    requires = (MemoryModel, Handle(Residence))
     # It stages the moves of stub-host-entry-points' twins too (its own
     # residence finds the ops place-unplaced-ops placed).
     needs = (Fact.PLACED_OPS, Fact.STUB_TWINS)
     provides = (Fact.STAGED_CROSSINGS, Fact.MDC_MARKS)
 
-    def apply(self, module, options: StagingOptions, model: MemoryModel) -> Report:
-        residence, graph, placed = place(module, model)
+    def apply(self, module, options: StagingOptions, model: MemoryModel, residence: AnalysisHandle) -> Report:
+        analyzed, graph, placed = place(module, model, residence)
         report = Report(graph=graph, placements=placed)
         if model.needs_staging:
-            report.crossings.extend(stage_crossings(module, model, residence, options))
+            report.crossings.extend(stage_crossings(module, model, analyzed, options))
         return report

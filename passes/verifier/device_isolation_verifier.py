@@ -35,30 +35,21 @@ from .rules import check_module_rules, check_ownership_rules
 __all__ = ["DeviceIsolationVerifier", "Violation", "verify"]
 
 
-def _memory_model(devices: dict, links: dict | None) -> MemoryModel:
-    """The memory model of ``devices``; overrides naming devices this level
-    cannot see are left out."""
-    links = {pair: v for pair, v in (links or {}).items() if all(n in devices for n in pair)}
-    return MemoryModel(devices, links)
-
-
-def verify(module, links: dict | None = None, given: dict | None = None,
-           model: MemoryModel | None = None) -> list[Violation]:
+def verify(module, given: dict, model: MemoryModel) -> list[Violation]:
     """Every isolation violation in ``module``, in program order.
     ``given``: the devices the command line declares (memory_model.Device
     by symbol); those the module no longer declares are added. IREE drops
     the global of a device nothing runs on any more, while a function's
     declaration still names it (result-memory). ``model``: the memory model
-    of those devices (pass_manager.py's), else one is built."""
+    of those devices under the --link overrides (the pass manager's)."""
     devices = dict(hal_devices(module))
-    for name, device in (given or {}).items():
+    for name, device in given.items():
         devices.setdefault(name, device)
     if len(devices) < 2:
         return []
     found = check_module_rules(module)
     if found:
         return found
-    model = model if model is not None else _memory_model(devices, links)
     if not model.needs_staging:
         return []  # all pairs share memory: IREE's own behaviour stands
     return check_ownership_rules(module, Access(model, module))
@@ -76,7 +67,7 @@ class DeviceIsolationVerifier(ModulePass):
     preserves = ANALYSES
 
     def apply(self, module, options: DeviceOptions, model: MemoryModel) -> None:
-        violations = verify(module, options.links, options.devices, model)
+        violations = verify(module, options.devices, model)
         if not violations:
             return
         first, rest = violations[0], violations[1:]

@@ -1,7 +1,7 @@
 """The pass manager (passes/infra/pass_manager.py) and the pass order
-(passes/infra/pipeline_order.py): analyses computed once and dropped when a pass
-may have made them untrue, one memory model per compile, and the order the
-passes' declarations give."""
+(passes/infra/pipeline_order.py): analyses computed once, by the manager
+alone, and dropped when a pass may have made them untrue, one memory model
+per compile, and the order the passes' declarations give."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mdc.passes.analysis import memory_model
 from mdc.passes.infra import pipeline_order
 from mdc.passes.infra import registry
 from mdc.passes.ir.module_facts import declared_devices
-from mdc.passes.infra.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
+from mdc.passes.infra.pass_base import ANALYSES, CompileSettings, Fact, Handle, ModulePass
 from mdc.passes.infra.pass_manager import AnalysisManager, run_passes
 from mdc.passes.analysis.residence import Residence
 from mdc.pipeline.ireec import Compiler
@@ -166,3 +166,123 @@ def test_one_memory_model_per_compile_and_device_list(monkeypatch, tmp_path, dev
                              *(f"--device={d}" for d in devices), "-o", str(out)])
     assert code == 0 and out.exists()
     assert built == lists
+
+
+def _analysis_builders() -> dict[str, set[str]]:
+    """Where in passes/ and pipeline/ a MemoryModel or Residence is built,
+    or an analysis run: {what: {file}}."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+    for root in ("passes", "pipeline"):
+        for path in sorted((REPO / root).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not isinstance(node, ast.Call):
+                    continue
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+                if name in ("MemoryModel", "Residence", "analyze"):
+                    found.setdefault(name, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def test_only_the_manager_builds_an_analysis():
+    """A pass gets its analyses through the manager (requires, or a Handle
+    for one that rewrites between uses); the compile's MemoryModels is the
+    one place a memory model is built."""
+    assert _analysis_builders() == {
+        "MemoryModel": {"passes/infra/pass_base.py"},
+        "Residence": {"passes/infra/pass_manager.py"},
+        "analyze": {"passes/infra/pass_manager.py"},
+    }
+
+
+def test_a_handle_gives_the_managers_analysis_and_a_fresh_one_after_a_rewrite():
+    compiler = Compiler([])
+    module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
+    got = []
+
+    class Rewrites(ModulePass):
+        name, level, summary = "rewrites", "stream", "rewrites between uses of the residence"
+        requires = (Handle(Residence),)
+
+        def apply(self, module, options, residence):
+            got.extend([residence.get(), residence.get()])
+            residence.rewrote()
+            got.append(residence.get())
+
+    keeps, seen = _recorder((Residence,), preserves=ANALYSES)
+    with compiler.context, module.location:
+        manager = run_passes([keeps, Rewrites, keeps], module, CompileSettings(), registry.Report())
+    first, again, fresh = got
+    assert seen[0][0] is first is again  # the manager's, kept by the first pass
+    assert fresh is not first
+    assert seen[1][0] is not fresh  # Rewrites preserves nothing: analyzed anew
+    assert manager.computed[Residence] == 3
+    with pytest.raises(TypeError, match="no analysis"):
+        manager.handle(int, "stream")
+
+
+def test_managers_of_one_compile_share_every_memory_model():
+    """Every level's manager asks the compile's MemoryModels
+    (CompileSettings.models): a device list other than the command line's
+    is built once however many managers see it."""
+    compiler = Compiler([])
+    module = compiler.parse_text(_STAGED_MODULE, "staged.mlir")
+    with compiler.context, module.location:
+        settings = CompileSettings()
+        one, two = AnalysisManager(module, settings), AnalysisManager(module, settings)
+        assert one.memory_model("stream") is two.memory_model("stream")
+        assert settings.models.built == [one.memory_model("stream")]
+        assert settings.memory_model is settings.models.of(settings.devices)
+
+
+def _compile_counting_residences(monkeypatch, program: str, devices):
+    """mdc-compile of ``program`` in process: the file that ran each
+    residence analysis, in order, and the result."""
+    import inspect
+
+    from mdc.pipeline import driver
+
+    callers = []
+    analyze = Residence.analyze
+
+    def counting(self):
+        callers.append(Path(inspect.stack()[1].filename).relative_to(REPO).as_posix())
+        analyze(self)
+
+    monkeypatch.setattr(Residence, "analyze", counting)
+    return callers, driver.compile(str(REPO / program), devices)
+
+
+@pytest.mark.parametrize("program, devices, count", [
+    # place-unplaced-ops places one op: an analysis before and one after;
+    # transfer-insertion places nothing more: one; loop-init-isolation:
+    # one. (Each placing pass analyzed twice itself before: 5.)
+    ("test/e2e/programs/cond_br_merge.mlir", ["a=local[0]", "b=cuda[0]"], 4),
+    # Nothing to place: one analysis per pass that asks (5 before).
+    ("examples/multi_device_mul.mlir", ["a=cuda[0]", "b=local[0]"], 3),
+    # No staged pair: nothing is placed (3 before too).
+    ("examples/multi_device_mul.mlir", ["a=local[0]", "b=local[1]"], 3),
+])
+def test_residence_is_analyzed_by_the_manager_alone(monkeypatch, program, devices, count):
+    callers, result = _compile_counting_residences(monkeypatch, program, devices)
+    assert callers == ["passes/infra/pass_manager.py"] * count
+    assert len(result.report.placements) == (count == 4)
+
+
+def test_the_stages_record_is_not_the_passes_report(monkeypatch):
+    """Passes return a Report; what the stages read from the module beside
+    them (the program's state and types, IREE's default device) is their
+    own record, which the report writer reads beside it."""
+    import dataclasses
+    import json
+
+    from mdc.pipeline.module_record import ModuleRecord
+
+    passes = {f.name for f in dataclasses.fields(registry.Report)}
+    stages = {f.name for f in dataclasses.fields(ModuleRecord)}
+    assert passes.isdisjoint(stages)
+    _, result = _compile_counting_residences(monkeypatch, "examples/multi_device_mul.mlir", ["a=cuda[0]", "b=local[0]"])
+    assert result.record.default_device == "device_a"
+    assert json.loads(result.render_report("report.json"))["default_device"] == "device_a"
