@@ -49,7 +49,6 @@ from .options import UsageError
 
 if TYPE_CHECKING:  # no IREE at import
     from mdc.passes.infra.outputs import Report
-
     from .module_record import ModuleRecord
 
 NO_PUBLIC_FUNCTION = "the program has no public function"
@@ -162,11 +161,10 @@ def as_compile_error(error: Exception, warnings=(), timings=(), given: Mapping |
 class CompileResult:
     """What a compile made: ``vmfb`` (bytes) or, with ``compile_to``,
     ``text`` (the module's IR); ``report`` (what mdc's passes found:
-    placements, crossings, twins; None when ``compile_to`` stopped before
-    the mdc stage) and ``record`` (what the stages read from the program
-    beside them: module_record.py; None likewise); ``warnings``;
-    ``timings`` ((step, seconds) in order); ``devices`` (as resolved
-    against the program)."""
+    placements, crossings, twins) and ``record`` (what the stages read off
+    the program, module_record.py), both None when ``compile_to`` stopped
+    before the mdc stage; ``warnings``; ``timings`` ((step, seconds) in
+    order); ``devices`` (as resolved against the program)."""
 
     source: str
     devices: list[Device]
@@ -327,7 +325,8 @@ class _Compile:
         try:
             result = stages.run(compiler, module, ctx, self.opts.compile_to)
         except Exception as e:
-            if not ctx.report.storage_twins or as_compile_error(e) is None or _is_flag_error(e):
+            if not ctx.report.storage_twins or as_compile_error(e) is None \
+                    or isinstance(e, cli_errors.iree_error_types()[0]):
                 self.timings += ctx.timings
                 raise
             retry = make_context(False)
@@ -350,11 +349,6 @@ def _twins_dropped(error: Exception, twins) -> CompileWarning:
     who = "mdc" if isinstance(error, MdcError) else "IREE"
     return CompileWarning(None, f"{who} could not compile the result-storage twins ({names}): {_one_line(error)}; "
                                 "compiled without them (the Python API then returns those results as copies)")
-
-
-def _is_flag_error(error: Exception) -> bool:
-    flag_errors, _ = cli_errors.iree_error_types()
-    return isinstance(error, flag_errors)
 
 
 def _load_compiler():
