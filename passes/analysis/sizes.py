@@ -148,7 +148,7 @@ def index_extent(value: ir.Value, depth: int = 0) -> Extent:
         found = _argument_dim(op.operands[0], k) or _call_result_dim(op.operands[0], k)
         if found is not None:
             return found
-    elif op.name == "tensor.dim":
+    elif op.name == irx.TENSOR_DIM:
         k = index_extent(op.operands[1], depth + 1)
         if not k.dims:
             return tensor_dim(op.operands[0], k.static, depth + 1)
