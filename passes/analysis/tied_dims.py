@@ -120,7 +120,7 @@ def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
     elif name in SHAPED_BY_OPERANDS:
         source, result = op.operands[0], op.results[0]
         tensor = result if _rank(result) is not None else source
-        _dynamic_dims_are(sizes, tensor, [v for v in list(op.operands)[1:] if str(v.type) == "index"])
+        _dynamic_dims_are(sizes, tensor, [v for v in list(op.operands)[1:] if irx.is_index_type(v.type)])
         sizes.same_shape(source, result)
     elif name == irx.HAL_TENSOR_BARRIER:
         for operand, result in zip(op.operands, op.results):

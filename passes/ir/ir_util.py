@@ -10,7 +10,7 @@ from iree.compiler import ir
 
 from . import ir_adapter as irx
 # Re-exported: the passes import these from here.
-from .ir_adapter import affinity_attr, get_attr, symbol_ref, top_level_ops, walk  # noqa: F401
+from .ir_adapter import affinity_attr, get_attr, is_resource, symbol_ref, top_level_ops, walk  # noqa: F401
 
 
 def branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
@@ -36,10 +36,6 @@ def incoming_values(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
             for i, value in enumerate(values):
                 incoming.setdefault((block, i), []).append(value)
     return incoming
-
-
-def is_resource(value: ir.Value) -> bool:
-    return str(value.type).startswith("!stream.resource<")
 
 
 def append_functions(module, text: str) -> None:

@@ -47,7 +47,6 @@ from ..infra.pass_base import Fact, ModulePass, NoOptions
 # puts it there).
 _QUEUE_OPS = (irx.STREAM_CMD_EXECUTE, irx.STREAM_RESOURCE_ALLOCA, irx.STREAM_RESOURCE_DEALLOCA,
               irx.STREAM_FILE_READ, irx.STREAM_FILE_WRITE, irx.STREAM_TIMEPOINT_CHAIN_EXTERNAL)
-_TIMEPOINT = "!stream.timepoint"
 
 
 def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
@@ -130,7 +129,7 @@ class _Waits:
 
 def _join(parts: list[ir.Value]) -> ir.Value:
     """One timepoint for ``parts``: itself, their join, or immediate."""
-    timepoint = ir.Type.parse(_TIMEPOINT)
+    timepoint = irx.timepoint_type()
     if not parts:
         return stream.TimepointImmediateOp(results=[timepoint]).results[0]
     if len(parts) == 1:
@@ -139,7 +138,7 @@ def _join(parts: list[ir.Value]) -> ir.Value:
 
 
 def _awaited_operand(op: ir.Operation) -> int | None:
-    numbers = [i for i, v in enumerate(op.operands) if str(v.type) == _TIMEPOINT]
+    numbers = [i for i, v in enumerate(op.operands) if irx.is_type(v.type, irx.TIMEPOINT)]
     return numbers[0] if len(numbers) == 1 else None
 
 
@@ -161,7 +160,7 @@ def wait_on_host(module, model: MemoryModel) -> int:
                 continue
             host_await = host_await or _add_host_await(module)
             with ir.InsertionPoint(op), op.location:
-                fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], _join(host)).results[0]
+                fence = stream.TimepointExportOp([irx.fence_type()], _join(host)).results[0]
                 util.CallOp([], host_await, [fence])
                 op.operands[number] = _join(kept)
             changed += 1

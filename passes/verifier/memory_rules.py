@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..ir.module_facts import SYMBOL
 from .facts import Buffer, CommandBuffer, Device, of_kind
 from .hal_bits import prefers_origin
 from .rule import Evidence, Findings, OwnershipRule, Site
@@ -26,7 +25,7 @@ class SharedAllocation(OwnershipRule):
         if op.name == irx.HAL_ALLOCATOR_SELECT:
             devs = [d.name for v in op.opview.devices for d in of_kind(site.facts(v), Device)]
         else:
-            devs = SYMBOL.findall(str(op.attributes["affinity"])) if "affinity" in op.attributes else []
+            devs = list(irx.affinity_of(op).devices)
         devs = list(dict.fromkeys(devs))
         for i, a in enumerate(devs):
             for b in devs[i + 1:]:
@@ -50,7 +49,7 @@ def check_buffers(rule, site: Site, evidence: Evidence, findings: Findings, user
     """Reports each ``!hal.buffer`` operand of ``site`` that one of
     ``users`` cannot access (``pooled_only``: only queue-allocated ones)."""
     access, ownership = evidence.access, evidence.ownership
-    for v in (v for v in site.op.operands if str(v.type) == "!hal.buffer"):
+    for v in (v for v in site.op.operands if irx.is_type(v.type, irx.BUFFER)):
         for buf in of_kind(site.facts(v), Buffer):
             origin = ownership.op_name(buf.index)
             if pooled_only and origin != irx.HAL_DEVICE_QUEUE_ALLOCA:
@@ -131,8 +130,8 @@ class CommandBufferBuffer(OwnershipRule):
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         op = site.op
-        if not len(op.operands) or str(op.operands[0].type) != "!hal.command_buffer":
+        if not len(op.operands) or not irx.is_type(op.operands[0].type, irx.COMMAND_BUFFER):
             return
         users = [c.device for c in of_kind(site.facts(op.operands[0]), CommandBuffer)]
-        if users and any(str(v.type) == "!hal.buffer" for v in op.operands):
+        if users and any(irx.is_type(v.type, irx.BUFFER) for v in op.operands):
             check_buffers(self, site, evidence, findings, users, f"'{op.name}' in a command buffer")

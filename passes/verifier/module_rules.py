@@ -72,7 +72,7 @@ def _list_reads(fn) -> dict:
     for op in walk(fn):
         if op.name == irx.UTIL_CALL:
             for value in op.operands:
-                if str(value.type).startswith("!util.list<"):
+                if irx.is_list_type(value.type):
                     first.setdefault(value, op)
     return first
 

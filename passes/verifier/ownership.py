@@ -149,7 +149,7 @@ class _Solver:
                 loc = format_location(fn.op.location)
                 in_pinned = self.pinned.get(fn.name, {})
                 ctx = tuple(
-                    frozenset({Fence.of(CALLER, loc, -1)}) if str(a.type) == "!hal.fence"
+                    frozenset({Fence.of(CALLER, loc, -1)}) if irx.is_type(a.type, irx.FENCE)
                     else frozenset({Buffer.of(in_pinned[i], True, loc, -1)}) if i in in_pinned
                     else EMPTY
                     for i, a in enumerate(fn.entry_args)

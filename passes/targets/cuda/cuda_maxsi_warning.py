@@ -61,7 +61,7 @@ def _is_int32_min_fill(value: ir.Value) -> bool:
     if fill is None or fill.name != irx.LINALG_FILL:
         return False
     constant = _defining_op(fill.operands[0])
-    return (constant is not None and constant.name == irx.ARITH_CONSTANT and str(fill.operands[0].type) == "i32"
+    return (constant is not None and constant.name == irx.ARITH_CONSTANT and irx.is_type(fill.operands[0].type, "i32")
             and ir.IntegerAttr(constant.attributes["value"]).value == INT32_MIN)
 
 
