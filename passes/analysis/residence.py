@@ -53,7 +53,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
-from ..ir.ir_util import affinity_attr, get_attr, is_resource, walk
+from ..ir.ir_util import affinity_attr, branch_edges, get_attr, is_resource, walk
 from ..ir.module_facts import module_default_device, single_device
 from .sizes import static_bytes
 
@@ -100,19 +100,6 @@ def _operand_bytes(op: ir.Operation, index: int) -> int:
     if k >= len(encodings):
         return 1
     return max(1, static_bytes(str(encodings[k])) or 1)
-
-
-def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:
-    """(operand index, successor, argument index) of each operand that a
-    ``cf.br`` or ``cf.cond_br`` passes to a successor's block argument."""
-    if op.name == irx.CF_BR:
-        return [(i, op.successors[0], i) for i in range(len(op.operands))]
-    if op.name == irx.CF_COND_BR:
-        view = op.opview
-        n_true, n_false = len(view.trueDestOperands), len(view.falseDestOperands)
-        return ([(1 + i, op.successors[0], i) for i in range(n_true)]
-                + [(1 + n_true + i, op.successors[1], i) for i in range(n_false)])
-    return []
 
 
 def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
@@ -282,7 +269,13 @@ class Residence:
 
     def _branch_arg_home(self, block: ir.Block, index: int, depth: int) -> str | None:
         """The home of argument ``index`` of ``block``, which branches reach
-        (this module's docstring)."""
+        (this module's docstring). Not ``ir_util.sources``, the walk
+        dealloca-affinity and cross-driver-waits share: that one gathers
+        every op a value may come from and gives up on any it cannot follow;
+        a home is one device, chosen among what the predecessors pass (the
+        default device where they disagree, else the first), where a
+        predecessor with no home does not count, and reached through
+        scf regions and forwarding ops as well."""
         key = (block, index)
         if key in self._finding_branch_arg or depth > 64:
             return None  # a cycle of branches: what the other edges pass decides

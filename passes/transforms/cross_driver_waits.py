@@ -37,7 +37,7 @@ from iree.compiler.dialects import stream, util
 from ..ir import ir_adapter as irx
 from ..lowering import staging_template
 from ..infra.diagnostics import MdcError
-from ..ir.ir_util import get_attr, incoming_values, top_level_ops, walk
+from ..ir.ir_util import get_attr, incoming_values, sources, top_level_ops, walk
 from ..analysis.memory_model import MemoryModel
 from ..ir.module_facts import affinity_devices, module_default_device
 from ..infra.pass_base import Fact, ModulePass, NoOptions
@@ -60,6 +60,15 @@ def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
     return model.devices[waiter].uses_host_memory and policy.owner not in (None, waiter)
 
 
+def _through_joins(op: ir.Operation, result: ir.Value) -> list[ir.Value] | None:
+    """A join's timepoint is its parts'; an immediate one is nobody's."""
+    if op.name == irx.STREAM_TIMEPOINT_JOIN:
+        return list(op.operands)
+    if op.name == irx.STREAM_TIMEPOINT_IMMEDIATE:
+        return []
+    return None
+
+
 class _Waits:
     """The queue operations of one function and where their timepoints come from."""
 
@@ -76,33 +85,17 @@ class _Waits:
     def origins(self, timepoint: ir.Value) -> set[str] | None:
         """The devices whose queues signal ``timepoint``, followed through
         joins and block arguments; None where one is unknown."""
+        signalled_by = sources(timepoint, self.incoming, _through_joins)
+        if signalled_by is None:
+            return None
         found: set[str] = set()
-        seen: set = set()
-        work = [timepoint]
-        while work:
-            value = work.pop()
-            if value in seen:
-                continue
-            seen.add(value)
-            owner = value.owner
-            if isinstance(owner, ir.Block):
-                sources = self.incoming.get((owner, ir.BlockArgument(value).arg_number))
-                if not sources:
-                    return None
-                work.extend(sources)
-                continue
-            op = owner.operation
-            if op.name == irx.STREAM_TIMEPOINT_IMMEDIATE:
-                continue
-            if op.name == irx.STREAM_TIMEPOINT_JOIN:
-                work.extend(op.operands)
-            elif op.name in _QUEUE_OPS or op.name == irx.STREAM_TIMEPOINT_IMPORT:
-                devices = self.devices_of(op)
-                if not devices:
-                    return None
-                found.update(devices)
-            else:
+        for op in signalled_by:
+            if op.name not in _QUEUE_OPS and op.name != irx.STREAM_TIMEPOINT_IMPORT:
                 return None
+            devices = self.devices_of(op)
+            if not devices:
+                return None
+            found.update(devices)
         return found
 
     def waitable(self, waiters: list[str], timepoint: ir.Value) -> bool:
