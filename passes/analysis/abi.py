@@ -39,7 +39,7 @@ def update_into_argument(value: ir.Value):
 def is_constant_zero(value: ir.Value) -> bool:
     owner = value.owner
     return (not isinstance(owner, ir.Block) and owner.name == irx.ARITH_CONSTANT
-            and str(owner.attributes["value"]) == "0 : index")
+            and irx.index_constant(owner.attributes["value"]) == 0)
 
 
 def import_of(value: ir.Value) -> ir.Operation | None:
@@ -65,7 +65,7 @@ def function_argument_view(value: ir.Value) -> ir.Value | None:
     if imported is None:
         return None
     value = imported.operands[0]
-    if not isinstance(value.owner, ir.Block) or str(value.type) != "!hal.buffer_view":
+    if not isinstance(value.owner, ir.Block) or not irx.is_type(value.type, irx.BUFFER_VIEW):
         return None
     block = value.owner
     function = block.owner

@@ -52,35 +52,36 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from ..ir.ir_util import affinity_attr, get_attr, is_resource, walk
+from ..ir import ir_adapter as irx
+from ..ir.ir_util import affinity_attr, branch_edges, get_attr, is_resource, walk
 from ..ir.module_facts import module_default_device, single_device
 from .sizes import static_bytes
 
 
 # Ops whose result i is their operand i, unchanged.
-_FORWARDING = {"util.optimization_barrier", "stream.timepoint.barrier", "stream.timepoint.await"}
+_FORWARDING = {irx.UTIL_OPTIMIZATION_BARRIER, irx.STREAM_TIMEPOINT_BARRIER, irx.STREAM_TIMEPOINT_AWAIT}
 
 # Ops that never execute on a device themselves: values flow through them.
 _PASS_THROUGH = {
-    "scf.yield",
-    "scf.condition",
-    "scf.for",
-    "scf.while",
-    "scf.if",
-    "util.return",
-    "util.call",
-    "util.global.store",
-    "util.optimization_barrier",
-    "cf.br",
-    "cf.cond_br",
+    irx.SCF_YIELD,
+    irx.SCF_CONDITION,
+    irx.SCF_FOR,
+    irx.SCF_WHILE,
+    irx.SCF_IF,
+    irx.UTIL_RETURN,
+    irx.UTIL_CALL,
+    irx.UTIL_GLOBAL_STORE,
+    irx.UTIL_OPTIMIZATION_BARRIER,
+    irx.CF_BR,
+    irx.CF_COND_BR,
 }
 
 
 def _is_placeable(op: ir.Operation) -> bool:
     name = op.name
-    if not (name.startswith("stream.tensor.") or name.startswith("stream.async.")):
+    if not name.startswith(irx.STREAM_RESOURCE_OP_PREFIXES):
         return False
-    if name in ("stream.async.transfer", "stream.tensor.sizeof"):
+    if name in (irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_SIZEOF):
         return False
     touches_resources = any(is_resource(v) for v in op.operands) or any(
         is_resource(r) for r in op.results
@@ -99,19 +100,6 @@ def _operand_bytes(op: ir.Operation, index: int) -> int:
     if k >= len(encodings):
         return 1
     return max(1, static_bytes(str(encodings[k])) or 1)
-
-
-def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:
-    """(operand index, successor, argument index) of each operand that a
-    ``cf.br`` or ``cf.cond_br`` passes to a successor's block argument."""
-    if op.name == "cf.br":
-        return [(i, op.successors[0], i) for i in range(len(op.operands))]
-    if op.name == "cf.cond_br":
-        view = op.opview
-        n_true, n_false = len(view.trueDestOperands), len(view.falseDestOperands)
-        return ([(1 + i, op.successors[0], i) for i in range(n_true)]
-                + [(1 + n_true + i, op.successors[1], i) for i in range(n_false)])
-    return []
 
 
 def _while_forwarded(op: ir.Operation) -> list[ir.Value]:
@@ -136,13 +124,13 @@ class Residence:
     def exec_device(self, op: ir.Operation) -> str | None:
         """Where ``op`` runs, or None for ops that run nowhere (control flow,
         calls, stores) or are not placed."""
-        if op.name == "util.global.store":
+        if op.name == irx.UTIL_GLOBAL_STORE:
             # A store "runs" where the global lives: a value stored from
             # another device must be staged there first.
             return self._global_homes.get(get_attr(op, "global").value)
         if op.name in _PASS_THROUGH:
             return None
-        if op.name == "stream.async.transfer":
+        if op.name == irx.STREAM_ASYNC_TRANSFER:
             return self.transfer_source(op)
         return single_device(get_attr(op, "affinity"))
 
@@ -154,12 +142,12 @@ class Residence:
         parent = op.parent
         if parent is None:
             return []
-        if parent.name == "scf.for":
+        if parent.name == irx.SCF_FOR:
             inits = list(parent.operands)[3:]
             return [self.home(v) for v in inits]
-        if parent.name == "scf.while" and op.block == parent.regions[1].blocks[0]:
+        if parent.name == irx.SCF_WHILE and op.block == parent.regions[1].blocks[0]:
             return [self.home(v) for v in parent.operands]
-        if parent.name == "scf.if" and len(parent.regions) > 1 and parent.regions[1].blocks and \
+        if parent.name == irx.SCF_IF and len(parent.regions) > 1 and parent.regions[1].blocks and \
                 op.block == parent.regions[1].blocks[0]:
             then_yield = list(parent.regions[0].blocks[0].operations)[-1].operation
             return [self.home(v) for v in then_yield.operands]
@@ -185,7 +173,7 @@ class Residence:
         made_on = None
         if not isinstance(value.owner, ir.Block):
             producer = value.owner.operation
-            if producer.name in ("scf.for", "scf.while"):
+            if producer.name in irx.LOOPS:
                 # A loop's result lives where its home says (an scf.for's
                 # where its initial value does: transfer-insertion stages
                 # the back edge there; an scf.while's where the value its
@@ -193,7 +181,7 @@ class Residence:
                 # labels a move of it with the loop body's device (random
                 # programs, seed 796058199 index 146).
                 made_on = self.home(value)
-            elif producer.name != "stream.async.transfer":
+            elif producer.name != irx.STREAM_ASYNC_TRANSFER:
                 made_on = single_device(get_attr(producer, "affinity"))
         return made_on or single_device(get_attr(op, "source_affinity")) or self.home(value)
 
@@ -229,22 +217,22 @@ class Residence:
             return self._block_arg_home(value, owner, _depth)
         op = owner.operation
         name = op.name
-        if name == "stream.async.transfer":
+        if name == irx.STREAM_ASYNC_TRANSFER:
             return self.transfer_target(op)
-        if name == "util.global.load":
+        if name == irx.UTIL_GLOBAL_LOAD:
             return self._global_homes.get(get_attr(op, "global").value)
-        if name == "scf.for":
+        if name == irx.SCF_FOR:
             index = list(op.results).index(value)
             inits = list(op.operands)[-len(op.results):]
             return self.home(inits[index], _depth + 1) if index < len(inits) else None
-        if name == "scf.while":
+        if name == irx.SCF_WHILE:
             # Its results are what `scf.condition` forwards, as for the `do`
             # region's arguments (not its initial values: the before region
             # may move them elsewhere first).
             index = list(op.results).index(value)
             forwarded = _while_forwarded(op)
             return self.home(forwarded[index], _depth + 1) if index < len(forwarded) else None
-        if name == "scf.if":
+        if name == irx.SCF_IF:
             index = list(op.results).index(value)
             then_block = op.regions[0].blocks[0]
             terminator = list(then_block.operations)[-1].operation
@@ -260,19 +248,19 @@ class Residence:
         parent = block.owner.operation if block.owner is not None else None
         if parent is None:
             return None
-        if parent.name == "scf.for":
+        if parent.name == irx.SCF_FOR:
             # Block args: induction variable, then one per iter_arg.
             index = value.arg_number - 1
             inits = list(parent.operands)[3:]
             if 0 <= index < len(inits):
                 return self.home(inits[index], depth + 1)
-        if parent.name == "scf.while" and block == parent.regions[0].blocks[0]:
+        if parent.name == irx.SCF_WHILE and block == parent.regions[0].blocks[0]:
             inits = list(parent.operands)
             if value.arg_number < len(inits):
                 return self.home(inits[value.arg_number], depth + 1)
         if block != block.region.blocks[0]:
             return self._branch_arg_home(block, value.arg_number, depth)
-        if parent.name == "scf.while" and block == parent.regions[1].blocks[0]:
+        if parent.name == irx.SCF_WHILE and block == parent.regions[1].blocks[0]:
             # The `do` region receives what `scf.condition` forwards.
             forwarded = _while_forwarded(parent)
             if value.arg_number < len(forwarded):
@@ -281,7 +269,13 @@ class Residence:
 
     def _branch_arg_home(self, block: ir.Block, index: int, depth: int) -> str | None:
         """The home of argument ``index`` of ``block``, which branches reach
-        (this module's docstring)."""
+        (this module's docstring). Not ``ir_util.sources``, the walk
+        dealloca-affinity and cross-driver-waits share: that one gathers
+        every op a value may come from and gives up on any it cannot follow;
+        a home is one device, chosen among what the predecessors pass (the
+        default device where they disagree, else the first), where a
+        predecessor with no home does not count, and reached through
+        scf regions and forwarding ops as well."""
         key = (block, index)
         if key in self._finding_branch_arg or depth > 64:
             return None  # a cycle of branches: what the other edges pass decides
@@ -325,7 +319,7 @@ class Residence:
         # a move with no target whose one use is a store goes there (IREE
         # makes one, ``from`` the global's loads' device, where a host twin
         # both returns a value and stores it).
-        if op.name in ("scf.yield", "util.return", "util.call"):
+        if op.name in (irx.SCF_YIELD, irx.UTIL_RETURN, irx.UTIL_CALL):
             return None
         return self.exec_device(op)
 
@@ -341,9 +335,9 @@ class Residence:
         stored: dict[str, None] = {}
         loads: dict[str, list[ir.Operation]] = {}
         for op in walk(self.module):
-            if op.name == "util.global.load" and is_resource(op.results[0]):
+            if op.name == irx.UTIL_GLOBAL_LOAD and is_resource(op.results[0]):
                 loads.setdefault(get_attr(op, "global").value, []).append(op)
-            elif op.name == "util.global.store" and is_resource(op.operands[0]):
+            elif op.name == irx.UTIL_GLOBAL_STORE and is_resource(op.operands[0]):
                 name = get_attr(op, "global").value
                 stored[name] = None
                 device = self.home(op.operands[0])
@@ -381,7 +375,7 @@ def choose_device(residence: Residence, op: ir.Operation) -> tuple[str | None, s
         if not is_resource(v):
             continue
         owner = v.owner
-        if (not isinstance(owner, ir.Block) and owner.operation.name == "stream.async.transfer"
+        if (not isinstance(owner, ir.Block) and owner.operation.name == irx.STREAM_ASYNC_TRANSFER
                 and get_attr(owner.operation, "target_affinity") is None):
             # A transfer with no target moves to wherever this op runs:
             # what counts is where the bytes come from.

@@ -138,9 +138,9 @@ def index_extent(value: ir.Value, depth: int = 0) -> Extent:
         return _opaque(value)
     op = owner.operation
     if op.name == irx.ARITH_CONSTANT:
-        m = re.match(r"(-?\d+) : index", str(op.attributes["value"]))
-        if m:
-            return Extent(int(m.group(1)))
+        constant = irx.index_constant(op.attributes["value"])
+        if constant is not None:
+            return Extent(constant)
     elif op.name == irx.ARITH_MULI:
         return index_extent(op.operands[0], depth + 1).times(index_extent(op.operands[1], depth + 1))
     elif op.name == irx.HAL_BUFFER_VIEW_DIM:
@@ -148,7 +148,7 @@ def index_extent(value: ir.Value, depth: int = 0) -> Extent:
         found = _argument_dim(op.operands[0], k) or _call_result_dim(op.operands[0], k)
         if found is not None:
             return found
-    elif op.name == "tensor.dim":
+    elif op.name == irx.TENSOR_DIM:
         k = index_extent(op.operands[1], depth + 1)
         if not k.dims:
             return tensor_dim(op.operands[0], k.static, depth + 1)
@@ -166,15 +166,15 @@ def tensor_dim(value: ir.Value, k: int, depth: int = 0) -> Extent:
         return found or _opaque(value)
     op = value.owner.operation
     dynamic = [i for i in range(t.rank) if t.is_dynamic_dim(i)]
-    sizes = [o for o in op.operands if str(o.type) == "index"]
-    tensors = [o for o in op.operands if str(o.type).startswith("tensor<")]
-    if len(op.results) == 1 and len(sizes) == len(dynamic) and not any(str(o.type) == str(t) for o in tensors):
+    sizes = [o for o in op.operands if irx.is_index_type(o.type)]
+    tensors = [o for o in op.operands if irx.is_tensor_type(o.type)]
+    if len(op.results) == 1 and len(sizes) == len(dynamic) and not any(o.type == t for o in tensors):
         return index_extent(sizes[dynamic.index(k)], depth + 1)  # tensor.empty, hal.tensor.import, ...
     result = ir.OpResult(value).result_number
     if op.name.startswith("linalg.") and len(op.operands) >= len(op.results):
         init = op.operands[len(op.operands) - len(op.results) + result]
         return tensor_dim(init, k, depth + 1)
-    same = [o for o in tensors if str(o.type) == str(t)]
+    same = [o for o in tensors if o.type == t]
     if same:  # elementwise ops, moves, barriers: the first operand's shape
         return tensor_dim(same[0], k, depth + 1)
     return _opaque(value)
@@ -252,7 +252,7 @@ def source_types(module) -> dict[str, list[TensorSize]]:
             continue
         where = format_location(op.location)
         value = op.results[0]
-        if where is None or not str(value.type).startswith("tensor<"):
+        if where is None or not irx.is_tensor_type(value.type):
             continue
         t = ir.RankedTensorType(value.type)
         dims = [tensor_dim(op.operands[0], k) for k in range(t.rank) if t.is_dynamic_dim(k)]

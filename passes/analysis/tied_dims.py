@@ -108,11 +108,11 @@ def _dynamic_dims_are(sizes: _Sizes, tensor: ir.Value, dims: list[ir.Value]) -> 
 
 def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
     name = op.name
-    if name == "tensor.dim":
+    if name == irx.TENSOR_DIM:
         index = _constant_index(op.operands[1])
         if index is not None:
             sizes.union((op.results[0], None), sizes.dim(op.operands[0], index))
-    elif name == "tensor.empty":
+    elif name == irx.TENSOR_EMPTY:
         _dynamic_dims_are(sizes, op.results[0], list(op.operands))
     elif name == irx.HAL_BUFFER_VIEW_DIM:
         index = ir.IntegerAttr(op.attributes["index"]).value
@@ -120,12 +120,12 @@ def _record_fact(op: ir.Operation, sizes: _Sizes) -> None:
     elif name in SHAPED_BY_OPERANDS:
         source, result = op.operands[0], op.results[0]
         tensor = result if _rank(result) is not None else source
-        _dynamic_dims_are(sizes, tensor, [v for v in list(op.operands)[1:] if str(v.type) == "index"])
+        _dynamic_dims_are(sizes, tensor, [v for v in list(op.operands)[1:] if irx.is_index_type(v.type)])
         sizes.same_shape(source, result)
     elif name == irx.HAL_TENSOR_BARRIER:
         for operand, result in zip(op.operands, op.results):
             sizes.same_shape(operand, result)
-    elif name == "linalg.generic" and len(op.results):
+    elif name == irx.LINALG_GENERIC and len(op.results):
         inits = list(op.operands)[-len(op.results):]
         for init, result in zip(inits, op.results):
             sizes.same_shape(init, result)
@@ -156,7 +156,7 @@ class _Reader:
         return self.done[name]
 
     def _record_requirement(self, op: ir.Operation, sizes: _Sizes) -> None:
-        if op.name == "linalg.generic":
+        if op.name == irx.LINALG_GENERIC:
             _loop_dims_agree(op, sizes)
         elif op.name.startswith(("arith.", "math.")):
             shaped = [v for v in [*op.operands, *op.results] if _rank(v) is not None]

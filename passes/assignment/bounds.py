@@ -32,9 +32,10 @@ from typing import Callable, Mapping
 from iree.compiler import ir
 
 from ..infra.diagnostics import MdcError
+from ..ir import ir_adapter as irx
 
 SAME_SHAPE_PREFIXES = ("arith.", "math.")
-SAME_SHAPE_OPS = ("flow.tensor.transfer", "tensor.cast", "linalg.fill")
+SAME_SHAPE_OPS = (irx.FLOW_TENSOR_TRANSFER, irx.TENSOR_CAST, irx.LINALG_FILL)
 
 
 class UnboundedDimension(MdcError):
@@ -107,7 +108,7 @@ class Bounds:
         op = value.owner.operation  # the Operation: an OpView's ``name`` may be an attribute of that name
         name = op.name
         operands = list(op.operands)
-        if name == "tensor.empty":
+        if name == irx.TENSOR_EMPTY:
             shaped = ir.RankedTensorType(value.type)
             dynamic = [k for k in range(shaped.rank) if shaped.is_dynamic_dim(k)]
             return self.index(operands[dynamic.index(j)])
@@ -115,9 +116,9 @@ class Bounds:
             sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
             outs = operands[sizes[0]:sizes[0] + sizes[1]]
             return self.dim(outs[value.result_number], j)
-        if name == "tensor.expand_shape":
+        if name == irx.TENSOR_EXPAND_SHAPE:
             return self._expanded(op, value, j)
-        if name == "tensor.collapse_shape":
+        if name == irx.TENSOR_COLLAPSE_SHAPE:
             groups = ir.ArrayAttr(op.attributes["reassociation"])
             return math.prod(self.dim(operands[0], ir.IntegerAttr(k).value) for k in ir.ArrayAttr(groups[j]))
         same = name in SAME_SHAPE_OPS or name.startswith(SAME_SHAPE_PREFIXES)
@@ -138,16 +139,16 @@ class Bounds:
             return None
         op = value.owner.operation
         operands = list(op.operands)
-        if op.name == "arith.constant":
+        if op.name == irx.ARITH_CONSTANT:
             return ir.IntegerAttr(op.attributes["value"]).value
-        if op.name == "tensor.dim":
+        if op.name == irx.TENSOR_DIM:
             j = self.index(operands[1])
             return None if j is None else self.dim(operands[0], j)
-        if op.name == "arith.index_cast":
+        if op.name == irx.ARITH_INDEX_CAST:
             return self.index(operands[0])
-        if op.name in ("arith.addi", "arith.muli"):
+        if op.name in (irx.ARITH_ADDI, irx.ARITH_MULI):
             a, b = self.index(operands[0]), self.index(operands[1])
             if a is None or b is None:
                 return None
-            return a + b if op.name == "arith.addi" else a * b
+            return a + b if op.name == irx.ARITH_ADDI else a * b
         return None

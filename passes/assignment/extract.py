@@ -50,7 +50,7 @@ from .boundary import Boundary, argument_devices, boundary_of, result_devices
 from .op_costs import op_cost
 from .work_graph import Edge, Unit, Weight, WorkGraph
 
-FREE_OPS = ("tensor.empty", "arith.constant")
+FREE_OPS = (irx.TENSOR_EMPTY, irx.ARITH_CONSTANT)
 BOUNDARY_OPS = (irx.HAL_TENSOR_IMPORT, irx.HAL_TENSOR_BARRIER, irx.HAL_TENSOR_EXPORT)
 CONTROL_FLOW_PREFIXES = ("scf.", "cf.", "affine.for", "affine.if", "affine.parallel")
 GLOBAL_AFFINITY = "stream.affinity"
@@ -160,7 +160,7 @@ def function_parts(function) -> FunctionParts:
 
 def _fills_storage(op, sources: dict) -> bool:
     """A ``linalg.fill`` of a ``tensor.empty``: storage for its user."""
-    if op.name != "linalg.fill":
+    if op.name != irx.LINALG_FILL:
         return False
     outs = list(op.operands)[-1]
     return sources.get(outs, ("", None))[0] == "free"

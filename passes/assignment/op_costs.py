@@ -31,17 +31,18 @@ import math
 from iree.compiler import ir
 
 from . import bounds as bnd
+from ..ir import ir_adapter as irx
 
-VIEW_OPS = ("tensor.collapse_shape", "tensor.expand_shape", "tensor.cast", "tensor.reshape",
-            "tensor.bitcast", "flow.tensor.reshape", "flow.tensor.bitcast")
-COPY_OPS = ("linalg.copy", "linalg.transpose", "linalg.broadcast", "tensor.extract_slice", "tensor.insert_slice",
-            "tensor.concat", "tensor.pad", "tensor.gather", "tensor.scatter", "flow.tensor.transfer",
-            "flow.tensor.slice", "flow.tensor.update")
-REDUCTION_OPS = ("linalg.reduce", "linalg.softmax")
-MATMUL_OPS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec",
-              "linalg.batch_vecmat", "linalg.dot", "linalg.matmul_transpose_b", "linalg.batch_matmul_transpose_b",
-              "linalg.contract", "linalg.batch_reduce_matmul")
-TRANSPOSED_A = ("linalg.matmul_transpose_a", "linalg.batch_matmul_transpose_a")
+VIEW_OPS = (irx.TENSOR_COLLAPSE_SHAPE, irx.TENSOR_EXPAND_SHAPE, irx.TENSOR_CAST, irx.TENSOR_RESHAPE,
+            irx.TENSOR_BITCAST, irx.FLOW_TENSOR_RESHAPE, irx.FLOW_TENSOR_BITCAST)
+COPY_OPS = (irx.LINALG_COPY, irx.LINALG_TRANSPOSE, irx.LINALG_BROADCAST, irx.TENSOR_EXTRACT_SLICE, irx.TENSOR_INSERT_SLICE,
+            irx.TENSOR_CONCAT, irx.TENSOR_PAD, irx.TENSOR_GATHER, irx.TENSOR_SCATTER, irx.FLOW_TENSOR_TRANSFER,
+            irx.FLOW_TENSOR_SLICE, irx.FLOW_TENSOR_UPDATE)
+REDUCTION_OPS = (irx.LINALG_REDUCE, irx.LINALG_SOFTMAX)
+MATMUL_OPS = (irx.LINALG_MATMUL, irx.LINALG_BATCH_MATMUL, irx.LINALG_MATVEC, irx.LINALG_VECMAT, irx.LINALG_BATCH_MATVEC,
+              irx.LINALG_BATCH_VECMAT, irx.LINALG_DOT, irx.LINALG_MATMUL_TRANSPOSE_B, irx.LINALG_BATCH_MATMUL_TRANSPOSE_B,
+              irx.LINALG_CONTRACT, irx.LINALG_BATCH_REDUCE_MATMUL)
+TRANSPOSED_A = (irx.LINALG_MATMUL_TRANSPOSE_A, irx.LINALG_BATCH_MATMUL_TRANSPOSE_A)
 ARITHMETIC_PREFIXES = ("arith.", "math.")
 
 
@@ -71,7 +72,7 @@ def _body_ops(op) -> list:
 def _arithmetic(op) -> int:
     """The arithmetic ops of a linalg body (at least 1)."""
     return max(1, sum(1 for o in _body_ops(op) if o.name.startswith(ARITHMETIC_PREFIXES)
-                      and o.name not in ("arith.constant", "arith.index_cast")))
+                      and o.name not in (irx.ARITH_CONSTANT, irx.ARITH_INDEX_CAST)))
 
 
 def _iterators(op) -> list[str]:
@@ -97,12 +98,12 @@ def _domain(op, b: bnd.Bounds) -> int:
 
 def _generic_class(op) -> str:
     body = _body_ops(op)
-    if any(o.name == "tensor.extract" for o in body):
+    if any(o.name == irx.TENSOR_EXTRACT for o in body):
         return "gather"
     if any("reduction" in it for it in _iterators(op)):
         ins, _ = _inputs_outputs(op)
-        multiplies = any(o.name in ("arith.mulf", "arith.muli") for o in body)
-        adds = any(o.name in ("arith.addf", "arith.addi") for o in body)
+        multiplies = any(o.name in (irx.ARITH_MULF, irx.ARITH_MULI) for o in body)
+        adds = any(o.name in (irx.ARITH_ADDF, irx.ARITH_ADDI) for o in body)
         return "matmul" if len(ins) == 2 and multiplies and adds else "reduction"
     return "elementwise"
 
@@ -113,12 +114,11 @@ def op_class(op) -> str:
         return "view"
     if name in COPY_OPS:
         return "copy"
-    if name in MATMUL_OPS or name in TRANSPOSED_A or name.startswith("linalg.conv") \
-            or name.startswith("linalg.depthwise_conv"):
+    if name in MATMUL_OPS or name in TRANSPOSED_A or name.startswith(irx.LINALG_CONV_PREFIXES):
         return "matmul"
     if name in REDUCTION_OPS:
         return "reduction"
-    if name == "linalg.generic":
+    if name == irx.LINALG_GENERIC:
         return _generic_class(op)
     return "elementwise"
 
@@ -131,7 +131,7 @@ def _contraction_flops(op, b: bnd.Bounds) -> int:
     ins, outs = _inputs_outputs(op)
     out = (outs or list(op.results))[0]
     lhs, rhs = b.dims(ins[0]), b.dims(ins[1])
-    if op.name.startswith(("linalg.conv", "linalg.depthwise_conv")):
+    if op.name.startswith(irx.LINALG_CONV_PREFIXES):
         per_output = math.prod(rhs) // max(1, rhs[-1]) if rhs else 1
     elif op.name in TRANSPOSED_A:
         per_output = lhs[-2]
@@ -158,7 +158,7 @@ def op_cost(op, b: bnd.Bounds, reads: list) -> OpCost:
     if kind == "gather":
         # Each element made reads one element of the table: the rows it reads.
         return OpCost(kind, dtype, sum(b.elements(r) for r in results), read + 2 * written)
-    if op.name == "linalg.generic":
+    if op.name == irx.LINALG_GENERIC:
         domain = _domain(op, b)
         per = 2 if kind == "matmul" else _arithmetic(op)
         return OpCost(kind, dtype, domain * per, read + written)

@@ -45,9 +45,9 @@ def _transfer(value, device: str, before) -> ir.Value:
         dims = []
         for j in range(shaped.rank):
             if shaped.is_dynamic_dim(j):
-                c = ir.Operation.create("arith.constant", results=[index],
+                c = ir.Operation.create(irx.ARITH_CONSTANT, results=[index],
                                         attributes={"value": ir.IntegerAttr.get(index, j)})
-                dims.append(ir.Operation.create("tensor.dim", results=[index],
+                dims.append(ir.Operation.create(irx.TENSOR_DIM, results=[index],
                                                 operands=[value, c.results[0]]).results[0])
         op = ir.Operation.create(irx.FLOW_TENSOR_TRANSFER, results=[shaped], operands=[value, *dims],
                                  attributes={"target": promise(device)})

@@ -2,9 +2,13 @@
 mdc's passes learn what an op is, what an attribute says, and how a new
 symbol is named.
 
-* op names: one constant per op mdc reads (``UTIL_CALL``), the families it
-  treats alike (``FUNCTIONS``, ``CALLS``, ``RETURNS``, ``BRANCHES``), and
-  predicates over them (``is_function``, ``is_transfer``, ...);
+* op names: one constant per op mdc reads (``UTIL_CALL``) and the families
+  it treats alike (``FUNCTIONS``, ``CALLS``, ``RETURNS``, ``BRANCHES``),
+  kept in op_names.py and re-exported here, and predicates over them
+  (``is_function``, ``is_transfer``, ...);
+* types: the fixed types mdc builds and compares (``fence_type()``,
+  ``resource_type("external")``, ...), parsed once per context, and
+  predicates over types (``is_resource``, ``is_tensor_type``, ...);
 * functions: ``visibility``/``is_public`` (a function without
   ``sym_visibility`` is public);
 * affinities: ``affinity_of(op)`` reads an op's affinity as an ``Affinity``
@@ -26,80 +30,12 @@ from typing import Iterator
 
 from iree.compiler import ir
 
-# -- op names -------------------------------------------------------------------
+# The op names, re-exported from op_names.py: irx.UTIL_CALL, irx.CALLS, ...
+from .op_names import *  # noqa: F401,F403
+from .op_names import (BRANCHES, CALLS, EXECUTABLES, FUNCTIONS, LOOPS, RETURNS, STREAM_ASYNC_TRANSFER, UTIL_GLOBAL,
+                       UTIL_INITIALIZER)
 
-ARITH_CONSTANT = "arith.constant"
-ARITH_MAXSI = "arith.maxsi"
-ARITH_MULI = "arith.muli"
-CF_BR = "cf.br"
-CF_COND_BR = "cf.cond_br"
-FLOW_EXECUTABLE = "flow.executable"
-FLOW_TENSOR_TRANSFER = "flow.tensor.transfer"
-FUNC_CALL = "func.call"
-FUNC_FUNC = "func.func"
-FUNC_RETURN = "func.return"
-HAL_BUFFER_VIEW_DIM = "hal.buffer_view.dim"
-HAL_DEVICE_QUERY = "hal.device.query"
-HAL_EXECUTABLE = "hal.executable"
-HAL_TENSOR_BARRIER = "hal.tensor.barrier"
-HAL_TENSOR_EXPORT = "hal.tensor.export"
-HAL_TENSOR_IMPORT = "hal.tensor.import"
-ML_PROGRAM_GLOBAL = "ml_program.global"
-SCF_CONDITION = "scf.condition"
-SCF_FOR = "scf.for"
-SCF_IF = "scf.if"
-SCF_INDEX_SWITCH = "scf.index_switch"
-SCF_WHILE = "scf.while"
-SCF_YIELD = "scf.yield"
-STREAM_ASYNC_CAST = "stream.async.cast"
-STREAM_ASYNC_CLONE = "stream.async.clone"
-STREAM_ASYNC_CONSTANT = "stream.async.constant"
-STREAM_ASYNC_DISPATCH = "stream.async.dispatch"
-STREAM_ASYNC_SLICE = "stream.async.slice"
-STREAM_ASYNC_TRANSFER = "stream.async.transfer"
-STREAM_ASYNC_UPDATE = "stream.async.update"
-STREAM_CMD_DISPATCH = "stream.cmd.dispatch"
-STREAM_CMD_EXECUTE = "stream.cmd.execute"
-STREAM_EXECUTABLE = "stream.executable"
-STREAM_FILE_READ = "stream.file.read"
-STREAM_FILE_WRITE = "stream.file.write"
-STREAM_RESOURCE_ALLOC = "stream.resource.alloc"
-STREAM_RESOURCE_ALLOCA = "stream.resource.alloca"
-STREAM_RESOURCE_DEALLOCA = "stream.resource.dealloca"
-STREAM_TENSOR_CONSTANT = "stream.tensor.constant"
-STREAM_TENSOR_DISPATCH = "stream.tensor.dispatch"
-STREAM_TENSOR_EMPTY = "stream.tensor.empty"
-STREAM_TENSOR_EXPORT = "stream.tensor.export"
-STREAM_TENSOR_FILL = "stream.tensor.fill"
-STREAM_TENSOR_IMPORT = "stream.tensor.import"
-STREAM_TENSOR_SIZEOF = "stream.tensor.sizeof"
-STREAM_TENSOR_SPLAT = "stream.tensor.splat"
-STREAM_TIMEPOINT_AWAIT = "stream.timepoint.await"
-STREAM_TIMEPOINT_BARRIER = "stream.timepoint.barrier"
-STREAM_TIMEPOINT_CHAIN_EXTERNAL = "stream.timepoint.chain_external"
-STREAM_TIMEPOINT_IMMEDIATE = "stream.timepoint.immediate"
-STREAM_TIMEPOINT_IMPORT = "stream.timepoint.import"
-STREAM_TIMEPOINT_JOIN = "stream.timepoint.join"
-UTIL_CALL = "util.call"
-UTIL_FUNC = "util.func"
-UTIL_GLOBAL = "util.global"
-UTIL_GLOBAL_LOAD = "util.global.load"
-UTIL_GLOBAL_LOAD_INDIRECT = "util.global.load.indirect"
-UTIL_GLOBAL_STORE = "util.global.store"
-UTIL_INITIALIZER = "util.initializer"
-UTIL_OPTIMIZATION_BARRIER = "util.optimization_barrier"
-UTIL_RETURN = "util.return"
-UTIL_STATUS_CHECK_OK = "util.status.check_ok"
-
-# The families mdc treats alike.
-FUNCTIONS = (FUNC_FUNC, UTIL_FUNC)
-CALLS = (FUNC_CALL, UTIL_CALL)
-RETURNS = (FUNC_RETURN, UTIL_RETURN)
-BRANCHES = (CF_BR, CF_COND_BR)
-LOOPS = (SCF_FOR, SCF_WHILE)
-GLOBALS = (UTIL_GLOBAL, ML_PROGRAM_GLOBAL)
-EXECUTABLES = (STREAM_EXECUTABLE, HAL_EXECUTABLE, FLOW_EXECUTABLE)
-DISPATCHES = (STREAM_TENSOR_DISPATCH, STREAM_ASYNC_DISPATCH, STREAM_CMD_DISPATCH)
+# -- op predicates --------------------------------------------------------------
 
 
 def is_function(op: ir.Operation) -> bool:
@@ -143,7 +79,7 @@ def is_executable(op: ir.Operation) -> bool:
 
 def is_device_global(op: ir.Operation) -> bool:
     """A ``util.global`` of type ``!hal.device``."""
-    return op.name == UTIL_GLOBAL and str(op.attributes["type"]) == "!hal.device"
+    return op.name == UTIL_GLOBAL and is_type(ir.TypeAttr(op.attributes["type"]).value, DEVICE)
 
 
 # -- walking and attributes -----------------------------------------------------
@@ -172,6 +108,103 @@ def symbol_name(op: ir.Operation) -> str | None:
     """``op``'s ``sym_name``, None for an op that defines no symbol."""
     attrs = op.attributes
     return attrs["sym_name"].value if "sym_name" in attrs else None
+
+
+# -- types ----------------------------------------------------------------------
+
+# The fixed types mdc builds and compares, as MLIR prints them. IREE exposes
+# no Python classes for its dialects' types, so they are parsed from text,
+# once per context (``fixed_type``), and compared as types (``is_type``),
+# never as text. Builders run where a context is current (under an op's
+# location); a comparison takes its context from the type it compares.
+BUFFER = "!hal.buffer"
+BUFFER_VIEW = "!hal.buffer_view"
+COMMAND_BUFFER = "!hal.command_buffer"
+BYTES_TENSOR = "tensor<?xi8>"
+DEVICE = "!hal.device"
+FENCE = "!hal.fence"
+TIMEPOINT = "!stream.timepoint"
+UNUSED = "!util.unused"
+LIST = "!util.list<?>"
+
+_types: dict[str, ir.Type] = {}
+_types_context = None
+
+
+def fixed_type(text: str, context=None) -> ir.Type:
+    """``text`` parsed in ``context`` (the current one by default), once:
+    the cache holds the types of one context, the last one asked for (a new
+    context starts it anew)."""
+    global _types_context
+    context = context or ir.Context.current
+    if context is not _types_context:
+        _types.clear()
+        _types_context = context
+    found = _types.get(text)
+    if found is None:
+        found = _types[text] = ir.Type.parse(text, context)
+    return found
+
+
+def is_type(type_: ir.Type, text: str) -> bool:
+    """``type_`` is the fixed type ``text`` (``irx.FENCE``, ...)."""
+    return type_ == fixed_type(text, type_.context)
+
+
+def resource_type(lifetime: str = "*", context=None) -> ir.Type:
+    """``!stream.resource<lifetime>`` (``*``, ``external``, ``staging``, ...)."""
+    return fixed_type(f"!stream.resource<{lifetime}>", context)
+
+
+def buffer_view_type() -> ir.Type:
+    return fixed_type(BUFFER_VIEW)
+
+
+def fence_type() -> ir.Type:
+    return fixed_type(FENCE)
+
+
+def timepoint_type() -> ir.Type:
+    return fixed_type(TIMEPOINT)
+
+
+def device_type() -> ir.Type:
+    return fixed_type(DEVICE)
+
+
+def bytes_tensor_type() -> ir.Type:
+    """``tensor<?xi8>``: a crossing's bytes, as the staging lowerings see them."""
+    return fixed_type(BYTES_TENSOR)
+
+
+def is_resource_type(type_: ir.Type) -> bool:
+    """A ``!stream.resource<...>`` of any lifetime."""
+    return type_.typeid == resource_type(context=type_.context).typeid
+
+
+def is_resource(value: ir.Value) -> bool:
+    return is_resource_type(value.type)
+
+
+def is_list_type(type_: ir.Type) -> bool:
+    """A ``!util.list<...>`` of any element type."""
+    return type_.typeid == fixed_type(LIST, type_.context).typeid
+
+
+def is_tensor_type(type_: ir.Type) -> bool:
+    """A builtin ``tensor<...>``, ranked or not."""
+    return isinstance(type_, (ir.RankedTensorType, ir.UnrankedTensorType))
+
+
+def is_index_type(type_: ir.Type) -> bool:
+    return isinstance(type_, ir.IndexType)
+
+
+def index_constant(attr) -> int | None:
+    """The value of an ``N : index`` attribute, else None."""
+    if isinstance(attr, ir.IntegerAttr) and is_index_type(attr.type):
+        return attr.value
+    return None
 
 
 # -- functions ------------------------------------------------------------------

@@ -10,21 +10,30 @@ from iree.compiler import ir
 
 from . import ir_adapter as irx
 # Re-exported: the passes import these from here.
-from .ir_adapter import affinity_attr, get_attr, symbol_ref, top_level_ops, walk  # noqa: F401
+from .ir_adapter import affinity_attr, get_attr, is_resource, symbol_ref, top_level_ops, walk  # noqa: F401
+
+
+def _branch_segments(op: ir.Operation) -> list[tuple[ir.Block, int, int]]:
+    """(successor, first operand, operand count) of each successor of a cf
+    branch: the operands it passes to that successor's arguments."""
+    if op.name == irx.CF_BR:
+        return [(op.successors[0], 0, len(op.operands))]
+    if op.name == irx.CF_COND_BR:
+        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        return [(op.successors[0], sizes[0], sizes[1]), (op.successors[1], sizes[0] + sizes[1], sizes[2])]
+    return []
 
 
 def branch_targets(op: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
     """(successor, the values passed to its arguments) of a cf branch."""
-    if op.name == irx.CF_BR:
-        return [(op.successors[0], list(op.operands))]
-    if op.name == irx.CF_COND_BR:
-        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-        operands = list(op.operands)
-        true_start = sizes[0]
-        false_start = true_start + sizes[1]
-        return [(op.successors[0], operands[true_start:false_start]),
-                (op.successors[1], operands[false_start:false_start + sizes[2]])]
-    return []
+    operands = list(op.operands)
+    return [(block, operands[start:start + count]) for block, start, count in _branch_segments(op)]
+
+
+def branch_edges(op: ir.Operation) -> list[tuple[int, ir.Block, int]]:
+    """(operand index, successor, argument index) of each operand that a
+    ``cf.br`` or ``cf.cond_br`` passes to a successor's block argument."""
+    return [(start + i, block, i) for block, start, count in _branch_segments(op) for i in range(count)]
 
 
 def incoming_values(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
@@ -38,8 +47,38 @@ def incoming_values(function: ir.Operation) -> dict[tuple, list[ir.Value]]:
     return incoming
 
 
-def is_resource(value: ir.Value) -> bool:
-    return str(value.type).startswith("!stream.resource<")
+def sources(value: ir.Value, incoming: dict, through) -> list[ir.Operation] | None:
+    """The ops that make what ``value`` may be: followed back through the
+    block arguments branches pass values to (``incoming``, from
+    ``incoming_values``), and through each op for which ``through(op,
+    result)`` gives the values its result comes from (an await's resource,
+    a join's timepoints; ``[]`` for a result that comes from nothing that
+    matters). An op for which it gives None is a source. Each value is
+    visited once, so loops of branches end. None where a block argument
+    has no branch passing it (a function's or a region's argument): where
+    ``value`` comes from is then unknown."""
+    found: list[ir.Operation] = []
+    seen: set = set()
+    work = [value]
+    while work:
+        value = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            passed = incoming.get((owner, ir.BlockArgument(value).arg_number))
+            if not passed:
+                return None
+            work.extend(passed)
+            continue
+        op = owner.operation
+        followed = through(op, value)
+        if followed is None:
+            found.append(op)
+        else:
+            work.extend(followed)
+    return found
 
 
 def append_functions(module, text: str) -> None:

@@ -135,7 +135,7 @@ def _device_initializers(module):
                 stored.append(ir.FlatSymbolRefAttr(inner.attributes["global"]).value)
             elif name == irx.UTIL_STATUS_CHECK_OK and "message" in inner.attributes:
                 messages.append(inner.attributes["message"].value)
-            elif name == irx.HAL_DEVICE_QUERY and str(inner.attributes["category"]) == '"hal.device.id"':
+            elif name == irx.HAL_DEVICE_QUERY and ir.StringAttr(inner.attributes["category"]).value == "hal.device.id":
                 queried.append(inner.attributes["key"].value)
         yield stored, messages, queried
 
@@ -276,7 +276,7 @@ def mutable_globals(module) -> list[str]:
             continue
         if "is_mutable" not in op.attributes:
             continue
-        if "type" in op.attributes and str(op.attributes["type"]) == "!hal.device":
+        if "type" in op.attributes and irx.is_type(ir.TypeAttr(op.attributes["type"]).value, irx.DEVICE):
             continue
         names.append(op.attributes["sym_name"].value)
     return names

@@ -14,6 +14,7 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import util
 
+from ..ir import ir_adapter as irx
 from . import staging_template
 from .base import Lowering, Site
 from .emitter import Emitter, STAGE_FUNCTION, staging_call
@@ -64,5 +65,5 @@ class HostHopCopy(Lowering):
                 [view, ready, self.emit.device(hop_src), self.emit.device(hop_dst), self.emit.device(owner)],
             ).results[0]
             # A hop returns after the host saw its last copy finish.
-            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+            ready = util.NullOp(irx.fence_type()).result
         return self.emit.imported(view, size, dst, site.result_type, site.carried)

@@ -73,7 +73,7 @@ class Emitter:
         staging_template.instantiate(self.module, helper, names, with_globals)
 
     def device(self, name: str) -> ir.Value:
-        return util.GlobalLoadOp(ir.Type.parse("!hal.device"), name, is_immutable=True).result
+        return util.GlobalLoadOp(irx.device_type(), name, is_immutable=True).result
 
     def helper(self, kind: str) -> str:
         """The library's staging helper ``kind``, a function without a cache
@@ -131,7 +131,7 @@ class Emitter:
                 ops = list(block.operations)
             at = ir.InsertionPoint(ops[ops.index(defining.operation) + 1])
         with at:
-            return staging_call([ir.Type.parse("!hal.buffer_view")], function,
+            return staging_call([irx.buffer_view_type()], function,
                                [size, self.device(owner)]).results[0]
 
     def _copy_executable(self, device: str) -> str:
@@ -148,8 +148,8 @@ class Emitter:
         """A copy of ``length`` bytes (default: all ``size``) of ``value`` from
         ``offset`` (default 0), made by a dispatch on ``device`` (a CPU runs
         it on all its workers)."""
-        star = ir.Type.parse("!stream.resource<*>")
-        bytes_type = ir.TypeAttr.get(ir.Type.parse("tensor<?xi8>"))
+        star = irx.resource_type()
+        bytes_type = ir.TypeAttr.get(irx.bytes_tensor_type())
         where = affinity_attr(device)
         if offset is None:
             offset = arith.ConstantOp(ir.IndexType.get(), 0).result
@@ -159,7 +159,7 @@ class Emitter:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         executable = self._copy_executable(device)
         entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([executable, f"{executable}_bytes"])])
-        unused = ir.TypeAttr.get(ir.Type.parse("!util.unused"))
+        unused = ir.TypeAttr.get(irx.fixed_type(irx.UNUSED))
         dispatch = stream.TensorDispatchOp(
             [star], [length], entry, [value, size, offset, length], [size],
             ir.ArrayAttr.get([bytes_type, unused, unused, unused]), [size],
@@ -172,7 +172,7 @@ class Emitter:
     @staticmethod
     def written(resource, size, device, lifetime: str = "external"):
         """``resource`` (of ``lifetime``) after a barrier, and the barrier's fence of ``device``."""
-        resource, timepoint = barrier(resource, size, device, ir.Type.parse(f"!stream.resource<{lifetime}>"))
+        resource, timepoint = barrier(resource, size, device, irx.resource_type(lifetime))
         return resource, export_fence(timepoint, device)
 
     def host_await(self, fence) -> None:
@@ -195,8 +195,8 @@ class Emitter:
     def export(self, value, size, src):
         """``value`` as a buffer view of ``src``, and a fence of ``src`` for
         when its producer is done."""
-        external = ir.Type.parse("!stream.resource<external>")
-        bytes_type = ir.Type.parse("tensor<?xi8>")
+        external = irx.resource_type("external")
+        bytes_type = irx.bytes_tensor_type()
         exported = value
         if value.type != external:
             exported = stream.AsyncCastOp(external, value, size, size, affinity=affinity_attr(src)).result
@@ -206,18 +206,18 @@ class Emitter:
         # timepoint, exported as a fence of the source device.
         exported, ready = self.written(exported, size, src)
         view = stream.TensorExportOp(
-            ir.Type.parse("!hal.buffer_view"), exported, bytes_type, [size], size,
+            irx.buffer_view_type(), exported, bytes_type, [size], size,
             affinity=affinity_attr(src),
         ).result
         return view, ready
 
     def imported(self, view, size, dst, result_type, carried):
-        external = ir.Type.parse("!stream.resource<external>")
-        bytes_type = ir.Type.parse("tensor<?xi8>")
+        external = irx.resource_type("external")
+        bytes_type = irx.bytes_tensor_type()
         imported = stream.TensorImportOp(
             external, view, bytes_type, [size], size, affinity=affinity_attr(dst)
         ).result
-        if carried and str(result_type) == "!stream.resource<*>":
+        if carried and irx.is_type(result_type, "!stream.resource<*>"):
             # A value that enters a loop's or branch's region arguments: a
             # fresh copy, so IREE's lifetime refinement does not see an
             # imported (external) value meet transient or constant ones on
@@ -233,7 +233,7 @@ def as_lifetime(value: ir.Value, size: ir.Value, device: str, result_type: ir.Ty
     if value.type == result_type:
         return value
     where = affinity_attr(device)
-    if str(result_type) in ("!stream.resource<staging>", "!stream.resource<constant>"):
+    if irx.is_type(result_type, "!stream.resource<staging>") or irx.is_type(result_type, "!stream.resource<constant>"):
         # async.cast cannot produce staging resources; a transfer on one
         # device can, and IREE lowers it as usual. A cast from external
         # to constant sends IREE's usage refinement (iree-stream-refine-
@@ -261,13 +261,13 @@ def in_initializer(op: ir.Operation | None = None) -> bool:
 def barrier(resource: ir.Value, size: ir.Value, device: str, result_type: ir.Type):
     """(``resource`` as ``result_type``, the timepoint at which it is ready)."""
     barrier = stream.TimepointBarrierOp(resource, size, affinity=affinity_attr(device),
-                                        results=[result_type, ir.Type.parse("!stream.timepoint")])
+                                        results=[result_type, irx.timepoint_type()])
     return barrier.results[0], barrier.results[1]
 
 
 def export_fence(timepoint: ir.Value, device: str) -> ir.Value:
     """``timepoint`` as a ``!hal.fence`` of ``device``."""
-    return stream.TimepointExportOp([ir.Type.parse("!hal.fence")], timepoint,
+    return stream.TimepointExportOp([irx.fence_type()], timepoint,
                                     affinity=affinity_attr(device)).results[0]
 
 

@@ -53,7 +53,7 @@ class Emplace(Lowering):
         written by its producer)."""
         value, size, src, dst, policy = site.value, site.size, site.src, site.dst, site.policy
         result_type, carried = site.result_type, site.carried
-        view_type = ir.Type.parse("!hal.buffer_view")
+        view_type = irx.buffer_view_type()
         src_local = self.emit.model.devices[src].uses_host_memory
         if not src_local and _gpu_writes_pinned(value, size):
             pinned_view = self.emit.early_site_view(self.emit.site_function(), size, policy.owner)
@@ -67,7 +67,7 @@ class Emplace(Lowering):
         if self.emit.model.devices[dst].uses_host_memory:
             return self._read_from_pinned(view, ready, size, dst, result_type)
         if ready is None:
-            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+            ready = util.NullOp(irx.fence_type()).result
         view = staging_call(
             [view_type], self.emit.helper("from_pinned"),
             [view, ready, self.emit.device(dst)]).results[0]
@@ -95,7 +95,7 @@ class Emplace(Lowering):
         that the host waits for. Returns the view and a fence for when it is
         written (None: already)."""
         if pinned_view is None:
-            pinned_view = staging_call([ir.Type.parse("!hal.buffer_view")], self.emit.site_function(),
+            pinned_view = staging_call([irx.buffer_view_type()], self.emit.site_function(),
                                       [size, self.emit.device(policy.owner)]).results[0]
         if self.emit.model.devices[src].uses_host_memory or _gpu_writes_pinned(value, size):
             return self.write_into_pinned(value, size, src, pinned_view)
@@ -123,9 +123,9 @@ class Emplace(Lowering):
         60.8 ms per call, run 44), so a value known to be large keeps the
         queue copy. Returns the exported view and a fence of ``src`` for
         when it is written."""
-        external = ir.Type.parse("!stream.resource<external>")
-        star = ir.Type.parse("!stream.resource<*>")
-        bytes_type = ir.Type.parse("tensor<?xi8>")
+        external = irx.resource_type("external")
+        star = irx.resource_type()
+        bytes_type = irx.bytes_tensor_type()
         where = affinity_attr(src)
         pinned = stream.TensorImportOp(external, pinned_view, bytes_type, [size], size, consume=True,
                                        affinity=where).result
@@ -136,7 +136,7 @@ class Emplace(Lowering):
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         pinned, ready = self.emit.written(stream.AsyncUpdateOp(pinned, size, zero, size, value, size,
                                                            affinity=where).result, size, src)
-        view = stream.TensorExportOp(ir.Type.parse("!hal.buffer_view"), pinned, bytes_type, [size], size,
+        view = stream.TensorExportOp(irx.buffer_view_type(), pinned, bytes_type, [size], size,
                                      affinity=where).result
         return view, ready
 
@@ -149,12 +149,12 @@ class Emplace(Lowering):
         for ``dst`` to read there; a larger one is copied into ``dst``'s
         memory as ``lower`` does. Returns the view for ``dst`` to import
         and an i1 that says whether it is read in place."""
-        view_type = ir.Type.parse("!hal.buffer_view")
+        view_type = irx.buffer_view_type()
         if self._in_pieces(dst) and not self._is_only_use_of_dispatch(value):
             return self._copy_in_pieces(value, size, src, dst, pinned_view, in_place_max)
         view, ready = self.write_into_pinned(value, size, src, pinned_view)
         if ready is None:
-            ready = util.NullOp(ir.Type.parse("!hal.fence")).result
+            ready = util.NullOp(irx.fence_type()).result
         from_pinned = self.emit.helper("from_pinned_or_in_place")
         view, in_place = staging_call([view_type, ir.IntegerType.get_signless(1)], from_pinned,
                                       [view, ready, self.emit.device(dst), in_place_max]).results
@@ -200,11 +200,11 @@ class Emplace(Lowering):
         piece (that chain stalled under IREE 3.13's local-task;
         staging_template.PIECE_BYTES). Returns a view of the new ``dst``
         buffer, once every piece has arrived."""
-        external = ir.Type.parse("!stream.resource<external>")
-        star = ir.Type.parse("!stream.resource<*>")
-        bytes_type = ir.Type.parse("tensor<?xi8>")
-        view_type = ir.Type.parse("!hal.buffer_view")
-        fence_type = ir.Type.parse("!hal.fence")
+        external = irx.resource_type("external")
+        star = irx.resource_type()
+        bytes_type = irx.bytes_tensor_type()
+        view_type = irx.buffer_view_type()
+        fence_type = irx.fence_type()
         index = ir.IndexType.get()
         where = affinity_attr(src)
         dst_device = self.emit.device(dst)
@@ -233,7 +233,7 @@ class Emplace(Lowering):
         if value.type != star:
             value = stream.AsyncCastOp(star, value, size, size, affinity=where).result
         value = self.emit.waited(value, size, src, "*")
-        dones = util.ListCreateOp(ir.Type.parse("!util.list<?>"), initial_capacity=count).result
+        dones = util.ListCreateOp(irx.fixed_type(irx.LIST), initial_capacity=count).result
         util.ListResizeOp(dones, count)
         zero = arith.ConstantOp(index, 0).result
         one = arith.ConstantOp(index, 1).result
@@ -263,11 +263,11 @@ class Emplace(Lowering):
         ``into``: the ``stream.async.update`` that wrote the value into an
         output argument's storage (update_into_argument); the copy dispatch
         writes there instead (IREE emplaces it), and the storage is returned."""
-        external = ir.Type.parse("!stream.resource<external>")
+        external = irx.resource_type("external")
         where = affinity_attr(dst)
         if ready is not None:
             view = self.emit.awaited_view(ready, view)
-        imported = stream.TensorImportOp(external, view, ir.Type.parse("tensor<?xi8>"), [size], size,
+        imported = stream.TensorImportOp(external, view, irx.bytes_tensor_type(), [size], size,
                                          affinity=where).result
         copied = self.emit.copy_dispatch(imported, size, dst)
         if into is not None:

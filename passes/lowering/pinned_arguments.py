@@ -21,6 +21,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import stream
 
 from ..analysis.abi import function_argument, function_argument_view, import_of
+from ..ir import ir_adapter as irx
 from ..ir.ir_util import affinity_attr
 from .base import Lowering, Site
 from .emitter import Emitter, as_lifetime, in_initializer, staging_call
@@ -102,8 +103,8 @@ class PinnedArguments(Lowering):
         # owns it), so IREE elides the clone it puts between the update and
         # the result's export, and the result is the storage itself (a
         # static-shaped result was copied into a new buffer otherwise).
-        imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), storage,
-                                         ir.Type.parse("tensor<?xi8>"), [target_size], target_size,
+        imported = stream.TensorImportOp(irx.resource_type("external"), storage,
+                                         irx.bytes_tensor_type(), [target_size], target_size,
                                          consume=_consumed(update.opview.target) or None,
                                          affinity=affinity_attr(dst)).result
         return as_lifetime(imported, target_size, dst, update.results[0].type)

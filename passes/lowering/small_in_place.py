@@ -42,7 +42,7 @@ class SmallInPlace(Lowering):
 
     def applies(self, site: Site) -> bool:
         if not (self.emplace.applies(site) and self.emit.model.devices[site.src].uses_host_memory
-                and str(site.result_type) == "!stream.resource<*>"):
+                and irx.is_type(site.result_type, "!stream.resource<*>")):
             return False
         if is_small(site.value, site.size):
             return True
@@ -65,7 +65,7 @@ class SmallInPlace(Lowering):
         the reads' fence once every crossing is rewritten."""
         value, size, src, dst, policy, result_type = (site.value, site.size, site.src, site.dst, site.policy,
                                                       site.result_type)
-        view_type = ir.Type.parse("!hal.buffer_view")
+        view_type = irx.buffer_view_type()
         dynamic = not is_small(value, size)
         view_function, record_read = self.emit.released_site_functions(read_if_in_place=dynamic)
         pinned_view = staging_call([view_type], view_function, [size, self.emit.device(policy.owner)]).results[0]
@@ -78,8 +78,8 @@ class SmallInPlace(Lowering):
         else:
             view, ready = self.emplace.write_into_pinned(value, size, src, pinned_view)
             view = self.emit.awaited_view(ready, view)
-        imported = stream.TensorImportOp(ir.Type.parse("!stream.resource<external>"), view,
-                                         ir.Type.parse("tensor<?xi8>"), [size], size,
+        imported = stream.TensorImportOp(irx.resource_type("external"), view,
+                                         irx.bytes_tensor_type(), [size], size,
                                          affinity=affinity_attr(dst)).result
         on_dst = stream.AsyncCastOp(result_type, imported, size, size, affinity=affinity_attr(dst)).result
         self._reads_in_place.append((on_dst, size, dst, record_read, chosen))
@@ -122,7 +122,7 @@ class SmallInPlace(Lowering):
                 timepoints = [barrier(value, _size_of(value), dst, value.type)[1] for value in done]
                 joined = timepoints[0]
                 if len(timepoints) > 1:
-                    joined = stream.TimepointJoinOp(timepoints, results=[ir.Type.parse("!stream.timepoint")]).result
+                    joined = stream.TimepointJoinOp(timepoints, results=[irx.timepoint_type()]).result
                 read = [] if chosen is None else [chosen[1]]
                 staging_call([], record_read, [export_fence(joined, dst)] + read)
 

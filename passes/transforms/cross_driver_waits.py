@@ -37,7 +37,7 @@ from iree.compiler.dialects import stream, util
 from ..ir import ir_adapter as irx
 from ..lowering import staging_template
 from ..infra.diagnostics import MdcError
-from ..ir.ir_util import get_attr, incoming_values, top_level_ops, walk
+from ..ir.ir_util import get_attr, incoming_values, sources, top_level_ops, walk
 from ..analysis.memory_model import MemoryModel
 from ..ir.module_facts import affinity_devices, module_default_device
 from ..infra.pass_base import Fact, ModulePass, NoOptions
@@ -47,7 +47,6 @@ from ..infra.pass_base import Fact, ModulePass, NoOptions
 # puts it there).
 _QUEUE_OPS = (irx.STREAM_CMD_EXECUTE, irx.STREAM_RESOURCE_ALLOCA, irx.STREAM_RESOURCE_DEALLOCA,
               irx.STREAM_FILE_READ, irx.STREAM_FILE_WRITE, irx.STREAM_TIMEPOINT_CHAIN_EXTERNAL)
-_TIMEPOINT = "!stream.timepoint"
 
 
 def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
@@ -59,6 +58,15 @@ def can_wait(model: MemoryModel, waiter: str, origin: str) -> bool:
     if not policy.is_staged:
         return True
     return model.devices[waiter].uses_host_memory and policy.owner not in (None, waiter)
+
+
+def _through_joins(op: ir.Operation, result: ir.Value) -> list[ir.Value] | None:
+    """A join's timepoint is its parts'; an immediate one is nobody's."""
+    if op.name == irx.STREAM_TIMEPOINT_JOIN:
+        return list(op.operands)
+    if op.name == irx.STREAM_TIMEPOINT_IMMEDIATE:
+        return []
+    return None
 
 
 class _Waits:
@@ -77,33 +85,17 @@ class _Waits:
     def origins(self, timepoint: ir.Value) -> set[str] | None:
         """The devices whose queues signal ``timepoint``, followed through
         joins and block arguments; None where one is unknown."""
+        signalled_by = sources(timepoint, self.incoming, _through_joins)
+        if signalled_by is None:
+            return None
         found: set[str] = set()
-        seen: set = set()
-        work = [timepoint]
-        while work:
-            value = work.pop()
-            if value in seen:
-                continue
-            seen.add(value)
-            owner = value.owner
-            if isinstance(owner, ir.Block):
-                sources = self.incoming.get((owner, ir.BlockArgument(value).arg_number))
-                if not sources:
-                    return None
-                work.extend(sources)
-                continue
-            op = owner.operation
-            if op.name == irx.STREAM_TIMEPOINT_IMMEDIATE:
-                continue
-            if op.name == irx.STREAM_TIMEPOINT_JOIN:
-                work.extend(op.operands)
-            elif op.name in _QUEUE_OPS or op.name == irx.STREAM_TIMEPOINT_IMPORT:
-                devices = self.devices_of(op)
-                if not devices:
-                    return None
-                found.update(devices)
-            else:
+        for op in signalled_by:
+            if op.name not in _QUEUE_OPS and op.name != irx.STREAM_TIMEPOINT_IMPORT:
                 return None
+            devices = self.devices_of(op)
+            if not devices:
+                return None
+            found.update(devices)
         return found
 
     def waitable(self, waiters: list[str], timepoint: ir.Value) -> bool:
@@ -130,7 +122,7 @@ class _Waits:
 
 def _join(parts: list[ir.Value]) -> ir.Value:
     """One timepoint for ``parts``: itself, their join, or immediate."""
-    timepoint = ir.Type.parse(_TIMEPOINT)
+    timepoint = irx.timepoint_type()
     if not parts:
         return stream.TimepointImmediateOp(results=[timepoint]).results[0]
     if len(parts) == 1:
@@ -139,7 +131,7 @@ def _join(parts: list[ir.Value]) -> ir.Value:
 
 
 def _awaited_operand(op: ir.Operation) -> int | None:
-    numbers = [i for i, v in enumerate(op.operands) if str(v.type) == _TIMEPOINT]
+    numbers = [i for i, v in enumerate(op.operands) if irx.is_type(v.type, irx.TIMEPOINT)]
     return numbers[0] if len(numbers) == 1 else None
 
 
@@ -161,7 +153,7 @@ def wait_on_host(module, model: MemoryModel) -> int:
                 continue
             host_await = host_await or _add_host_await(module)
             with ir.InsertionPoint(op), op.location:
-                fence = stream.TimepointExportOp([ir.Type.parse("!hal.fence")], _join(host)).results[0]
+                fence = stream.TimepointExportOp([irx.fence_type()], _join(host)).results[0]
                 util.CallOp([], host_await, [fence])
                 op.operands[number] = _join(kept)
             changed += 1

@@ -31,42 +31,37 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
-from ..ir.ir_util import branch_targets, incoming_values, walk
+from ..ir.ir_util import branch_targets, incoming_values, sources, walk
 from ..infra.pass_base import Fact, ModulePass, NoOptions
 
 _ALLOCATIONS = (irx.STREAM_RESOURCE_ALLOCA, irx.STREAM_RESOURCE_ALLOC)
 
 
+def _through_awaits(op: ir.Operation, result: ir.Value) -> list[ir.Value] | None:
+    """An await's result is the resource it awaits."""
+    if op.name == irx.STREAM_TIMEPOINT_AWAIT:
+        return [op.opview.resource_operands[ir.OpResult(result).result_number]]
+    return None
+
+
 def origin_affinity(resource: ir.Value, incoming: dict) -> ir.Attribute | None:
     """The affinity of the allocation(s) ``resource`` comes from, when they
-    all agree; else None."""
-    found: dict[str, ir.Attribute] = {}
-    seen: set = set()
-    work = [resource]
-    while work:
-        value = work.pop()
-        if value in seen:
-            continue
-        seen.add(value)
-        owner = value.owner
-        if isinstance(owner, ir.Block):
-            sources = incoming.get((owner, ir.BlockArgument(value).arg_number))
-            if not sources:
-                return None  # a function argument, or a region we do not follow
-            work.extend(sources)
-            continue
-        op = owner
-        if op.name in _ALLOCATIONS and "affinity" in op.attributes:
-            attr = op.attributes["affinity"]
-            found[str(attr)] = attr
-        elif op.name == irx.STREAM_TIMEPOINT_AWAIT:
-            work.append(op.opview.resource_operands[ir.OpResult(value).result_number])
-        else:
+    all agree; else None (also where it comes from a function's argument,
+    or from a region's, which this does not follow)."""
+    made_by = sources(resource, incoming, _through_awaits)
+    if made_by is None:
+        return None
+    found: list[ir.Attribute] = []
+    for op in made_by:
+        if op.name not in _ALLOCATIONS or "affinity" not in op.attributes:
             return None
-    return next(iter(found.values())) if len(found) == 1 else None
+        attr = op.attributes["affinity"]
+        if attr not in found:
+            found.append(attr)
+    return found[0] if len(found) == 1 else None
 
 
-def awaited_elsewhere(timepoint: ir.Value, default: str | None) -> bool:
+def awaited_elsewhere(timepoint: ir.Value, default: ir.Attribute | None) -> bool:
     """Whether an op on a device other than ``default`` waits on
     ``timepoint``, followed through branches and joins."""
     seen: set = set()
@@ -83,7 +78,7 @@ def awaited_elsewhere(timepoint: ir.Value, default: str | None) -> bool:
                     work.extend(block.arguments[i] for i, v in enumerate(values) if v == value)
             elif user.name == irx.STREAM_TIMEPOINT_JOIN:
                 work.append(user.results[0])
-            elif "affinity" in user.attributes and str(user.attributes["affinity"]) != default:
+            elif "affinity" in user.attributes and (default is None or user.attributes["affinity"] != default):
                 return True
     return False
 
@@ -93,7 +88,7 @@ def place_deallocas(module) -> int:
     not the module's default device (where IREE puts it anyway) and a queue
     of another device waits on it; returns how many it placed."""
     attrs = module.operation.attributes
-    default = str(attrs[irx.DEFAULT_AFFINITY]) if irx.DEFAULT_AFFINITY in attrs else None
+    default = attrs[irx.DEFAULT_AFFINITY] if irx.DEFAULT_AFFINITY in attrs else None
     placed = 0
     for function in [op for op in module.regions[0].blocks[0].operations]:
         function = function.operation
@@ -107,7 +102,7 @@ def place_deallocas(module) -> int:
         incoming = incoming_values(function)
         for op in deallocas:
             affinity = origin_affinity(op.opview.operand, incoming)
-            if affinity is not None and str(affinity) != default:
+            if affinity is not None and (default is None or affinity != default):
                 op.attributes["affinity"] = affinity
                 placed += 1
     return placed

@@ -43,6 +43,7 @@ from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
 from .twin_call_trees import give_twins_own_call_trees
 from .twins import Signature, add_twins, needs_twin
+from ..ir import ir_adapter as irx
 
 TWIN_SUFFIX = "$host"
 
@@ -105,7 +106,7 @@ def _move(value: str, t: ir.Type, device: str, tag: str) -> tuple[list[str], str
     return lines, f"%{tag}"
 
 
-def twin_text(sig: Signature, host: str, op_name: str = "util.func", default: str | None = None) -> str:
+def twin_text(sig: Signature, host: str, op_name: str = irx.UTIL_FUNC, default: str | None = None) -> str:
     """The twin of ``sig`` as MLIR text: values on ``host`` in its
     signature, moved to and from their declared devices (``default`` for
     a value declared on none) around a call."""
@@ -123,8 +124,8 @@ def twin_text(sig: Signature, host: str, op_name: str = "util.func", default: st
     n = len(sig.result_types)
     arg_types = ", ".join(str(t) for t in sig.arg_types)
     result_types = ", ".join(str(t) for t in sig.result_types)
-    call = "util.call" if op_name == "util.func" else "func.call"
-    ret = "util.return" if op_name == "util.func" else "return"
+    call = irx.UTIL_CALL if op_name == irx.UTIL_FUNC else irx.FUNC_CALL
+    ret = irx.UTIL_RETURN if op_name == irx.UTIL_FUNC else "return"
     callee = symbol_ref(sig.name)
     lhs = "" if n == 0 else ("%r = " if n == 1 else f"%r:{n} = ")
     body.append(f"{lhs}{call} {callee}({', '.join(call_args)}) : ({arg_types}) -> ({result_types})")

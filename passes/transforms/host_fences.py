@@ -106,7 +106,7 @@ def isolate_caller_fences(module) -> int:
                 else:
                     helpers = helpers or _add_helpers(module)
                     own = stream.TimepointExportOp(
-                        [ir.Type.parse("!hal.fence")], timepoint, affinity=get_attr(op, "affinity")
+                        [irx.fence_type()], timepoint, affinity=get_attr(op, "affinity")
                     ).results[0]
                     for fence in list(op.operands)[1:]:
                         util.CallOp([], helpers[1], [own, fence])
@@ -123,7 +123,7 @@ def _next_op(op: ir.Operation) -> ir.Operation:
 
 def _is_function_argument(value: ir.Value) -> bool:
     owner = value.owner
-    if not isinstance(owner, ir.Block) or str(value.type) != "!hal.fence":
+    if not isinstance(owner, ir.Block) or not irx.is_type(value.type, irx.FENCE):
         return False
     parent = owner.owner
     return parent is not None and parent.operation.name == irx.UTIL_FUNC

@@ -36,7 +36,6 @@ from ..analysis.residence import Residence
 from ..infra.pass_base import Fact, ModulePass, NoOptions
 from ..lowering.emitter import is_copy_dispatch, is_staging_call
 
-_BYTES = "tensor<?xi8>"
 
 
 def loop_inits(op: ir.Operation) -> list[int]:
@@ -51,11 +50,11 @@ def loop_inits(op: ir.Operation) -> list[int]:
 def isolate(value: ir.Value, device: str) -> ir.Value:
     """``value`` as a resource of its own, at the current insertion point."""
     where = affinity_attr(device)
-    external = ir.Type.parse("!stream.resource<external>")
-    encoding = ir.TypeAttr.get(ir.Type.parse(_BYTES))
+    external = irx.resource_type("external")
+    encoding = ir.TypeAttr.get(irx.bytes_tensor_type())
     size = stream.ResourceSizeOp(value).result
     cast = stream.AsyncCastOp(external, value, size, size, affinity=where).result
-    view = stream.TensorExportOp(ir.Type.parse("!hal.buffer_view"), cast, encoding, [size], size,
+    view = stream.TensorExportOp(irx.buffer_view_type(), cast, encoding, [size], size,
                                  affinity=where).result
     # Without the barrier IREE folds import(export(x)) back into x.
     view = util.OptimizationBarrierOp([view.type], [view]).results[0]
@@ -113,7 +112,7 @@ def isolate_loop_inits(module, residence: Residence) -> int:
     for op in [op for op in walk(module) if irx.is_loop(op)]:
         for index in loop_inits(op):
             value = op.operands[index]
-            if str(value.type) != "!stream.resource<*>":
+            if not irx.is_type(value.type, "!stream.resource<*>"):
                 continue
             # Only loops that carry staged (imported, so external) values:
             # there the init becomes external too, and IREE reconciles the

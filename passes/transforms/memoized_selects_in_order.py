@@ -33,7 +33,6 @@ from ..infra.pass_base import ModulePass, NoOptions
 # IREE's names: the kind, then "_N" for every name after the first (its
 # symbol table appends a counter shared by both kinds).
 MEMOIZED_GLOBAL = re.compile(r"__allocator_select_(device|affinity)(?:_(\d+))?")
-HAL_ALLOCATOR_SELECT = "hal.allocator.select"
 
 
 @dataclasses.dataclass
@@ -85,7 +84,7 @@ def select_groups(module) -> list[SelectGroup] | None:
         if not stored:
             continue
         kinds = {MEMOIZED_GLOBAL.fullmatch(name).group(1): memoized[name] for name in stored}
-        selects = sum(o.name == HAL_ALLOCATOR_SELECT for o in ops)
+        selects = sum(o.name == irx.HAL_ALLOCATOR_SELECT for o in ops)
         if selects != 1 or len(kinds) != len(stored) or claimed & set(stored):
             return None
         claimed |= set(stored)

@@ -41,6 +41,7 @@ from ..ir.module_facts import AFFINITY
 from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
 from .twins import Signature, add_twins, needs_twin
+from ..ir import ir_adapter as irx
 
 TWIN_SUFFIX = "$into"
 # The module attribute naming the twins, an array of strings, which
@@ -91,7 +92,7 @@ def _attr_text(entries: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{n} = {v}" for n, v in entries) + "}" if entries else ""
 
 
-def twin_text(sig: Signature, results: list[int], op_name: str = "util.func") -> str:
+def twin_text(sig: Signature, results: list[int], op_name: str = irx.UTIL_FUNC) -> str:
     """The twin of ``sig`` as MLIR text: its arguments, then one output
     argument per result in ``results`` (on that result's device), and a
     call of ``sig``'s function returning what it returns."""
@@ -104,8 +105,8 @@ def twin_text(sig: Signature, results: list[int], op_name: str = "util.func") ->
     arg_types = ", ".join(str(t) for t in sig.arg_types)
     result_types = ", ".join(str(t) for t in sig.result_types)
     n = len(sig.result_types)
-    call = "util.call" if op_name == "util.func" else "func.call"
-    ret = "util.return" if op_name == "util.func" else "return"
+    call = irx.UTIL_CALL if op_name == irx.UTIL_FUNC else irx.FUNC_CALL
+    ret = irx.UTIL_RETURN if op_name == irx.UTIL_FUNC else "return"
     lhs = "%r = " if n == 1 else f"%r:{n} = "
     returned = ", ".join("%r" if n == 1 else f"%r#{i}" for i in range(n))
     attrs = ", ".join(f"{name} = {v}" for name, v in sig.func_attrs)

@@ -50,7 +50,7 @@ _LOWERED = ("hal.", "stream.")
 
 
 def _is_tensor(value: ir.Value) -> bool:
-    return str(value.type).startswith("tensor<")
+    return irx.is_tensor_type(value.type)
 
 
 def _inside(op, ancestor: ir.Operation) -> bool:

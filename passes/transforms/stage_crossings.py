@@ -220,8 +220,8 @@ def _staged_type(value: ir.Value, user: ir.Operation) -> ir.Type:
     which would cost a read a copy here)."""
     if user.name == irx.UTIL_GLOBAL_STORE or user.name in _REGION_ARGUMENT_USERS:
         return value.type
-    if str(value.type) == "!stream.resource<variable>":
-        return ir.Type.parse("!stream.resource<*>")
+    if irx.is_type(value.type, "!stream.resource<variable>"):
+        return irx.resource_type()
     return value.type
 
 

@@ -14,6 +14,7 @@ from ..ir.ir_util import top_level_ops
 from ..ir.module_facts import declared_argument_devices, declared_result_devices
 from .facts import Allocator, Buffer, of_kind
 from .rule import Evidence, Findings, OwnershipRule, Site
+from ..ir import ir_adapter as irx
 
 
 def manifest_default_device(module) -> str | None:
@@ -21,7 +22,7 @@ def manifest_default_device(module) -> str | None:
     "default", else its first device, as the shim reads it), or None
     where no public function carries a manifest."""
     for op in top_level_ops(module):
-        if op.name != "util.func" or "iree.reflection" not in op.attributes:
+        if op.name != irx.UTIL_FUNC or "iree.reflection" not in op.attributes:
             continue
         reflection = ir.DictAttr(op.attributes["iree.reflection"])
         if MANIFEST_KEY not in reflection:
@@ -55,8 +56,8 @@ class ResultMemory(OwnershipRule):
 
     def applies(self, site: Site) -> bool:
         op = site.op
-        return op.name == "util.return" and site.function.public \
-            and op.parent is not None and op.parent.name == "util.func"
+        return op.name == irx.UTIL_RETURN and site.function.public \
+            and op.parent is not None and op.parent.name == irx.UTIL_FUNC
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         fn = site.function
@@ -86,7 +87,7 @@ class ResultMemory(OwnershipRule):
                          f"{user}'s result (IREE folds an import exported on another device)")
         else:
             what = f"a buffer allocated by {access.describe(owner)}"
-            if evidence.ownership.op_name(buf.index) == "hal.buffer.assert":
+            if evidence.ownership.op_name(buf.index) == irx.HAL_BUFFER_ASSERT:
                 notes.append(f"the buffer is an argument imported on {owner}"
                              + (f" at {buf.location}" if buf.location else ""))
             elif buf.location:
@@ -110,12 +111,12 @@ class DefaultDevice(OwnershipRule):
               "may not reach the memory of mdc's default device, where the caller places it.")
 
     def applies(self, site: Site) -> bool:
-        return site.op.name == "hal.buffer.assert" and site.function.public
+        return site.op.name == irx.HAL_BUFFER_ASSERT and site.function.public
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         default, fn, op = evidence.manifest_default, site.function, site.op
         source = op.operands[0].owner
-        if default is None or isinstance(source, ir.Block) or source.name != "hal.buffer_view.buffer":
+        if default is None or isinstance(source, ir.Block) or source.name != irx.HAL_BUFFER_VIEW_BUFFER:
             return
         argument = _entry_argument(source.operands[0], fn)
         if argument is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .facts import CALLER, Device, Fence, of_kind
 from .rule import Evidence, Findings, OwnershipRule, Site
+from ..ir import ir_adapter as irx
 
 
 def _waits(site: Site, evidence: Evidence):
@@ -27,7 +28,7 @@ def _waits(site: Site, evidence: Evidence):
 
 class _QueueWaitRule(OwnershipRule):
     def applies(self, site: Site) -> bool:
-        return site.op.name.startswith("hal.device.queue.")
+        return site.op.name.startswith(irx.HAL_DEVICE_QUEUE_PREFIX)
 
 
 class ForeignFence(_QueueWaitRule):

@@ -7,6 +7,7 @@ expose it as one; both are read here.
 from __future__ import annotations
 
 from iree.compiler import ir
+from ..ir import ir_adapter as irx
 
 HOST_VISIBLE = 1 << 1  # IREE_HAL_MEMORY_TYPE_HOST_VISIBLE
 PREFER_ORIGIN = 1  # IREE_HAL_DEALLOCA_FLAG_PREFER_ORIGIN
@@ -40,9 +41,9 @@ def host_visible(value) -> bool | None:
         return None
     owner = owner.operation
     attr = None
-    if owner.name == "hal.memory_type" and "type" in owner.attributes:
+    if owner.name == irx.HAL_MEMORY_TYPE and "type" in owner.attributes:
         attr = owner.attributes["type"]
-    elif owner.name == "arith.constant":
+    elif owner.name == irx.ARITH_CONSTANT:
         attr = owner.attributes["value"]
     if attr is None:
         return None

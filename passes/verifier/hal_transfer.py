@@ -15,6 +15,7 @@ from iree.compiler.dialects import hal as _hal  # noqa: F401  (registers op view
 
 from .facts import Allocator, Buffer, CommandBuffer, Device, Fence, of_kind
 from .hal_bits import has_host_visible_attr, host_visible
+from ..ir import ir_adapter as irx
 
 
 def _result(op):
@@ -88,19 +89,19 @@ def _arith_select(op, get, index, locate):
 Transfer = Callable  # (op, get, index, locate) -> (value or None, facts) | None
 
 TRANSFERS: dict[str, Transfer] = {
-    "hal.device.allocator": _device_allocator,
-    "hal.command_buffer.create": _command_buffer_create,
-    "hal.command_buffer.device": _command_buffer_device,
-    "hal.allocator.select": _allocator_select,
-    "hal.device.queue.alloca": _queue_alloca,
-    "hal.allocator.allocate": _allocator_allocate,
-    "hal.allocator.import": _allocator_allocate,
-    "hal.buffer_view.buffer": _same_as_operand,
-    "hal.buffer_view.create": _same_as_operand,
-    "hal.buffer.subspan": _same_as_operand,
-    "util.optimization_barrier": _same_as_operand,
-    "hal.buffer.assert": _buffer_assert,
-    "hal.fence.create": _fence_create,
-    "hal.fence.join": _fence_join,
-    "arith.select": _arith_select,
+    irx.HAL_DEVICE_ALLOCATOR: _device_allocator,
+    irx.HAL_COMMAND_BUFFER_CREATE: _command_buffer_create,
+    irx.HAL_COMMAND_BUFFER_DEVICE: _command_buffer_device,
+    irx.HAL_ALLOCATOR_SELECT: _allocator_select,
+    irx.HAL_DEVICE_QUEUE_ALLOCA: _queue_alloca,
+    irx.HAL_ALLOCATOR_ALLOCATE: _allocator_allocate,
+    irx.HAL_ALLOCATOR_IMPORT: _allocator_allocate,
+    irx.HAL_BUFFER_VIEW_BUFFER: _same_as_operand,
+    irx.HAL_BUFFER_VIEW_CREATE: _same_as_operand,
+    irx.HAL_BUFFER_SUBSPAN: _same_as_operand,
+    irx.UTIL_OPTIMIZATION_BARRIER: _same_as_operand,
+    irx.HAL_BUFFER_ASSERT: _buffer_assert,
+    irx.HAL_FENCE_CREATE: _fence_create,
+    irx.HAL_FENCE_JOIN: _fence_join,
+    irx.ARITH_SELECT: _arith_select,
 }

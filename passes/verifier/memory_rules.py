@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..ir.module_facts import SYMBOL
 from .facts import Buffer, CommandBuffer, Device, of_kind
 from .hal_bits import prefers_origin
 from .rule import Evidence, Findings, OwnershipRule, Site
+from ..ir import ir_adapter as irx
 
 
 class SharedAllocation(OwnershipRule):
@@ -18,14 +18,14 @@ class SharedAllocation(OwnershipRule):
               "buffer for them all, memory that a staged pair does not have.")
 
     def applies(self, site: Site) -> bool:
-        return site.op.name in ("hal.allocator.select", "hal.allocator.resolve_memory_properties")
+        return site.op.name in (irx.HAL_ALLOCATOR_SELECT, irx.HAL_ALLOCATOR_RESOLVE_MEMORY_PROPERTIES)
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         op, access = site.op, evidence.access
-        if op.name == "hal.allocator.select":
+        if op.name == irx.HAL_ALLOCATOR_SELECT:
             devs = [d.name for v in op.opview.devices for d in of_kind(site.facts(v), Device)]
         else:
-            devs = SYMBOL.findall(str(op.attributes["affinity"])) if "affinity" in op.attributes else []
+            devs = list(irx.affinity_of(op).devices)
         devs = list(dict.fromkeys(devs))
         for i, a in enumerate(devs):
             for b in devs[i + 1:]:
@@ -49,17 +49,17 @@ def check_buffers(rule, site: Site, evidence: Evidence, findings: Findings, user
     """Reports each ``!hal.buffer`` operand of ``site`` that one of
     ``users`` cannot access (``pooled_only``: only queue-allocated ones)."""
     access, ownership = evidence.access, evidence.ownership
-    for v in (v for v in site.op.operands if str(v.type) == "!hal.buffer"):
+    for v in (v for v in site.op.operands if irx.is_type(v.type, irx.BUFFER)):
         for buf in of_kind(site.facts(v), Buffer):
             origin = ownership.op_name(buf.index)
-            if pooled_only and origin != "hal.device.queue.alloca":
+            if pooled_only and origin != irx.HAL_DEVICE_QUEUE_ALLOCA:
                 continue
             for user in users:
                 if access.can_use(user, buf.owner, buf.host_visible):
                     continue
                 kind = "a device-local buffer" if access.is_local(user) else "a buffer"
                 notes = [access.pair_note(user, buf.owner)]
-                if origin == "hal.buffer.assert":
+                if origin == irx.HAL_BUFFER_ASSERT:
                     notes.append(
                         f"the buffer is an argument imported on {buf.owner}"
                         + (f" at {buf.location}" if buf.location else "")
@@ -87,7 +87,7 @@ class QueueBuffer(OwnershipRule):
 
     def applies(self, site: Site) -> bool:
         name = site.op.name
-        return name.startswith("hal.device.queue.") and name != "hal.device.queue.dealloca"
+        return name.startswith(irx.HAL_DEVICE_QUEUE_PREFIX) and name != irx.HAL_DEVICE_QUEUE_DEALLOCA
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         users = [d.name for d in of_kind(site.facts(site.op.operands[0]), Device)]
@@ -108,7 +108,7 @@ class PooledDealloca(OwnershipRule):
               "PreferOrigin that queue would return another device's pooled memory.")
 
     def applies(self, site: Site) -> bool:
-        return site.op.name == "hal.device.queue.dealloca"
+        return site.op.name == irx.HAL_DEVICE_QUEUE_DEALLOCA
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         users = [d.name for d in of_kind(site.facts(site.op.operands[0]), Device)]
@@ -126,12 +126,12 @@ class CommandBufferBuffer(OwnershipRule):
 
     def applies(self, site: Site) -> bool:
         name = site.op.name
-        return name.startswith("hal.command_buffer.") and name != "hal.command_buffer.create"
+        return name.startswith(irx.HAL_COMMAND_BUFFER_PREFIX) and name != irx.HAL_COMMAND_BUFFER_CREATE
 
     def check(self, site: Site, evidence: Evidence, findings: Findings) -> None:
         op = site.op
-        if not len(op.operands) or str(op.operands[0].type) != "!hal.command_buffer":
+        if not len(op.operands) or not irx.is_type(op.operands[0].type, irx.COMMAND_BUFFER):
             return
         users = [c.device for c in of_kind(site.facts(op.operands[0]), CommandBuffer)]
-        if users and any(str(v.type) == "!hal.buffer" for v in op.operands):
+        if users and any(irx.is_type(v.type, irx.BUFFER) for v in op.operands):
             check_buffers(self, site, evidence, findings, users, f"'{op.name}' in a command buffer")

@@ -8,20 +8,21 @@ from ..infra.diagnostics import format_location
 from ..ir.ir_util import top_level_ops, walk
 from ..ir.module_facts import device_formats, executable_formats
 from .rule import ModuleRule, Violation
+from ..ir import ir_adapter as irx
 
 
 def _variant_formats(module) -> dict[tuple, str]:
     """(executable, variant) -> the variant's executable format."""
     out = {}
     for op in top_level_ops(module):
-        if op.name != "hal.executable":
+        if op.name != irx.HAL_EXECUTABLE:
             continue
         exe = op.attributes["sym_name"].value
         for inner in op.regions[0].blocks[0].operations:
             inner = inner.operation
-            if inner.name == "hal.executable.binary":
+            if inner.name == irx.HAL_EXECUTABLE_BINARY:
                 out[(exe, inner.attributes["sym_name"].value)] = inner.attributes["format"].value
-            elif inner.name == "hal.executable.variant":
+            elif inner.name == irx.HAL_EXECUTABLE_VARIANT:
                 found = executable_formats(str(inner.attributes["target"]))
                 if found:
                     out[(exe, inner.attributes["sym_name"].value)] = found[0]
@@ -42,10 +43,10 @@ class ExecutableFormat(ModuleRule):
         variants = _variant_formats(module)
         out = []
         for index, op in enumerate(walk(module)):
-            if op.name != "hal.executable.create":
+            if op.name != irx.HAL_EXECUTABLE_CREATE:
                 continue
             owner = op.operands[0].owner
-            if isinstance(owner, ir.Block) or owner.operation.name != "util.global.load":
+            if isinstance(owner, ir.Block) or owner.operation.name != irx.UTIL_GLOBAL_LOAD:
                 continue
             device = ir.FlatSymbolRefAttr(owner.operation.attributes["global"]).value
             path = ir.SymbolRefAttr(op.attributes["executable_target"]).value
@@ -69,9 +70,9 @@ def _list_reads(fn) -> dict:
     """{list value: the first util.call in ``fn`` that takes it}"""
     first = {}
     for op in walk(fn):
-        if op.name == "util.call":
+        if op.name == irx.UTIL_CALL:
             for value in op.operands:
-                if str(value.type).startswith("!util.list<"):
+                if irx.is_list_type(value.type):
                     first.setdefault(value, op)
     return first
 
@@ -90,11 +91,11 @@ class ListOrder(ModuleRule):
         out = []
         index = {op: i for i, op in enumerate(walk(module))}
         for fn in top_level_ops(module):
-            if fn.name != "util.func":
+            if fn.name != irx.UTIL_FUNC:
                 continue
             reads = _list_reads(fn)
             for op in walk(fn):
-                call = reads.get(op.operands[0]) if op.name == "util.list.set" else None
+                call = reads.get(op.operands[0]) if op.name == irx.UTIL_LIST_SET else None
                 if call is None or index[op] < index[call]:
                     continue
                 callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value

@@ -30,6 +30,7 @@ from ..infra.diagnostics import format_location
 from ..ir.ir_util import top_level_ops, walk
 from .facts import CALLER, EMPTY, Buffer, Device, Fence
 from .hal_transfer import TRANSFERS
+from ..ir import ir_adapter as irx
 
 
 @dataclasses.dataclass
@@ -85,7 +86,7 @@ def collect_functions(module) -> tuple[dict, list, dict]:
     functions, initializers, op_names = {}, [], {}
     index = 0
     for op in top_level_ops(module):
-        if op.name not in ("util.func", "util.initializer"):
+        if op.name not in (irx.UTIL_FUNC, irx.UTIL_INITIALIZER):
             continue
         ops = []
         for inner in walk(op):
@@ -94,7 +95,7 @@ def collect_functions(module) -> tuple[dict, list, dict]:
             index += 1
         blocks = list(op.regions[0].blocks)
         args = list(blocks[0].arguments) if blocks else []
-        if op.name == "util.initializer":
+        if op.name == irx.UTIL_INITIALIZER:
             initializers.append(Function(op, f"<initializer {len(initializers)}>", ops, args, False))
             continue
         name = op.attributes["sym_name"].value
@@ -118,7 +119,7 @@ def _join(state: dict, value, facts) -> bool:
     return True
 
 
-_REGION_PARENTS = ("scf.if", "scf.for", "scf.index_switch", "scf.execute_region")
+_REGION_PARENTS = (irx.SCF_IF, irx.SCF_FOR, irx.SCF_INDEX_SWITCH, irx.SCF_EXECUTE_REGION)
 
 
 class _Solver:
@@ -139,7 +140,7 @@ class _Solver:
     def _entries(self) -> list:
         """(function, argument facts) for every function nothing calls."""
         called = {_callee(op) for fn in list(self.functions.values()) + self.initializers
-                  for _, op in fn.ops if op.name == "util.call"}
+                  for _, op in fn.ops if op.name == irx.UTIL_CALL}
         entries = [(fn, ()) for fn in self.initializers]
         for fn in self.functions.values():
             if not fn.ops:
@@ -148,7 +149,7 @@ class _Solver:
                 loc = format_location(fn.op.location)
                 in_pinned = self.pinned.get(fn.name, {})
                 ctx = tuple(
-                    frozenset({Fence.of(CALLER, loc, -1)}) if str(a.type) == "!hal.fence"
+                    frozenset({Fence.of(CALLER, loc, -1)}) if irx.is_type(a.type, irx.FENCE)
                     else frozenset({Buffer.of(in_pinned[i], True, loc, -1)}) if i in in_pinned
                     else EMPTY
                     for i, a in enumerate(fn.entry_args)
@@ -186,7 +187,7 @@ class _Solver:
         context = Context(fn, analysis[0])
         for index, op in fn.ops:
             sites.append((context, index, op))
-            if op.name == "util.call":
+            if op.name == irx.UTIL_CALL:
                 callee = self.functions.get(_callee(op))
                 if callee is not None and callee.ops:
                     self._visit(callee, self._call_context(op, context.state), seen, sites)
@@ -227,12 +228,12 @@ class _Solver:
         if flow is not None:
             return flow(self, op, state, returns)
         get = lambda v: state.get(v, EMPTY)  # noqa: E731
-        if name == "util.global.load":
+        if name == irx.UTIL_GLOBAL_LOAD:
             if not len(op.results):
                 return False
             return _join(state, op.results[0], self.globals.get(
                 ir.FlatSymbolRefAttr(op.attributes["global"]).value, EMPTY))
-        if name == "util.global.store":
+        if name == irx.UTIL_GLOBAL_STORE:
             self._store_global(op, get(op.operands[0]))
             return False
         transfer = TRANSFERS.get(name)
@@ -281,13 +282,13 @@ class _Solver:
         changed = False
         for i, v in enumerate(op.operands):
             changed |= _join(state, parent.results[i], state.get(v, EMPTY))
-            if parent.name == "scf.for":
+            if parent.name == irx.SCF_FOR:
                 changed |= _join(state, parent.regions[0].blocks[0].arguments[1 + i], state.get(v, EMPTY))
         return changed
 
     def _return(self, op, state, returns) -> bool:
         parent = op.parent
-        if parent is None or parent.name not in ("util.func", "util.initializer"):
+        if parent is None or parent.name not in (irx.UTIL_FUNC, irx.UTIL_INITIALIZER):
             return False
         changed = False
         while len(returns) < len(op.operands):
@@ -312,10 +313,10 @@ class _Solver:
         return changed
 
     _FLOW = {
-        "cf.br": _branch,
-        "cf.cond_br": _cond_branch,
-        "scf.for": _for,
-        "scf.yield": _yield,
-        "util.return": _return,
-        "util.call": _call,
+        irx.CF_BR: _branch,
+        irx.CF_COND_BR: _cond_branch,
+        irx.SCF_FOR: _for,
+        irx.SCF_YIELD: _yield,
+        irx.UTIL_RETURN: _return,
+        irx.UTIL_CALL: _call,
     }

@@ -70,6 +70,29 @@ def test_visibility_and_symbols():
         assert irx.SymbolNames(module).unique("shown") == "shown_1"  # a fresh read of the module
 
 
+def test_fixed_types_parsed_once_per_context():
+    compiler, module = _parsed(_MODULE)
+    with compiler.context:
+        fence = irx.fence_type()
+        assert irx.fence_type() is fence  # cached
+        assert str(fence) == "!hal.fence"
+        assert irx.is_type(ir.Type.parse("!hal.fence"), irx.FENCE)
+        assert not irx.is_type(ir.Type.parse("!hal.buffer"), irx.FENCE)
+        assert all(irx.is_resource_type(irx.resource_type(lifetime)) for lifetime in ("*", "external", "staging"))
+        assert not irx.is_resource_type(irx.timepoint_type())
+        assert irx.is_list_type(ir.Type.parse("!util.list<i32>"))
+        assert irx.is_tensor_type(irx.bytes_tensor_type()) and irx.is_tensor_type(ir.Type.parse("tensor<*xf32>"))
+        assert irx.index_constant(ir.Attribute.parse("-3 : index")) == -3
+        assert irx.index_constant(ir.Attribute.parse("3 : i32")) is None
+        device = next(op for op in irx.top_level_ops(module) if op.name == irx.UTIL_GLOBAL)
+        assert irx.is_device_global(device)
+    other, _ = _parsed("")
+    with other.context:  # another context's types: parsed anew in it
+        assert irx.fence_type() is not fence and irx.fence_type().context is other.context
+    # A comparison needs no current context: it takes the compared type's.
+    assert irx.is_type(fence, irx.FENCE)
+
+
 def test_staging_library_instantiates_renamed():
     compiler, module = _parsed(_MODULE)
     with compiler.context, ir.Location.unknown():

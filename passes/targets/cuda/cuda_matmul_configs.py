@@ -37,6 +37,7 @@ from ...transforms.executable_per_target import DISPATCH_OPS, executables_of
 from ...ir.ir_util import get_attr, top_level_ops, walk
 from ...ir.module_facts import affinity_devices, declared_devices, module_default_device
 from ...infra.pass_base import ANALYSES, CompileSettings, Fact, ModulePass
+from ...ir import ir_adapter as irx
 
 _ATTR = "compilation_info"
 _SKIP_ATTRS = (_ATTR, "lowering_config")
@@ -130,7 +131,7 @@ def _is_mul_add_body(op) -> bool:
     """The generic's body is ``out + a * b`` in floats, and nothing else."""
     block = op.regions[0].blocks[0]
     names = [o.name for o in block.operations]
-    if names != ["arith.mulf", "arith.addf", "linalg.yield"]:
+    if names != [irx.ARITH_MULF, irx.ARITH_ADDF, irx.LINALG_YIELD]:
         return False
     mul, add = block.operations[0], block.operations[1]
     a, b, out = block.arguments
@@ -146,10 +147,10 @@ def _same(operands, values) -> bool:
 
 def _layout(op) -> str | None:
     """"nn" or "nt" for a matmul this pass knows, else None."""
-    if op.name not in ("linalg.matmul", "linalg.generic") or len(op.results) != 1:
+    if op.name not in (irx.LINALG_MATMUL, irx.LINALG_GENERIC) or len(op.results) != 1:
         return None
     maps = _maps(op)
-    if op.name == "linalg.matmul":
+    if op.name == irx.LINALG_MATMUL:
         if maps is None:
             return "nn"
         return "nn" if maps == _NN else "nt" if maps == _NT else None
@@ -205,7 +206,7 @@ def set_configs(module, table=CONFIGS) -> list[tuple[str, str]]:
     cuda = cuda_only_executables(module)
     done = []
     for exe in top_level_ops(module):
-        if exe.name != "stream.executable" or exe.attributes["sym_name"].value not in cuda:
+        if exe.name != irx.STREAM_EXECUTABLE or exe.attributes["sym_name"].value not in cuda:
             continue
         for op in walk(exe):
             if any(a in op.attributes for a in _SKIP_ATTRS):

@@ -58,10 +58,10 @@ def _defining_op(value: ir.Value):
 def _is_int32_min_fill(value: ir.Value) -> bool:
     """``value`` is a linalg.fill of the constant INT32_MIN (an i32)."""
     fill = _defining_op(value)
-    if fill is None or fill.name != "linalg.fill":
+    if fill is None or fill.name != irx.LINALG_FILL:
         return False
     constant = _defining_op(fill.operands[0])
-    return (constant is not None and constant.name == irx.ARITH_CONSTANT and str(fill.operands[0].type) == "i32"
+    return (constant is not None and constant.name == irx.ARITH_CONSTANT and irx.is_type(fill.operands[0].type, "i32")
             and ir.IntegerAttr(constant.attributes["value"]).value == INT32_MIN)
 
 
@@ -104,7 +104,7 @@ def _reduces_dynamic_input(generic) -> bool:
 
 def is_miscompiled_maxsi(op) -> bool:
     """``op`` is a linalg.generic of the kind IREE's CUDA code gets wrong."""
-    if op.name != "linalg.generic":
+    if op.name != irx.LINALG_GENERIC:
         return False
     _, outputs = _inputs_and_outputs(op)
     return (any(_is_int32_min_fill(outputs[k]) for k in _maxsi_outputs(op))
