@@ -7,6 +7,7 @@ shadowed by it.
 """
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 
@@ -60,3 +61,19 @@ def test_every_source_package_is_listed_in_pyproject():
 
     for package, files in setup.get("package-data", {}).items():
         assert all((folder_of(package) / f).is_file() for f in files), (package, files)
+
+
+def test_design_map_names_every_room():
+    """docs/DESIGN.md's "Where things are" names every folder of passes/
+    (and the other source folders): a room the map leaves out, or one it
+    names that is gone, means the map no longer matches the tree."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    design = (root / "docs" / "DESIGN.md").read_text()
+    section = design.split("## Where things are", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`((?:passes|pipeline|runtime_shim|contract|profiler)/[\w/]*)`", section))
+    rooms = {f"passes/{p.name}/" for p in (root / "passes").iterdir() if (p / "__init__.py").is_file()}
+    left_out = sorted(r for r in rooms if not any(n.startswith(r) for n in named))
+    assert not left_out, f"rooms the map leaves out: {left_out}"
+    assert all((root / n).exists() for n in named), [n for n in named if not (root / n).exists()]
