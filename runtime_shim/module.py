@@ -48,7 +48,7 @@ from .lanes import Lanes
 from .ledger import BufferLedger
 from .module_api import FunctionTable
 from .program import Program, device_list, open_program, read_signatures
-from .session import Session, open_devices, release_devices
+from .session import Session, check_without_devices, open_devices, release_devices
 
 __all__ = ["DeviceValue", "Function", "Module", "Placed", "load", "load_vm_flatbuffer_file", "read_signatures"]
 
@@ -81,17 +81,19 @@ def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] 
       --parameter_mode=preload).
     """
     program = open_program(path, device_list(devices), flags)
-    opened = open_devices(program)
     extra = {"dependencies": [os.fspath(d) for d in dependencies], "parameters": list(parameters),
              "preload_parameters": preload_parameters}
+    # The backend is known from the URIs alone (devices.refused_device_set);
+    # only the in-process Module opens devices, stock iree-run-module its own.
     refused = dev.refused_device_set(program.uris)
     if refused is None:
+        opened = open_devices(program)
         try:
             return Module(program, opened, timeout_s=timeout_s, staged_transfers=staged_transfers, **extra)
         except BaseException:
             release_devices(program.uris, opened)
             raise
-    release_devices(program.uris, opened)  # checked; stock iree-run-module opens its own
+    check_without_devices(program)
     if staged_transfers:
         raise dev.unsupported(refused)
     return _native_module(program, refused, flags, timeout_s, **extra)
@@ -112,8 +114,8 @@ def load_vm_flatbuffer_file(path: str, *, driver: Union[str, Sequence[str], None
 def _native_module(program: Program, reason: str, flags, timeout_s, *, dependencies: Sequence[str],
                    parameters: Sequence[str], preload_parameters: bool) -> native.NativeModule:
     """``program`` run by stock iree-run-module (native.py), ``reason``
-    saying why: its devices were opened and checked against the manifest
-    in this process first."""
+    saying why: checked against the manifest in this process first, with
+    no device opened here (session.check_without_devices)."""
     flags = [*flags, *(f"--parameters={p}" for p in parameters)]
     if preload_parameters:
         flags.append("--parameter_mode=preload")
