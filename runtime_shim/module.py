@@ -42,7 +42,7 @@ import iree.runtime as rt
 from . import cuda_free, extra_modules, native, result_storage, staging, values
 from . import devices as dev
 from .errors import ShimTypeError
-from .function import Function
+from .function import Function, ModuleParts
 from .handles import DeviceValue, Placed
 from .lanes import Lanes
 from .ledger import BufferLedger
@@ -149,6 +149,9 @@ class Module(FunctionTable):
                                      in enumerate(zip(self.uris, devices)) if dev.driver_name(uri) == "cuda"})
         self._lanes = Lanes(self._session.new_context, self.path)
         self._pool = result_storage.ResultPool(before_free=self._session.free_binder())
+        # What its Functions work with, handed to each (none reaches in here).
+        self._parts = ModuleParts(self._session, self._ledger, self._lanes, self._pool, self._enter,
+                                  self._where, self._to_device, self._to_host, self._read_back)
         _OPEN_MODULES.add(self)
 
     def _enter(self) -> None:
@@ -189,11 +192,6 @@ class Module(FunctionTable):
                 return view
         return values.to_device(device, local, array, kind, self.staged_transfers, self.timeout_s)
 
-    def _acquire_lanes(self, depth: int) -> list:
-        """Holds ``depth`` lanes for one map (lanes.py)."""
-        self._enter()  # a lane's context runs the initialisers on the devices
-        return self._lanes.acquire(depth)
-
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
         --print_statistics prints them."""
@@ -227,7 +225,7 @@ class Module(FunctionTable):
         return self._repr("Module")
 
     def _new_function(self, name: str) -> Function:
-        return Function(self, self.signatures[name])
+        return Function(self, self.signatures[name], self._parts)
 
     # -- lifetime ------------------------------------------------------------
 

@@ -43,6 +43,9 @@ class Held:
         self._sole = sole
         self.released = False
 
+    def mark_view_given(self) -> None:
+        self._view_given = True
+
     def release(self) -> None:
         self.released = True
 
