@@ -62,21 +62,28 @@ def open_device(uri: str) -> rt.HalDevice:
     `rt.get_device` caches by URI, so two `--device=local-task` would be one
     device; creating from the (cached, shared) driver gives distinct ones.
     """
-    name = driver_name(uri)
-    try:
-        driver = rt.get_driver(name)
-    except ValueError:  # NOT_FOUND: no such driver compiled in
-        raise ShimError(f"device '{uri}': unknown driver '{name}' "
-                        f"(available: {', '.join(rt.query_available_drivers())})") from None
-    except RuntimeError as e:  # UNAVAILABLE: no GPU library on this machine
-        raise ShimError(f"device '{uri}': the '{name}' driver is not available here: "
-                        f"{_reason(e)}") from None
+    driver = usable_driver(uri)
     try:
         if ":" in uri:
             return driver.create_device_by_uri(uri)
         return driver.create_default_device()
     except (RuntimeError, ValueError) as e:
         raise ShimError(f"cannot create device '{uri}': {_reason(e)}") from None
+
+
+def usable_driver(uri: str) -> rt.HalDriver:
+    """The driver of `uri`, loaded: ShimError where this runtime has no such
+    driver or it cannot work on this machine (no GPU library). Opens no
+    device."""
+    name = driver_name(uri)
+    try:
+        return rt.get_driver(name)
+    except ValueError:  # NOT_FOUND: no such driver compiled in
+        raise ShimError(f"device '{uri}': unknown driver '{name}' "
+                        f"(available: {', '.join(rt.query_available_drivers())})") from None
+    except RuntimeError as e:  # UNAVAILABLE: no GPU library on this machine
+        raise ShimError(f"device '{uri}': the '{name}' driver is not available here: "
+                        f"{_reason(e)}") from None
 
 
 class UnsupportedDeviceSet(RuntimeError):
@@ -182,6 +189,17 @@ def bind(manifest: Manifest, uris: Sequence[str],
 def check_staging(manifest: Manifest, binding: dict[str, int], uris: Sequence[str],
                   devices: Sequence[rt.HalDevice]) -> None:
     """Each staging owner must be a bound device able to give shared host memory."""
+    check_staging_links(manifest, binding)
+    for owner in sorted({s.owner for s in manifest.staging if s.owner is not None}):
+        uri, device = uris[binding[owner]], devices[binding[owner]]
+        if not _can_stage(device):
+            raise ShimError(f"staging owner '{owner}' ({uri}) cannot allocate host-local, "
+                            "device-visible, mappable memory")
+
+
+def check_staging_links(manifest: Manifest, binding: dict[str, int]) -> None:
+    """Each staging link names declared devices, and its owner a bound one
+    (no device opened)."""
     for s in manifest.staging:
         for role, name in (("from", s.src), ("to", s.dst), ("via", s.via)):
             if name is not None and name not in binding:
@@ -189,11 +207,6 @@ def check_staging(manifest: Manifest, binding: dict[str, int], uris: Sequence[st
         if s.owner is not None and s.owner not in binding:
             raise ShimError(f"staging owner '{s.owner}' (link {s.src}->{s.dst}) is not among the "
                             f"given devices (declared: {', '.join(binding)})")
-    for owner in sorted({s.owner for s in manifest.staging if s.owner is not None}):
-        uri, device = uris[binding[owner]], devices[binding[owner]]
-        if not _can_stage(device):
-            raise ShimError(f"staging owner '{owner}' ({uri}) cannot allocate host-local, "
-                            "device-visible, mappable memory")
 
 
 def _can_stage(device: rt.HalDevice) -> bool:

@@ -6,7 +6,7 @@ returned in the shim's own memory (stored_results.py).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import iree.runtime as rt
@@ -15,9 +15,27 @@ from . import values
 from .arguments import ArgumentCheck
 from .errors import ShimError
 from .handles import DeviceValue, Placed
+from .ledger import BufferLedger
+from .lanes import Lanes
 from .manifest import Signature, Value
 from .module_api import FunctionAPI
+from .result_storage import ResultPool
+from .session import Session
 from .stored_results import GivenStorage, StoredResults, lent_array, storage_twin
+
+
+class ModuleParts(NamedTuple):
+    """What a Module hands each of its Functions, so that none reaches into
+    it: its session, buffer ledger, lanes and result pool, and its moves."""
+    session: Session
+    ledger: BufferLedger
+    lanes: Lanes
+    pool: ResultPool
+    enter: Callable[[], None]  # ShimError once closed; binds the CUDA context
+    where: Callable[[Value, Signature], str]  # where a value lives, in words
+    to_device: Callable[[int, np.ndarray, int], rt.HalBufferView]  # (device index, array, kind)
+    to_host: Callable[[int, rt.HalBufferView], np.ndarray]  # (device index, view)
+    read_back: Callable[[int, rt.HalBufferView], np.ndarray]  # a DeviceValue's to_host
 
 
 class Function(FunctionAPI):
@@ -25,13 +43,14 @@ class Function(FunctionAPI):
     numpy arrays (or Placed inputs, or DeviceValues), numpy out. ``inspect.signature(f)``
     and ``help(f)`` show its arguments, shapes, dtypes and devices."""
 
-    def __init__(self, module, signature: Signature):
+    def __init__(self, module, signature: Signature, parts: ModuleParts):
         self.module = module
         self.signature = signature
         self.name = signature.name
-        module._session.vm_function(signature.name)  # ShimError if the program has none
+        self._parts = parts
+        parts.session.vm_function(signature.name)  # ShimError if the program has none
         manifest = module.manifest
-        device_index = module._session.program.device_index
+        device_index = parts.session.program.device_index
         self._arg_devices = [device_index(v, signature) for v in signature.args]
         self._result_devices = [device_index(v, signature) for v in signature.results]
         # Arguments the program reads straight out of a device's pinned
@@ -70,16 +89,18 @@ class Function(FunctionAPI):
         return dict(self._pinned)
 
     def _acquire_lanes(self, depth: int) -> list:
-        return self.module._acquire_lanes(depth)
+        """Holds ``depth`` lanes for one map (lanes.py)."""
+        self._parts.enter()  # a lane's context runs the initialisers on the devices
+        return self._parts.lanes.acquire(depth)
 
     def _lane_call(self, *args):
-        return self.module._lanes.call(self, args)
+        return self._parts.lanes.call(self, args)
 
     def _release_lanes(self) -> None:
-        self.module._lanes.release()
+        self._parts.lanes.release()
 
     def _where(self, value: Value, signature: Signature) -> str:
-        where = self.module._where(value, signature)
+        where = self._parts.where(value, signature)
         if value in signature.args and signature.args.index(value) in self._pinned:
             index = signature.args.index(value)
             where += f", in the pinned memory of runtime device {self.module.uris[self._pinned[index]]}"
@@ -97,18 +118,18 @@ class Function(FunctionAPI):
         return self._arguments.prepare(args)
 
     def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):
-        m = self.module
+        parts = self._parts
         if position in self._pinned:
-            return values.to_pinned(m._session.devices[self._pinned[position]], array, kind, register=register)
-        return m._to_device(self._arg_devices[position], array, kind)
+            return values.to_pinned(parts.session.devices[self._pinned[position]], array, kind, register=register)
+        return parts.to_device(self._arg_devices[position], array, kind)
 
     def place(self, index: int, arg) -> Placed:
         """Input ``index`` placed once where this function reads it: in its
         GPU's pinned memory for an --pinned-arguments argument (a new
         buffer, not the array's own pages), else as a call places it. Pass
         the result to calls in place of the array."""
-        m = self.module
-        m._enter()
+        parts = self._parts
+        parts.enter()
         if not 0 <= index < len(self.signature.args):
             raise ShimError(f"@{self.name} has no input {index}")
         array, kind = self._arguments.checked(index, arg)
@@ -116,9 +137,9 @@ class Function(FunctionAPI):
             raise ShimError(f"@{self.name} input {index}: only a tensor input given as an array can be placed")
         array = np.ascontiguousarray(array)
         placed = Placed(self.name, index, self._placed_view(index, array, kind, register=False), array,
-                        before_free=m._session.free_binder(), ledger=m._ledger,
+                        before_free=parts.session.free_binder(), ledger=parts.ledger,
                         device_index=None if index in self._pinned else self._arg_devices[index])
-        m._ledger.placed.add(placed)
+        parts.ledger.placed.add(placed)
         return placed
 
     def call_on_devices(self, *args, **kwargs) -> tuple:
@@ -130,18 +151,19 @@ class Function(FunctionAPI):
         inputs placed beforehand it times the program's own work alone."""
         inputs = self.prepare(self.bind_arguments(args, kwargs))
         result_list = self._run(inputs)
-        m = self.module
-        ledger, before_free = m._ledger, m._session.free_binder()
+        parts = self._parts
+        ledger, before_free = parts.ledger, parts.session.free_binder()
+        # A sole result may be an input handed back, whose view the caller holds.
+        viewed = any(a.view_given for a, _ in inputs if isinstance(a, (DeviceValue, Placed)))
         out = []
         for i, (scalar, index) in enumerate(zip(self._scalar_results, self._result_devices)):
             if scalar is not None:
                 out.append(scalar(result_list.get_variant(i)))
                 continue
-            resident = DeviceValue(m, result_list.get_as_ref(i), index, inputs, ledger=ledger,
-                                   read_back=m._read_back, before_free=before_free)
-            resident._sole = self._sole_results[i]
-            if resident._sole and any(a._view_given for a, _ in inputs if isinstance(a, (DeviceValue, Placed))):
-                resident._view_given = True  # it may be an input handed back, whose view the caller holds
+            sole = self._sole_results[i]
+            resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs, ledger=ledger,
+                                   read_back=parts.read_back, before_free=before_free,
+                                   sole=sole, view_given=sole and viewed)
             ledger.resident.add(resident)
             out.append(resident)
         return tuple(out)
@@ -149,22 +171,22 @@ class Function(FunctionAPI):
     def _run(self, inputs: list) -> rt.VmVariantList:
         """Invoke on inputs from ``prepare`` (and GivenStorage); -> the
         VM's result list, once the call's work is done."""
-        m = self.module
-        m._enter()
+        ledger = self._parts.ledger
+        self._parts.enter()
         # No input goes back through the queue (cuda_free.py) from the
         # moment its buffer is handed to the VM until the call is done.
         in_use = [a for a, _ in inputs if isinstance(a, (DeviceValue, Placed))]
         if in_use:
-            m._ledger.start_uses(in_use)
+            ledger.start_uses(in_use)
         try:
             return self._run_counted(inputs)
         finally:
             if in_use:
-                m._ledger.end_uses(in_use)
+                ledger.end_uses(in_use)
 
     def _run_counted(self, inputs: list) -> rt.VmVariantList:
-        m = self.module
-        session = m._session
+        parts = self._parts
+        session = parts.session
         arg_list = rt.VmVariantList(len(inputs) + 2)
         temporaries = []  # (device index, view) of the inputs placed in a device's own memory for this call
         for position, (arg, kind) in enumerate(inputs):
@@ -190,12 +212,12 @@ class Function(FunctionAPI):
             arg_list.push_ref(rt.HalFence(0).ref)
             arg_list.push_ref(signal.ref)
         result_list = rt.VmVariantList(len(self.signature.results))
-        m._lanes.context(session.context).invoke(session.vm_function(self.name), arg_list, result_list)
+        parts.lanes.context(session.context).invoke(session.vm_function(self.name), arg_list, result_list)
         del arg_list
         if signal is not None:
-            values.wait(signal, m.timeout_s, f"@{self.name} to finish")
+            values.wait(signal, self.module.timeout_s, f"@{self.name} to finish")
         if temporaries:
-            m._ledger.give_back_inputs(temporaries, lambda index: self._result_buffers(result_list, index))
+            parts.ledger.give_back_inputs(temporaries, lambda index: self._result_buffers(result_list, index))
         return result_list
 
     def _result_buffers(self, result_list: rt.VmVariantList, device_index: int) -> list:
@@ -218,14 +240,14 @@ class Function(FunctionAPI):
         one (stored_results.py), else ``_invoke``."""
         if self._storage is None:
             return self._invoke(inputs)
-        self.module._enter()  # before the pool registers memory with a device
-        return self._storage.call(inputs, self.module._pool)
+        self._parts.enter()  # before the pool registers memory with a device
+        return self._storage.call(inputs, self._parts.pool, self._parts.session.devices)
 
     def _outputs(self, result_list: rt.VmVariantList, inputs: list, lent: dict) -> list[tuple[object, object]]:
         """The results of a call as ``_invoke`` gives them; ``lent``: result
         index -> the result_storage.Slab given as its storage, each of which
         becomes the result's array or goes back to the pool."""
-        m = self.module
+        parts = self._parts
         outputs = []
         for i, (value, index) in enumerate(zip(self.signature.results, self._result_devices)):
             if value.type in values.SCALAR_TYPES:
@@ -233,13 +255,13 @@ class Function(FunctionAPI):
                 outputs.append((scalar, value.type))
                 continue
             view = result_list.get_as_object(i, rt.HalBufferView)
-            held = lent_array(m._pool, view, lent[i]) if i in lent else None
+            held = lent_array(parts.pool, view, lent[i]) if i in lent else None
             if held is None:
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
-                held = m._to_host(index, view)
-                if m._ledger.gives_back(index) and self._sole_results[i]:
-                    m._ledger.give_back_read(index, view, [a for a, _ in inputs if isinstance(a, (Placed, DeviceValue))])
+                held = parts.to_host(index, view)
+                if parts.ledger.gives_back(index) and self._sole_results[i]:
+                    parts.ledger.give_back_read(index, view, [a for a, _ in inputs if isinstance(a, (Placed, DeviceValue))])
             outputs.append((held, int(view.element_type)))
             del view
         del result_list  # no HAL object may outlive the call (see Module.close)

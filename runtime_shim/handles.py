@@ -56,6 +56,16 @@ class Placed:
                 self._array = mapped.view(source.dtype).reshape(source.shape)
 
     @property
+    def view_given(self) -> bool:
+        """Whether the caller took its ``view`` (or one of a value sharing
+        its buffer): its memory then never goes back through the queue."""
+        return self._view_given
+
+    def mark_view_given(self) -> None:
+        """The caller holds a view of its buffer (BufferLedger.view_given)."""
+        self._view_given = True
+
+    @property
     def released(self) -> bool:
         """Whether it was released (``release()``, or its module closed)."""
         return self._view is None
@@ -125,7 +135,7 @@ class DeviceValue:
 
     def __init__(self, module, ref: rt.VmRef, device_index: int, borrowed=(), *,
                  ledger: BufferLedger, read_back: Callable[[int, rt.HalBufferView], np.ndarray],
-                 before_free: Callable[[], None] = lambda: None):
+                 before_free: Callable[[], None] = lambda: None, sole: bool = False, view_given: bool = False):
         self.module, self.device_index = module, device_index
         self._read_back = read_back  # (device index, view) -> a numpy copy, as the module reads a result
         self._ledger = ledger  # its module's (ledger.py, rule 2)
@@ -139,8 +149,8 @@ class DeviceValue:
         # Whether its memory may go back through the queue when it goes
         # (ledger.py, rule 2): not once the caller took ``view``
         # of it or of a value sharing its buffer; not while a call reads it.
-        self._view_given = False
-        self._sole = False  # its call's one tensor result on its device (set by call_on_devices)
+        self._view_given = view_given
+        self._sole = sole  # its call's one tensor result on its device
         self._uses = 0  # calls running with it as an input
         # A result may be the memory of an array the call imported (an
         # output argument given as an array); a view does not keep that
@@ -151,6 +161,16 @@ class DeviceValue:
     @property
     def released(self) -> bool:
         return self._ref is None
+
+    @property
+    def view_given(self) -> bool:
+        """Whether the caller took its ``view`` (or one of a value sharing
+        its buffer): its memory then never goes back through the queue."""
+        return self._view_given
+
+    def mark_view_given(self) -> None:
+        """The caller holds a view of its buffer (BufferLedger.view_given)."""
+        self._view_given = True
 
     @property
     def view(self) -> rt.HalBufferView:

@@ -32,7 +32,9 @@ any doubt leaves it to IREE, which frees it itself. The rules:
    leaves the buffer to IREE.
 
 The ledger reads the give-back state each held value keeps
-(``_uses``, ``_view_given``, ``_sole``, ``device_index``: handles.py).
+(``_uses``, ``_view_given``, ``_sole``, ``device_index``: handles.py),
+counts ``_uses`` under its lock and marks a taken view with
+``mark_view_given``.
 """
 
 from __future__ import annotations
@@ -159,13 +161,13 @@ class BufferLedger:
     def view_given(self, value) -> None:
         """The caller took ``value.view``: neither it nor any live value or
         placed input sharing its buffer goes back through the queue."""
-        value._view_given = True
+        value.mark_view_given()
         try:
             buffer = value._hal_view.get_buffer()
             for other in [*list(self.resident), *list(self.placed)]:
                 if not other.released and other.device_index == value.device_index \
                         and other._hal_view.get_buffer() == buffer:
-                    other._view_given = True
+                    other.mark_view_given()
         except Exception:  # noqa: BLE001  (a set changing under another thread)
             pass
 

@@ -42,13 +42,13 @@ import iree.runtime as rt
 from . import cuda_free, extra_modules, native, result_storage, staging, values
 from . import devices as dev
 from .errors import ShimTypeError
-from .function import Function
+from .function import Function, ModuleParts
 from .handles import DeviceValue, Placed
 from .lanes import Lanes
 from .ledger import BufferLedger
 from .module_api import FunctionTable
 from .program import Program, device_list, open_program, read_signatures
-from .session import Session, open_devices, release_devices
+from .session import Session, check_without_devices, open_devices, release_devices
 
 __all__ = ["DeviceValue", "Function", "Module", "Placed", "load", "load_vm_flatbuffer_file", "read_signatures"]
 
@@ -81,17 +81,19 @@ def load(path: str, devices: Union[str, Sequence[str]], *, flags: Sequence[str] 
       --parameter_mode=preload).
     """
     program = open_program(path, device_list(devices), flags)
-    opened = open_devices(program)
     extra = {"dependencies": [os.fspath(d) for d in dependencies], "parameters": list(parameters),
              "preload_parameters": preload_parameters}
+    # The backend is known from the URIs alone (devices.refused_device_set);
+    # only the in-process Module opens devices, stock iree-run-module its own.
     refused = dev.refused_device_set(program.uris)
     if refused is None:
+        opened = open_devices(program)
         try:
             return Module(program, opened, timeout_s=timeout_s, staged_transfers=staged_transfers, **extra)
         except BaseException:
             release_devices(program.uris, opened)
             raise
-    release_devices(program.uris, opened)  # checked; stock iree-run-module opens its own
+    check_without_devices(program)
     if staged_transfers:
         raise dev.unsupported(refused)
     return _native_module(program, refused, flags, timeout_s, **extra)
@@ -112,8 +114,8 @@ def load_vm_flatbuffer_file(path: str, *, driver: Union[str, Sequence[str], None
 def _native_module(program: Program, reason: str, flags, timeout_s, *, dependencies: Sequence[str],
                    parameters: Sequence[str], preload_parameters: bool) -> native.NativeModule:
     """``program`` run by stock iree-run-module (native.py), ``reason``
-    saying why: its devices were opened and checked against the manifest
-    in this process first."""
+    saying why: checked against the manifest in this process first, with
+    no device opened here (session.check_without_devices)."""
     flags = [*flags, *(f"--parameters={p}" for p in parameters)]
     if preload_parameters:
         flags.append("--parameter_mode=preload")
@@ -147,6 +149,9 @@ class Module(FunctionTable):
                                      in enumerate(zip(self.uris, devices)) if dev.driver_name(uri) == "cuda"})
         self._lanes = Lanes(self._session.new_context, self.path)
         self._pool = result_storage.ResultPool(before_free=self._session.free_binder())
+        # What its Functions work with, handed to each (none reaches in here).
+        self._parts = ModuleParts(self._session, self._ledger, self._lanes, self._pool, self._enter,
+                                  self._where, self._to_device, self._to_host, self._read_back)
         _OPEN_MODULES.add(self)
 
     def _enter(self) -> None:
@@ -187,11 +192,6 @@ class Module(FunctionTable):
                 return view
         return values.to_device(device, local, array, kind, self.staged_transfers, self.timeout_s)
 
-    def _acquire_lanes(self, depth: int) -> list:
-        """Holds ``depth`` lanes for one map (lanes.py)."""
-        self._enter()  # a lane's context runs the initialisers on the devices
-        return self._lanes.acquire(depth)
-
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
         --print_statistics prints them."""
@@ -225,7 +225,7 @@ class Module(FunctionTable):
         return self._repr("Module")
 
     def _new_function(self, name: str) -> Function:
-        return Function(self, self.signatures[name])
+        return Function(self, self.signatures[name], self._parts)
 
     # -- lifetime ------------------------------------------------------------
 

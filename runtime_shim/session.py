@@ -34,6 +34,20 @@ def open_devices(program: Program) -> list[rt.HalDevice]:
     return devices
 
 
+def check_without_devices(program: Program) -> None:
+    """``program`` checked as ``open_devices`` checks it, for a run that
+    opens its devices elsewhere (stock iree-run-module, native.py), so
+    with no device opened here: each driver works on this machine, every
+    staging link names declared devices, and every value's device is
+    declared. ShimError otherwise. Whether a device opens, and whether a
+    staging owner can give shared host memory, iree-run-module finds."""
+    for uri in program.uris:
+        dev.usable_driver(uri)
+    if program.manifest is not None:
+        dev.check_staging_links(program.manifest, program.binding)
+    program.check_affinities()
+
+
 def release_devices(uris: Sequence[str], devices: list[rt.HalDevice]) -> None:
     """Done with ``devices`` (of ``uris``): a CPU device goes back to the
     pool, never released (device_pool.py says why); any other is released

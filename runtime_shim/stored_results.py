@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 import iree.runtime as rt
@@ -71,14 +71,15 @@ class StoredResults:
         self.shapes: dict[tuple, tuple] = {}
         self._shapes_lock = threading.Lock()  # calls in a map's lanes share it
 
-    def call(self, inputs: list, pool: result_storage.ResultPool) -> list[tuple[object, object]]:
+    def call(self, inputs: list, pool: result_storage.ResultPool,
+             devices: Sequence[rt.HalDevice]) -> list[tuple[object, object]]:
         """A Python call on ``inputs`` (Function.prepare's): through the
         twin where the stored results' shapes are known (static, or seen
         for these input shapes), each such result an array over ``pool``
-        memory; else the function itself."""
+        memory of ``devices`` (the module's); else the function itself."""
         f = self.function
         key = shape_key(inputs)
-        lent = self._lend(key, pool)
+        lent = self._lend(key, pool, devices)
         if lent is None:
             outputs = f._invoke(inputs)
             with self._shapes_lock:
@@ -107,7 +108,7 @@ class StoredResults:
         del storage
         return f._outputs(result_list, inputs, {i: slab for i, (slab, _, _) in lent.items()})
 
-    def _lend(self, key, pool: result_storage.ResultPool) -> Optional[dict]:
+    def _lend(self, key, pool: result_storage.ResultPool, devices: Sequence[rt.HalDevice]) -> Optional[dict]:
         """result index -> (slab, shape, HAL element type) for every stored
         result, or None (shapes not known, or a device refused the memory)."""
         f, twin = self.function, self.twin
@@ -117,7 +118,7 @@ class StoredResults:
             shapes = self.shapes.get(key)
             if shapes is None:
                 return None
-        session = f.module._session
+        uris = f.module.uris
         pinned_arguments = twin.pinned_arguments
         lent = {}
         for j, (i, shape) in enumerate(zip(self.stored, shapes)):
@@ -127,8 +128,8 @@ class StoredResults:
             pinned = position in pinned_arguments
             index = pinned_arguments[position] if pinned else f._result_devices[i]
             slab = None
-            if pinned or dev.is_local(session.uris[index]):
-                slab = staging.lend(pool, index, session.devices[index], nbytes, pinned)
+            if pinned or dev.is_local(uris[index]):
+                slab = staging.lend(pool, index, devices[index], nbytes, pinned)
             if slab is None:
                 for given, _, _ in lent.values():
                     pool.give_back(given)

@@ -235,6 +235,27 @@ def test_mdc_run_runs_vulkan_beside_a_cpu_through_iree_run_module(tmp_path, mdc_
     assert r.stderr.startswith("mdc-run: error: --benchmark:") and len(r.stderr.splitlines()) == 1, r.stderr
 
 
+def test_load_opens_no_device_for_iree_run_module(tmp_path, monkeypatch):
+    """``load`` chooses iree-run-module from the URIs before it opens a
+    device, and opens none for it (iree-run-module opens its own); its
+    checks and its error for staged_transfers stay."""
+    from mdc.runtime_shim import device_pool, devices, load
+    from mdc.runtime_shim.native import NativeModule
+
+    vmfb = tmp_path / "seed.vmfb"
+    _run(["mdc-compile", CASES[0][1], "--device=a=local[0]", "--device=b=vulkan[0]", "-o", vmfb])
+
+    def opened(uri):
+        raise AssertionError(f"load opened {uri}")
+
+    monkeypatch.setattr(devices, "open_device", opened)
+    monkeypatch.setattr(device_pool, "take", opened)
+    with load(vmfb, ["vulkan", "local-task"]) as m:
+        assert isinstance(m, NativeModule) and m.function_names == ["multi_device_mul"]
+    with pytest.raises(devices.UnsupportedDeviceSet, match="cannot open a Vulkan device"):
+        load(vmfb, ["local-task", "vulkan"], staged_transfers=True)
+
+
 PLACED_BOTH_WAYS = """
 func.func public @both(%x: tensor<?xf32> {iree.abi.affinity = #hal.device.promise<@device_b>},
                        %y: tensor<3xi32> {iree.abi.affinity = #hal.device.promise<@device_a>})
