@@ -16,7 +16,23 @@ from .errors import ShimError
 from .ledger import BufferLedger
 
 
-class Placed:
+class _ViewGiven:
+    """What Placed and DeviceValue share: whether the caller holds a view of
+    the buffer, set once by the ledger and read by the rest (each
+    ``__init__`` sets ``_view_given``)."""
+
+    @property
+    def view_given(self) -> bool:
+        """Whether the caller took its ``view`` (or one of a value sharing
+        its buffer): its memory then never goes back through the queue."""
+        return self._view_given
+
+    def mark_view_given(self) -> None:
+        """The caller holds a view of its buffer (BufferLedger.view_given)."""
+        self._view_given = True
+
+
+class Placed(_ViewGiven):
     """Input ``index`` of function ``function``, placed where that function
     reads it (Function.place): pass it to calls instead of an array, as often
     as wanted. ``array`` is a writeable numpy view of its memory when that
@@ -54,16 +70,6 @@ class Placed:
             else:  # a copy in the device's memory: the caller's array is not needed
                 self._source, self._mapping = None, mapping
                 self._array = mapped.view(source.dtype).reshape(source.shape)
-
-    @property
-    def view_given(self) -> bool:
-        """Whether the caller took its ``view`` (or one of a value sharing
-        its buffer): its memory then never goes back through the queue."""
-        return self._view_given
-
-    def mark_view_given(self) -> None:
-        """The caller holds a view of its buffer (BufferLedger.view_given)."""
-        self._view_given = True
 
     @property
     def released(self) -> bool:
@@ -124,7 +130,7 @@ class Placed:
         return f"<mdc.runtime_shim.Placed input {self.index} of @{self.function}, {state}>"
 
 
-class DeviceValue:
+class DeviceValue(_ViewGiven):
     """A tensor result left on the device it ended on, unconverted
     (Function.call_on_devices): pass it to a call of the same module as an
     input declared on that device, or bring it to the host with
@@ -161,16 +167,6 @@ class DeviceValue:
     @property
     def released(self) -> bool:
         return self._ref is None
-
-    @property
-    def view_given(self) -> bool:
-        """Whether the caller took its ``view`` (or one of a value sharing
-        its buffer): its memory then never goes back through the queue."""
-        return self._view_given
-
-    def mark_view_given(self) -> None:
-        """The caller holds a view of its buffer (BufferLedger.view_given)."""
-        self._view_given = True
 
     @property
     def view(self) -> rt.HalBufferView:
