@@ -161,7 +161,7 @@ def as_compile_error(error: Exception, warnings=(), timings=(), given: Mapping |
 class CompileResult:
     """What a compile made: ``vmfb`` (bytes) or, with ``compile_to``,
     ``text`` (the module's IR); ``report`` (what mdc's passes found:
-    placements, crossings, twins) and ``record`` (what the stages read off
+    placed ops, crossings, twins) and ``record`` (what the stages read off
     the program, module_record.py), both None when ``compile_to`` stopped
     before the mdc stage; ``warnings``; ``timings`` ((step, seconds) in
     order); ``devices`` (as resolved against the program)."""

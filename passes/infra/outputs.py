@@ -23,16 +23,17 @@ class PlacedOp:
 
 @dataclasses.dataclass
 class Report:
-    """What mdc's passes return: the placement graph (None until
-    placement ran), the ops placed, every crossing staged, in the order
-    they were rewritten, the host twins and result-storage twins added,
-    warnings and --place's decision. A pass returns one holding its own
+    """What mdc's passes return: the residence graph (None until
+    place-unplaced-ops ran), the ops it placed by the residence rule
+    (``placed_ops``), every crossing staged, in the order they were
+    rewritten, the host twins and result-storage twins added, warnings, and
+    --place's decision (``placement``). A pass returns one holding its own
     part (the pass manager adds it to the compile's). Only passes write
     it: what the pipeline's stages read from the module beside them is
     their own record (pipeline/module_record.py)."""
 
     graph: ResidenceGraph | None = None
-    placements: list[PlacedOp] = dataclasses.field(default_factory=list)
+    placed_ops: list[PlacedOp] = dataclasses.field(default_factory=list)
     crossings: list[Crossing] = dataclasses.field(default_factory=list)
     # (function, twin) for each host twin host-entry-points added.
     host_twins: list[tuple[str, str]] = dataclasses.field(default_factory=list)
@@ -49,7 +50,7 @@ class Report:
         """Adds what one pass reported (``other``) to this report."""
         if other.graph is not None:
             self.graph = other.graph
-        self.placements.extend(other.placements)
+        self.placed_ops.extend(other.placed_ops)
         self.crossings.extend(other.crossings)
         self.host_twins.extend(other.host_twins)
         self.storage_twins.extend(other.storage_twins)

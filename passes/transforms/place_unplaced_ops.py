@@ -167,4 +167,4 @@ class PlaceUnplacedOps(ModulePass):
 
     def apply(self, module, options: NoOptions, model: MemoryModel, residence: AnalysisHandle) -> Report:
         _, graph, placed = place(module, model, residence)
-        return Report(graph=graph, placements=placed)
+        return Report(graph=graph, placed_ops=placed)

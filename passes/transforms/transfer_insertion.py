@@ -89,7 +89,7 @@ class TransferInsertion(ModulePass):
 
     def apply(self, module, options: StagingOptions, model: MemoryModel, residence: AnalysisHandle) -> Report:
         analyzed, graph, placed = place(module, model, residence)
-        report = Report(graph=graph, placements=placed)
+        report = Report(graph=graph, placed_ops=placed)
         if model.needs_staging:
             report.crossings.extend(stage_crossings(module, model, analyzed, options))
         return report

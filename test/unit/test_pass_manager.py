@@ -268,7 +268,7 @@ def _compile_counting_residences(monkeypatch, program: str, devices):
 def test_residence_is_analyzed_by_the_manager_alone(monkeypatch, program, devices, count):
     callers, result = _compile_counting_residences(monkeypatch, program, devices)
     assert callers == ["passes/infra/pass_manager.py"] * count
-    assert len(result.report.placements) == (count == 4)
+    assert len(result.report.placed_ops) == (count == 4)
 
 
 def test_the_stages_record_is_not_the_passes_report(monkeypatch):
