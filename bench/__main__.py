@@ -12,6 +12,8 @@
     python -m bench workload run DIR     # there: it by split, against torch and stock IREE
     python -m bench placement build DIR  # here: --place=auto against hand splits and greedy fill
     python -m bench placement run DIR    # there: each placement measured, one table
+    python -m bench kernels build|run DIR    # every grid matmul: mdc, stock IREE, torch (bench/kernels.py)
+    python -m bench tune build|run|pick ...  # the CUDA matmul tuner (bench/tune.py)
 
 ``run`` prints one table; every row is measured in that same run:
 
@@ -389,6 +391,9 @@ def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("kernels", "tune"):  # their own command lines
+        from . import kernels, tune
+        return (kernels if argv[0] == "kernels" else tune).main(argv[1:])
     if len(argv) == 4 and argv[0] == "_dma_loop":  # components' other process: _dma_loop BYTES SECONDS GPU
         from .components import dma_loop
 

@@ -98,7 +98,7 @@ VARIANTS = {
 def _table_config(dt: str) -> str:
     """The config mdc's cuda-matmul-configs pass sets on this matmul."""
     from mdc.passes.targets.cuda.cuda_matmul_configs import config_for
-    return config_for(dt, M, N, K).attribute_text()
+    return config_for(dt, "nn", M, N, K).attribute_text()
 
 
 # "table": iree-compile with the config the pass's table gives (built

@@ -30,6 +30,8 @@ default, as does an op that already has a ``compilation_info`` or
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 
 from iree.compiler import ir
 
@@ -44,75 +46,61 @@ _SKIP_ATTRS = (_ATTR, "lowering_config")
 _PIPELINE = "#iree_gpu.pipeline<TileAndFuse>"
 
 
+TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "matmul_table.json")
+
+
 @dataclasses.dataclass(frozen=True)
 class MatmulConfig:
-    """One row of the table: the matmuls it covers (element type; M within
-    [m_min, m_max] and a multiple of the workgroup's M tile; N a multiple
-    of its N tile; K a multiple of the reduction tile in elements) and the
-    config, as IREE's ``TileAndFuse`` pipeline takes it. ``mma``: an NVIDIA
-    MMA intrinsic (``subgroup`` tiles) or None (SIMT, ``thread`` tiles);
-    ``reduction``: the K tile, in elements for SIMT and in intrinsic steps
-    (16 elements) for MMA; ``measured``: what justifies the row."""
+    """One row of the table: the matmuls it covers (element type; layout,
+    "nn" for a K x N weight and "nt" for N x K; M within [m_min, m_max];
+    M, N and K multiples of the config's tiles) and the
+    ``#iree_codegen.compilation_info`` it sets, as bench/tune.py measured
+    it. ``measured``: per tuned shape, its kernel time beside IREE's
+    default's and torch's in the same run, and the card."""
 
     dtype: str
+    layout: str
     m_min: int
     m_max: int
-    workgroup: tuple[int, int]
-    reduction: int
-    threads: int
-    thread: tuple[int, int] | None = None
-    mma: str | None = None
-    subgroup: tuple[int, int] | None = None
-    prefetch_stages: int = 2
-    measured: str = ""
+    m_multiple: int
+    n_multiple: int
+    k_multiple: int
+    candidate: str
+    attribute: str
+    measured: dict = dataclasses.field(default_factory=dict, compare=False, hash=False)
 
-    @property
-    def k_multiple(self) -> int:
-        return self.reduction * (16 if self.mma else 1)
-
-    def covers(self, dtype: str, m: int, n: int, k: int) -> bool:
-        return (dtype == self.dtype and self.m_min <= m <= self.m_max and m % self.workgroup[0] == 0
-                and n % self.workgroup[1] == 0 and k % self.k_multiple == 0)
+    def covers(self, dtype: str, layout: str, m: int, n: int, k: int) -> bool:
+        return (dtype == self.dtype and layout == self.layout and self.m_min <= m <= self.m_max
+                and m % self.m_multiple == 0 and n % self.n_multiple == 0 and k % self.k_multiple == 0)
 
     def attribute_text(self) -> str:
         """The ``#iree_codegen.compilation_info`` this row sets."""
-        wg = f"workgroup = [{self.workgroup[0]}, {self.workgroup[1]}, 0]"
-        red = f"reduction = [0, 0, {self.reduction}]"
-        if self.mma:
-            tiles = (f"mma_kind = #iree_gpu.mma_layout<{self.mma}>, promote_operands = [0, 1], {red}, "
-                     f"subgroup = [{self.subgroup[0]}, {self.subgroup[1]}, 0], {wg}")
-            options = (", {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = "
-                       f"{self.prefetch_stages}>}}")
-        else:
-            tiles = f"promote_operands = [0, 1], {red}, thread = [{self.thread[0]}, {self.thread[1]}, 0], {wg}"
-            options = ""
-        return (f"#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{{tiles}}}>, "
-                f"translation_info = #iree_codegen.translation_info<pipeline = {_PIPELINE} "
-                f"workgroup_size = [{self.threads}, 1, 1] subgroup_size = 32{options}>>")
+        return self.attribute
 
 
-# The measured configs (docs/DESIGN.md, "CUDA matmul configs"; the runs
-# are in docs/performance-history.md, "Issue 35: CUDA matmul"). Only M =
-# 32 was measured; other M keep IREE's default until a run says otherwise.
-CONFIGS = (
-    MatmulConfig("f32", 32, 32, workgroup=(32, 16), reduction=64, threads=256, thread=(1, 2),
-                 measured="32x2048x2048 on an H200: kernel 35.6 us nn, 38.0 us nt (IREE's default 580, "
-                          "1100 us; torch 17.0, 20.9 us)"),
-    MatmulConfig("f16", 32, 32, workgroup=(32, 16), reduction=4, threads=128,
-                 mma="NV_MMA_SYNC_F16_16x8x16_F16", subgroup=(1, 1),
-                 measured="32x2048x2048 on an H200: kernel 17.5 us nn, 14.4 us nt (IREE's default 24.3, "
-                          "27.8 us; torch 14.0, 20.8 us)"),
-)
+def load_table(path: str = TABLE_PATH) -> tuple[MatmulConfig, ...]:
+    """The rows of the shipped table (passes/targets/cuda/matmul_table.json,
+    written by ``python -m bench tune pick``)."""
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("format") != 1:
+        raise ValueError(f"{path}: format {data.get('format')!r}, expected 1")
+    return tuple(MatmulConfig(**row) for row in data["rows"])
 
 
-def config_for(dtype: str, m: int, n: int, k: int, table=CONFIGS) -> MatmulConfig | None:
-    """The first row of ``table`` that covers the matmul, or None."""
-    return next((c for c in table if c.covers(dtype, m, n, k)), None)
+CONFIGS = load_table()
+
+
+def config_for(dtype: str, layout: str, m: int, n: int, k: int, table=None) -> MatmulConfig | None:
+    """The first row of ``table`` (default: the shipped one) that covers the
+    matmul, or None."""
+    rows = CONFIGS if table is None else table
+    return next((c for c in rows if c.covers(dtype, layout, m, n, k)), None)
 
 
 # -- which ops are matmuls ----------------------------------------------------------
 
-_ELEMENT_TYPES = {"f32": "f32", "f16": "f16"}
+_ELEMENT_TYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
 
 
 def _maps(op) -> list[str] | None:
@@ -161,9 +149,9 @@ def _layout(op) -> str | None:
     return "nn" if maps == _NN else "nt" if maps == _NT else None
 
 
-def matmul_shape(op) -> tuple[str, int, int, int] | None:
-    """(element type, M, N, K) of a static matmul this pass knows whose
-    operands and result share one element type, else None."""
+def matmul_shape(op) -> tuple[str, str, int, int, int] | None:
+    """(element type, layout, M, N, K) of a static matmul this pass knows
+    whose operands and result share one element type, else None."""
     layout = _layout(op)
     if layout is None:
         return None
@@ -177,7 +165,7 @@ def matmul_shape(op) -> tuple[str, int, int, int] | None:
     n = b[1] if layout == "nn" else b[0]
     if list(types[2].shape) != [m, n] or (b[0] if layout == "nn" else b[1]) != k:
         return None
-    return _ELEMENT_TYPES[next(iter(elements))], m, n, k
+    return _ELEMENT_TYPES[next(iter(elements))], layout, m, n, k
 
 
 # -- where they run ----------------------------------------------------------------------
@@ -200,7 +188,7 @@ def cuda_only_executables(module) -> set[str]:
     return {exe for exe, found in on.items() if found == {"cuda"}}
 
 
-def set_configs(module, table=CONFIGS) -> list[tuple[str, str]]:
+def set_configs(module, table=None) -> list[tuple[str, str]]:
     """Sets each covered matmul's config in the cuda-only executables;
     returns (executable, op name) for each op set."""
     cuda = cuda_only_executables(module)

@@ -1,0 +1,222 @@
+"""Timing matmul functions, there: the IREE runtime, numpy and (if present) torch.
+
+``measure`` runs in a worker process, one module at a time: for each entry
+it makes the point's inputs from the seed, calls the function once and
+checks its output against a float32-accumulated reference, then times
+calls until about ``BUDGET_S`` has passed. A kernel's time is (median call
+- the floor module's median call) / R, the floor being a call of one tiny
+dispatch, so the launch gap between repeated dispatches stays in the
+kernel's time as it does in torch's back-to-back time. Each result is one
+JSON line, flushed, and a ``start`` line precedes each call, so the parent
+knows which function a crashed or hung worker was in.
+
+torch's time for the point (CUDA events over back-to-back calls of
+``x @ W`` or ``F.linear(x, W)``) is measured in the same worker when torch
+with CUDA is present.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+import zlib
+
+import numpy as np
+
+BUDGET_S = 0.05
+MAX_CALLS = 200
+_NP = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}
+
+
+def _bf16_bits(a: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns (round to nearest even)."""
+    u = a.astype(np.float32).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def inputs(point: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(x, W) in the point's dtype (bf16 as uint16 bits), W in its layout."""
+    key = zlib.crc32(f"{point['k']}x{point['n']}x{point['m']}".encode())
+    rng = np.random.default_rng([seed, key])
+    m, k, n = point["m"], point["k"], point["n"]
+    x = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (n, k) if point["layout"] == "nt" else (k, n)) / np.sqrt(k)).astype(np.float32)
+    if point["dtype"] == "bf16":
+        return _bf16_bits(x), _bf16_bits(w)
+    return x.astype(_NP[point["dtype"]]), w.astype(_NP[point["dtype"]])
+
+
+def as_float(a: np.ndarray, dtype: str) -> np.ndarray:
+    return _bf16_value(a) if dtype == "bf16" else a.astype(np.float32)
+
+
+def reference(point: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    xf, wf = as_float(x, point["dtype"]), as_float(w, point["dtype"])
+    torch = _torch()
+    if torch is not None:
+        with torch.no_grad():
+            xt, wt = torch.from_numpy(xf).cuda().double(), torch.from_numpy(wf).cuda().double()
+            y = xt @ (wt.T if point["layout"] == "nt" else wt)
+            return y.float().cpu().numpy()
+    return (xf.astype(np.float64) @ (wf.T if point["layout"] == "nt" else wf).astype(np.float64)).astype(np.float32)
+
+
+def error(y: np.ndarray, ref: np.ndarray) -> float:
+    """Largest error relative to the reference's largest magnitude."""
+    return float(np.abs(y - ref).max() / max(float(np.abs(ref).max()), 1e-30))
+
+
+_TORCH = []
+
+
+def _torch():
+    if not _TORCH:
+        try:
+            import torch
+            _TORCH.append(torch if torch.cuda.is_available() else None)
+        except ImportError:
+            _TORCH.append(None)
+    return _TORCH[0]
+
+
+def _torch_cpu():
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+def torch_cpu_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
+    """torch's CPU time, us: the median of calls."""
+    torch = _torch_cpu()
+    if torch is None:
+        return None
+    xt, wt = torch.from_numpy(as_float(x, point["dtype"])), torch.from_numpy(as_float(w, point["dtype"]))
+    op = (lambda: torch.nn.functional.linear(xt, wt)) if point["layout"] == "nt" else (lambda: xt @ wt)
+    with torch.no_grad():
+        return _median_wall(op)
+
+
+def _median_wall(op) -> float:
+    op()
+    t0 = time.perf_counter()
+    op()
+    one = time.perf_counter() - t0
+    times = []
+    for _ in range(max(5, min(MAX_CALLS, int(BUDGET_S / max(one, 1e-6))))):
+        t0 = time.perf_counter()
+        op()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def torch_us(point: dict, x: np.ndarray, w: np.ndarray, on: str = "cuda") -> float | None:
+    """torch's kernel time, us per call: on cuda back to back (CUDA
+    events), on the CPU the median call."""
+    if on == "cpu":
+        return torch_cpu_us(point, x, w)
+    torch = _torch()
+    if torch is None:
+        return None
+    dt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[point["dtype"]]
+    xt = torch.from_numpy(as_float(x, point["dtype"])).cuda().to(dt)
+    wt = torch.from_numpy(as_float(w, point["dtype"])).cuda().to(dt)
+    op = (lambda: torch.nn.functional.linear(xt, wt)) if point["layout"] == "nt" else (lambda: xt @ wt)
+    for _ in range(3):
+        op()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    op()
+    torch.cuda.synchronize()
+    one = time.perf_counter() - t0
+    calls = max(5, min(MAX_CALLS, int(BUDGET_S / max(one, 1e-6))))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(calls):
+        op()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / calls
+
+
+class Module:
+    """One loaded vmfb on one device."""
+
+    def __init__(self, vmfb: str, device: str):
+        import iree.runtime as rt
+        self.rt = rt
+        self.config = rt.Config(device)
+        self.ctx = rt.SystemContext(config=self.config)
+        with open(vmfb, "rb") as f:
+            self.ctx.add_vm_module(rt.VmModule.copy_buffer(self.config.vm_instance, f.read()))
+        self.functions = self.ctx.modules.module
+
+    def upload(self, a: np.ndarray, dtype: str):
+        if dtype != "bf16":
+            return self.rt.asdevicearray(self.config.device, a)
+        device = self.config.device
+        return device.allocator.allocate_buffer_copy(
+            memory_type=self.rt.MemoryType.DEVICE_LOCAL, allowed_usage=self.rt.BufferUsage.DEFAULT, device=device,
+            buffer=np.ascontiguousarray(a), element_type=self.rt.HalElementType.BFLOAT_16)
+
+    def result(self, out, dtype: str) -> np.ndarray:
+        if dtype == "bf16":
+            bv = out if isinstance(out, self.rt.HalBufferView) else out._buffer_view
+            return _bf16_value(bv.map().asarray(tuple(bv.shape), np.dtype(np.uint16)).copy())
+        return np.asarray(out.to_host(), np.float32)
+
+    def median_us(self, fn, args) -> float:
+        return _median_wall(lambda: fn(*args))
+
+
+def floor_us(vmfb: str, device: str) -> float:
+    """The median call of one tiny dispatch, not repeated."""
+    mod = Module(vmfb, device)
+    return mod.median_us(mod.functions["tiny"], [mod.upload(np.arange(4, dtype=np.float32), "f32")])
+
+
+def measure(vmfb: str, entries: list[dict], device: str, seed: int, floor: float, out) -> None:
+    """The worker: one JSON line per entry of ``entries`` (a ``start`` line
+    before each), into ``out``."""
+    mod = Module(vmfb, device)
+    cache: dict = {}
+    for e in entries:
+        p = e["point"]
+        key = json.dumps(p, sort_keys=True)
+        if key not in cache:
+            cache.clear()
+            x, w = inputs(p, seed)
+            ref = reference(p, x, w)
+            cache[key] = (mod.upload(x, p["dtype"]), mod.upload(w, p["dtype"]), ref,
+                          torch_us(p, x, w, e.get("target", "cuda")))
+        xd, wd, ref, torch_time = cache[key]
+        print(json.dumps({"start": e["function"]}), file=out, flush=True)
+        fn = mod.functions[e["function"]]
+        err = error(mod.result(fn(xd, wd), p["dtype"]), ref)
+        call = mod.median_us(fn, [xd, wd])
+        row = dict(e, error=err, call_us=call, kernel_us=max(call - floor, 0.0) / e["repeat"], torch_us=torch_time)
+        print(json.dumps(row), file=out, flush=True)
+
+
+def worker_main(argv: list[str]) -> int:
+    """``python -m bench.kernel_timing MODULES.json DEVICE SEED FLOOR OUT.jsonl``:
+    MODULES.json lists {vmfb, entries} (and optionally their own device
+    and floor), measured in turn."""
+    modules, device, seed, floor, out = argv
+    with open(modules) as f:
+        todo = json.load(f)
+    with open(out, "a") as f:
+        for m in todo:
+            measure(m["vmfb"], m["entries"], m.get("device", device), int(seed), float(m.get("floor", floor)), f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))

@@ -1,0 +1,176 @@
+"""``python -m bench kernels build|run``: every grid matmul, mdc against stock IREE and torch.
+
+    python -m bench kernels build KIT [--quick|--smoke]   # here: the compilers
+    python -m bench kernels run KIT [--out FILE]          # there: runtime, numpy, torch
+
+The grid (bench/kernel_grid.py): M in MS, (K, N) in KNS, f32, f16 and bf16,
+nn and nt. On cuda each point is compiled twice: by stock iree-compile
+("default") and by mdc-compile with one cuda device ("mdc": its
+cuda-matmul-configs pass sets the shipped table's config where a row
+covers the point), each dispatch repeated R times so a kernel's time is
+(call - empty call) / R (bench/kernel_timing.py). On the CPU (f32, every
+point) mdc-compile's CPU code with its defaults, and stock iree-compile's
+defaults ("default"), on local-task.
+
+``run`` measures in the same run torch's kernel (CUDA events, back to
+back; on the CPU the median call), the weight-read floor (the point's
+bytes over the device-to-device copy bandwidth torch reaches in the same
+run) and every module's kernel, checks each output against a float64
+reference, and prints one table with the targets: cuda f16/bf16 <= 1.5x
+torch and f32 <= 2.5x torch; the CPU <= 1.5x torch's CPU time. A target is
+met only if it is met at every point. Exit status 1 if any output is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from .kernel_build import CUDA, compile_functions
+from .kernel_grid import KNS, LAYOUTS, MS, Point, function, grid
+
+SEED = 45
+MODULE_FUNCTIONS = 120
+TARGETS = {("cuda", "f32"): 2.5, ("cuda", "f16"): 1.5, ("cuda", "bf16"): 1.5, ("cpu", "f32"): 1.5}
+QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048), (768, 3072)))
+SMOKE = dict(dtypes=("f32",), ms=(1, 8), kns=((256, 512),))
+CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+       "--iree-llvmcpu-target-cpu=host"]
+
+
+class _MdcThenIree:
+    """mdc-compile to its ``stream`` stage (after every mdc pass), then
+    iree-compile from there: mdc-compile takes no dispatch-repeat flag, and
+    from the stream phase on mdc runs IREE's own pipeline."""
+
+    def __init__(self, device: str, extra: list[str]):
+        self.device, self.extra = device, extra
+
+    def __call__(self, src: str, out: str, flags: list[str], timeout: int) -> subprocess.CompletedProcess:
+        stream = out + ".stream.mlir"
+        r = subprocess.run(["mdc-compile", f"--device=a={self.device}", "--no-host-entry-points", *self.extra,
+                            "--compile-to=stream", src, "-o", stream], capture_output=True, text=True, timeout=timeout)
+        if r.returncode == 0:
+            r = subprocess.run(["iree-compile", "--compile-from=stream", *self.extra, *flags, stream, "-o", out],
+                               capture_output=True, text=True, timeout=timeout)
+            os.remove(stream)
+        return r
+
+
+def _variants(smoke: bool) -> dict[tuple[str, str], object]:
+    """(target, variant) -> the compiler for it."""
+    if smoke:
+        return {("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=host"]),
+                ("cpu", "default"): ["iree-compile", *CPU]}
+    return {("cuda", "default"): ["iree-compile", *CUDA],
+            ("cuda", "mdc"): _MdcThenIree("cuda[0]", ["--iree-cuda-target=sm_80"]),
+            ("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=host"]),
+            ("cpu", "default"): ["iree-compile", *CPU]}
+
+
+def _work(points: list[Point], smoke: bool) -> list[tuple]:
+    work = []
+    for (target, variant), compiler in _variants(smoke).items():
+        groups: dict = {}
+        for i, p in enumerate(points):
+            if target == "cpu" and p.dtype != "f32":
+                continue
+            rep = p.repeat() if target == "cuda" else max(1, p.repeat() // 8)
+            e = dict(function=f"{target}_{variant}_p{i}", point=dict(dtype=p.dtype, layout=p.layout, m=p.m, k=p.k, n=p.n),
+                     target=target, variant=variant, repeat=rep)
+            groups.setdefault((p.dtype, p.layout, rep), []).append((e, function(e["function"], p)))
+        for (dt, lay, rep), fns in sorted(groups.items()):
+            for part in range(0, len(fns), MODULE_FUNCTIONS):
+                tag = f"{target}_{variant}_{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}"
+                work.append((tag, rep, compiler, target, fns[part:part + MODULE_FUNCTIONS]))
+    return work
+
+
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> int:
+    os.makedirs(kit, exist_ok=True)
+    points = grid(**SMOKE) if smoke else grid(**QUICK) if quick else grid(ms=MS, kns=KNS, layouts=LAYOUTS)
+
+    def one(item):
+        tag, rep, compiler, target, fns = item
+        cmd = compiler if isinstance(compiler, list) else None
+        ok, dropped = compile_functions({e["function"]: t for e, t in fns}, os.path.join(kit, tag + ".vmfb"),
+                                        [f"--iree-hal-benchmark-dispatch-repeat-count={rep}"],
+                                        cmd, runner=None if cmd else compiler)
+        print(f"{tag}: {len(ok)} compiled, {len(dropped)} refused", flush=True)
+        for name, why in dropped.items():
+            print(f"  {name}: {why}", flush=True)
+        return dict(vmfb=tag + ".vmfb", target=target, entries=[e for e, _ in fns if e["function"] in set(ok)])
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        modules = list(pool.map(one, _work(points, smoke)))
+    floors = {"cuda": ["iree-compile", *CUDA], "cpu": ["iree-compile", *CPU]}
+    for target in {m["target"] for m in modules}:
+        compile_functions({}, os.path.join(kit, f"floor_{target}.vmfb"), [], floors[target])
+    with open(os.path.join(kit, "kernels.json"), "w") as f:
+        json.dump(dict(seed=SEED, modules=modules), f, indent=0)
+    print(f"built {sum(len(m['entries']) for m in modules)} functions in {len(modules)} modules")
+    return 0
+
+
+DEVICES = {"cuda": "cuda", "cpu": "local-task"}
+
+
+def copy_bandwidth() -> float | None:
+    """Bytes/s torch reaches copying 1 GiB on the GPU (read + write)."""
+    from .kernel_timing import _torch
+    torch = _torch()
+    if torch is None:
+        return None
+    a = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        b.copy_(a)
+    end.record()
+    torch.cuda.synchronize()
+    return 2 * a.numel() * 4 * 10 / (start.elapsed_time(end) * 1e-3)
+
+
+def run(kit: str, out: str | None) -> int:
+    from .kernel_runner import results, run_modules
+    from .kernel_timing import floor_us
+    from .kernels_table import report
+    with open(os.path.join(kit, "kernels.json")) as f:
+        meta = json.load(f)
+    out = out or os.path.join(kit, "results.jsonl")
+    floors = {t: floor_us(os.path.join(kit, f"floor_{t}.vmfb"), DEVICES[t])
+              for t in sorted({m["target"] for m in meta["modules"]})}
+    bandwidth = copy_bandwidth()
+    print("floors (one tiny dispatch a call): " + ", ".join(f"{t} {v:.1f} us" for t, v in floors.items())
+          + (f"; GPU copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""), flush=True)
+    modules = [dict(m, device=DEVICES[m["target"]], floor=floors[m["target"]]) for m in meta["modules"]]
+    run_modules(modules, kit, out, "cuda", meta["seed"], 0.0)
+    return report(results(out), bandwidth)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench kernels", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compile the grid (here)")
+    b.add_argument("kit")
+    b.add_argument("--quick", action="store_true", help="a few points only")
+    b.add_argument("--smoke", action="store_true", help="the CPU half on a few small points (no GPU)")
+    r = sub.add_parser("run", help="measure it (there)")
+    r.add_argument("kit")
+    r.add_argument("--out")
+    args = ap.parse_args(argv)
+    if args.cmd == "build":
+        return build(args.kit, args.quick, args.smoke)
+    return run(args.kit, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""``python -m bench tune build|run|pick``: the CUDA matmul tuner.
+
+    python -m bench tune build KIT [--quick]      # here: every candidate compiled
+    python -m bench tune run KIT [--out FILE]     # there: each timed, beside torch
+    python -m bench tune pick RESULTS [-o TABLE]  # here: the table cuda-matmul-configs ships
+
+``build`` writes, for every point of the tuning grid (bench/kernel_grid.py,
+TUNE_KNS), IREE's default and each candidate of bench/tune_space.py that
+fits it, as functions of timing modules (bench/kernel_build.py).
+``run`` times each (bench/kernel_timing.py) in workers that may crash
+(bench/kernel_runner.py) and writes one JSON line per function. ``pick``
+chooses, per (dtype, layout, M bucket), the candidate with the smallest
+geometric mean of its kernel time over IREE's default's across the tuned
+shapes; it ships only where that candidate is right and faster than the
+default at every tuned shape, and each row keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import sys
+import time
+
+from .kernel_build import compile_functions
+from .kernel_grid import LAYOUTS, MS, TUNE_KNS, Point, function, grid
+from .tune_space import candidates
+
+SEED = 44
+MODULE_FUNCTIONS = 120
+QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048),))
+# A CPU stand-in for the GPU, so the whole path runs on a machine without
+# one (the configs are CUDA's: the smoke kit holds IREE's defaults alone).
+SMOKE = dict(dtypes=("f32", "bf16"), ms=(1, 8), kns=((256, 512),))
+CPU = ["iree-compile", "--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+       "--iree-llvmcpu-target-cpu=host"]
+# A candidate's output may differ from the reference by this much more
+# than IREE's default's does (relative to the reference's largest value).
+ERROR_SLACK = {"f32": 1e-4, "f16": 2e-2, "bf16": 4e-2}
+FASTER = 0.97
+
+
+def _entries(points: list[Point], smoke: bool = False) -> dict[tuple, list[tuple[dict, str]]]:
+    """Functions by (dtype, layout, repeat): (entry, text) pairs."""
+    groups: dict[tuple, list] = {}
+    for i, p in enumerate(points):
+        pt = dict(dtype=p.dtype, layout=p.layout, m=p.m, k=p.k, n=p.n)
+        for c in [None, *([] if smoke else candidates(p))]:
+            name = f"p{i}_{c.name if c else 'default'}"
+            e = dict(function=name, point=pt, candidate=c.name if c else "default", repeat=p.repeat())
+            if c:
+                e.update(attribute=c.attribute, m_multiple=c.m_multiple, n_multiple=c.n_multiple,
+                         k_multiple=c.k_multiple)
+            groups.setdefault((p.dtype, p.layout, p.repeat()), []).append((e, function(name, p, e.get("attribute"))))
+    return groups
+
+
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> int:
+    os.makedirs(kit, exist_ok=True)
+    points = (grid(**SMOKE) if smoke else grid(**QUICK) if quick else
+              grid(dtypes=("f32", "f16", "bf16"), layouts=LAYOUTS, ms=MS, kns=TUNE_KNS))
+    compiler = CPU if smoke else None
+    work = []
+    for (dt, lay, rep), fns in sorted(_entries(points, smoke).items()):
+        for part in range(0, len(fns), MODULE_FUNCTIONS):
+            work.append((f"{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}", rep, fns[part:part + MODULE_FUNCTIONS]))
+
+    def one(item):
+        tag, rep, fns = item
+        ok, dropped = compile_functions({e["function"]: text for e, text in fns}, os.path.join(kit, tag + ".vmfb"),
+                                        [f"--iree-hal-benchmark-dispatch-repeat-count={rep}"], compiler)
+        print(f"{tag}: {len(ok)} compiled, {len(dropped)} refused", flush=True)
+        kept = set(ok)
+        return (dict(vmfb=tag + ".vmfb", entries=[e for e, _ in fns if e["function"] in kept]),
+                [dict(e, refused=dropped[e["function"]]) for e, _ in fns if e["function"] in dropped])
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        done = list(pool.map(one, work))
+    compile_functions({}, os.path.join(kit, "floor.vmfb"), [], compiler)
+    meta = dict(seed=SEED, modules=[m for m, _ in done], refused=[r for _, rs in done for r in rs])
+    with open(os.path.join(kit, "tune.json"), "w") as f:
+        json.dump(meta, f, indent=0)
+    print(f"built {sum(len(m['entries']) for m in meta['modules'])} functions in {len(work)} modules; "
+          f"{len(meta['refused'])} refused by iree-compile")
+    return 0
+
+
+def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None) -> int:
+    from .kernel_runner import results, run_modules
+    from .kernel_timing import floor_us
+    with open(os.path.join(kit, "tune.json")) as f:
+        meta = json.load(f)
+    out = out or os.path.join(kit, "results.jsonl")
+    floor = floor_us(os.path.join(kit, "floor.vmfb"), device)
+    print(f"floor (one tiny dispatch a call): {floor:.1f} us", flush=True)
+    modules = [m for m in meta["modules"] if not dtypes or m["entries"][0]["point"]["dtype"] in dtypes]
+    started = time.monotonic()
+    run_modules(modules, kit, out, device, meta["seed"], floor)
+    print(f"{sum(len(m['entries']) for m in modules)} functions in {time.monotonic() - started:.0f} s", flush=True)
+    rows = results(out)
+    print(summary(rows))
+    return 0
+
+
+def _groups(rows: list[dict]) -> dict[tuple, dict[tuple, dict[str, dict]]]:
+    """(dtype, layout, m) -> (k, n) -> candidate -> row."""
+    g: dict = {}
+    for r in rows:
+        p = r["point"]
+        g.setdefault((p["dtype"], p["layout"], p["m"]), {}).setdefault((p["k"], p["n"]), {})[r["candidate"]] = r
+    return g
+
+
+def _good(row: dict | None, default: dict | None) -> bool:
+    if row is None or "failed" in row or default is None or "failed" in default:
+        return False
+    return row["error"] <= default["error"] + ERROR_SLACK[row["point"]["dtype"]]
+
+
+def choose(by_shape: dict[tuple, dict[str, dict]]) -> tuple[str | None, float]:
+    """(best candidate, its geometric-mean ratio to the default) over the
+    shapes; None where no candidate is right at every shape."""
+    names = set.intersection(*(set(c) for c in by_shape.values())) - {"default"}
+    best, score = None, math.inf
+    for name in sorted(names):
+        ratios = [c[name]["kernel_us"] / c["default"]["kernel_us"] for c in by_shape.values()
+                  if _good(c.get(name), c.get("default"))]
+        if len(ratios) != len(by_shape):
+            continue
+        s = math.exp(sum(math.log(max(r, 1e-9)) for r in ratios) / len(ratios))
+        if s < score:
+            best, score = name, s
+    return best, score
+
+
+def _geo(values: list[float]) -> float:
+    return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values)) if values else math.nan
+
+
+def summary(rows: list[dict]) -> str:
+    lines = ["dtype layout     M | default/torch  best/torch  best/default | best candidate"]
+    for (dt, lay, m), by_shape in sorted(_groups(rows).items()):
+        best, score = choose(by_shape)
+        d_t = _geo([c["default"]["kernel_us"] / c["default"]["torch_us"] for c in by_shape.values()
+                    if "default" in c and "failed" not in c["default"] and c["default"].get("torch_us")])
+        b_t = (_geo([c[best]["kernel_us"] / c[best]["torch_us"] for c in by_shape.values() if c[best].get("torch_us")])
+               if best else math.nan)
+        lines.append(f"{dt:5} {lay:6} {m:5} | {d_t:13.2f} {b_t:11.2f} {score:13.2f} | {best or '-'}")
+    failed = [r for r in rows if "failed" in r]
+    lines.append(f"{len(rows)} functions measured, {len(failed)} failed")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench tune", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compile every candidate (here)")
+    b.add_argument("kit")
+    b.add_argument("--quick", action="store_true", help="a few points only")
+    b.add_argument("--smoke", action="store_true", help="IREE's CPU defaults on a few small points (no GPU)")
+    r = sub.add_parser("run", help="time them (there)")
+    r.add_argument("kit")
+    r.add_argument("--out")
+    r.add_argument("--device", default="cuda")
+    r.add_argument("--dtypes", help="comma-separated: only these element types")
+    p = sub.add_parser("pick", help="choose the rows to ship (here)")
+    p.add_argument("results", nargs="+")
+    p.add_argument("-o", "--output")
+    args = ap.parse_args(argv)
+    if args.cmd == "build":
+        return build(args.kit, args.quick, args.smoke)
+    if args.cmd == "run":
+        return run(args.kit, args.out, args.device, args.dtypes.split(",") if args.dtypes else None)
+    from .tune_pick import pick
+    return pick(args.results, args.output)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""The shipped CUDA matmul table (passes/targets/cuda/matmul_table.json):
+every row parses as IREE's attribute, buckets of one (dtype, layout) do not
+overlap, each row was measured faster than IREE's default at every shape
+it was chosen on (the rule it shipped by), and config_for finds it."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from iree.compiler import ir  # noqa: E402
+
+from mdc.passes.targets.cuda.cuda_matmul_configs import CONFIGS, config_for, load_table  # noqa: E402
+
+
+def test_rows_parse_as_compilation_info():
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = False
+        for row in CONFIGS:
+            attr = ir.Attribute.parse(row.attribute_text())
+            assert "compilation_info" in str(attr), row.candidate
+
+
+def test_buckets_do_not_overlap():
+    seen = {}
+    for row in CONFIGS:
+        for other in seen.get((row.dtype, row.layout), []):
+            assert row.m_max < other.m_min or other.m_max < row.m_min, (row.candidate, other.candidate)
+        seen.setdefault((row.dtype, row.layout), []).append(row)
+
+
+def test_each_row_beat_the_default_where_it_was_measured():
+    for row in CONFIGS:
+        for shape in row.measured.get("shapes", []):
+            assert shape["kernel_us"] < shape["default_us"], (row.candidate, shape)
+
+
+def test_config_for_finds_each_row_at_its_bucket_and_tiles():
+    for row in CONFIGS:
+        m = row.m_max if row.m_max < 1 << 20 else 4096
+        m -= m % row.m_multiple
+        n, k = row.n_multiple * 8, row.k_multiple * 4
+        assert config_for(row.dtype, row.layout, m, n, k) == row
+        assert config_for(row.dtype, row.layout, m, n + 1, k) is None or row.n_multiple == 1
+        assert config_for(row.dtype, "tn", m, n, k) is None
+
+
+def test_a_table_of_another_format_is_refused(tmp_path):
+    bad = tmp_path / "t.json"
+    bad.write_text('{"format": 2, "rows": []}')
+    try:
+        load_table(str(bad))
+    except ValueError as e:
+        assert "format 2" in str(e)
+    else:
+        raise AssertionError("format 2 was read")
