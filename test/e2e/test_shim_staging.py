@@ -202,8 +202,9 @@ class _RefusesFirstCopy:
 
 @pytest.mark.parametrize("move", ["read_back", "place"])
 def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
-    device = _RefusesFirstCopy(module._session.devices[1])
-    module._session.devices[1] = device
+    mover = module._movers[1]
+    device = _RefusesFirstCopy(mover.device)
+    mover.device = device
     try:
         before = len(result_storage._QUARANTINED)
         x = values_of(300, 12)
@@ -216,7 +217,7 @@ def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
         assert len(result_storage._QUARANTINED) == before  # nothing was in flight
         assert idle(module) == 1  # the slab went back
     finally:
-        module._session.devices[1] = device._device
+        mover.device = device._device
 
 
 def test_a_key_is_written_off_only_if_its_first_import_is_refused():
