@@ -246,3 +246,15 @@ def test_a_forked_child_copies_on_threads_of_its_own(monkeypatch):
         os._exit(0 if np.array_equal(child_target, source) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_close_lets_go_of_every_movers_device(build_vmfb):
+    """A module's movers (movers.py), one per device, chosen at load, hold
+    no device once it closes: its session releases them."""
+    path = build_vmfb("shim_staging", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
+    m = load(str(path), ["local-task", "local-sync"])
+    chosen = m._movers
+    assert [type(x).__name__ for x in chosen] == ["SharedMover", "SharedMover"]
+    assert [x.device for x in chosen] == list(m.devices)
+    m.close()
+    assert [x.device for x in chosen] == [None, None]
