@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import threading
 import weakref
 from typing import Optional, Sequence, Union
 
@@ -144,6 +145,7 @@ class Module(FunctionTable):
         self.staged_transfers = staged_transfers
         self.dependencies = [os.fspath(d) for d in dependencies]
         self._functions: dict[str, Function] = {}
+        self._close_lock = threading.Lock()  # one close at a time (two threads may close at once)
         self._session = Session(program, devices, dependencies=dependencies, parameters=parameters,
                                 preload_parameters=preload_parameters)
         # A GPU result the caller gives up goes back through its device's
@@ -217,20 +219,26 @@ class Module(FunctionTable):
         With 3.13, interpreter teardown segfaulted when HAL objects (a
         result buffer view) were still alive at exit, so calls keep none
         and `atexit` closes modules still open. Calls running in a map's
-        lanes are waited for first; later ones raise ShimError.
+        lanes are waited for first; later ones raise ShimError. Closing
+        again does nothing, and a close on another thread at the same time
+        returns once the module is closed. A module dropped unclosed gives
+        its CPU devices back to the pool when it is collected (Session).
         """
-        self._session.free_binder()()  # the buffers are freed under the CUDA context
-        self._lanes.stop()
-        self._ledger.release_all()
-        self._pool.close()
-        for mover in self._movers:
-            mover.close()  # before the session releases the devices
-        self._ledger.close()
-        self._lanes.close()
-        self._session.close()
-        self._functions = {}
-        self._closed = True
-        _OPEN_MODULES.discard(self)
+        with self._close_lock:
+            if self._closed:
+                return
+            self._session.free_binder()()  # the buffers are freed under the CUDA context
+            self._lanes.stop()
+            self._ledger.release_all()
+            self._pool.close()
+            for mover in self._movers:
+                mover.close()  # before the session releases the devices
+            self._ledger.close()
+            self._lanes.close()
+            self._session.close()
+            self._functions = {}
+            self._closed = True
+            _OPEN_MODULES.discard(self)
 
 
 @atexit.register
