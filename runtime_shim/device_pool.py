@@ -17,10 +17,24 @@ shows a release hanging on an operation left waiting.
 So a module's close never destroys a CPU device. The devices go back to a
 pool, one list per device URI, and ``open_devices`` takes from it before it
 creates one: a process holds at most as many CPU devices as it ever had
-open at once, each used by one open module at a time. An operation stuck
-on a parked device costs only what it holds. At exit the parked devices
-are kept alive on purpose (never deallocated, with the binding's leak
-report off), since releasing them then could hang the exit instead.
+open at once, each used by one open module at a time (a device is parked
+at most once, however many times it is given back). A module dropped
+without ``close`` gives its devices back too, when it is collected
+(session.py), rather than have the collector release them. At exit the
+parked devices are kept alive on purpose (never deallocated, with the
+binding's leak report off), since releasing them then could hang the exit
+instead.
+
+A device with an operation stuck on it is parked and handed out again
+like any other: the pool does not know, and does not ask, what is queued
+on a device. The stuck operation keeps what it holds (its buffers and
+semaphores) for the life of the process, and the next module's work on
+that device runs beside it (an operation that waits on a semaphore
+nobody signals holds up only the work that waits on it;
+test/e2e/test_close_teardown.py shows a later load computing right on
+such a device). A stall that stopped the device's workers altogether
+would stop the next module's work too; nothing here tells such a device
+apart.
 
 Only ``local-task`` and ``local-sync`` devices are pooled: a GPU device
 (its CUDA context is made current on the thread that created it,
@@ -39,7 +53,9 @@ import iree.runtime as rt
 
 POOLED_DRIVERS = ("local-task", "local-sync")
 
-_lock = threading.Lock()
+# Reentrant: a garbage collection inside the lock may collect a module
+# never closed, which parks its devices on the same thread (session.py).
+_lock = threading.RLock()
 _parked: dict[str, list[rt.HalDevice]] = {}
 
 
@@ -56,9 +72,13 @@ def take(uri: str) -> Optional[rt.HalDevice]:
 
 
 def park(uri: str, device: rt.HalDevice) -> None:
-    """``device``, of ``uri``, no longer used by any module: kept for the next load."""
+    """``device``, of ``uri``, no longer used by any module: kept for the
+    next load (once: a device parked already is not parked again, so it is
+    never handed to two modules)."""
     with _lock:
-        _parked.setdefault(uri, []).append(device)
+        found = _parked.setdefault(uri, [])
+        if not any(d is device for d in found):
+            found.append(device)
 
 
 def parked_count(uri: Optional[str] = None) -> int:

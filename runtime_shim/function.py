@@ -18,6 +18,7 @@ from .handles import DeviceValue, Placed
 from .ledger import BufferLedger
 from .lanes import Lanes
 from .manifest import Signature, Value
+from .movers import Mover
 from .module_api import FunctionAPI
 from .result_storage import ResultPool
 from .session import Session
@@ -26,15 +27,14 @@ from .stored_results import GivenStorage, StoredResults, lent_array, storage_twi
 
 class ModuleParts(NamedTuple):
     """What a Module hands each of its Functions, so that none reaches into
-    it: its session, buffer ledger, lanes and result pool, and its moves."""
+    it: its session, buffer ledger, lanes, result pool and movers."""
     session: Session
     ledger: BufferLedger
     lanes: Lanes
     pool: ResultPool
+    movers: Sequence[Mover]  # one per device, in the order of Module.uris (movers.py)
     enter: Callable[[], None]  # ShimError once closed; binds the CUDA context
     where: Callable[[Value, Signature], str]  # where a value lives, in words
-    to_device: Callable[[int, np.ndarray, int], rt.HalBufferView]  # (device index, array, kind)
-    to_host: Callable[[int, rt.HalBufferView], np.ndarray]  # (device index, view)
     read_back: Callable[[int, rt.HalBufferView], np.ndarray]  # a DeviceValue's to_host
 
 
@@ -118,10 +118,10 @@ class Function(FunctionAPI):
         return self._arguments.prepare(args)
 
     def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):
-        parts = self._parts
+        movers = self._parts.movers
         if position in self._pinned:
-            return values.to_pinned(parts.session.devices[self._pinned[position]], array, kind, register=register)
-        return parts.to_device(self._arg_devices[position], array, kind)
+            return movers[self._pinned[position]].place_pinned(array, kind, register)
+        return movers[self._arg_devices[position]].place(array, kind)
 
     def place(self, index: int, arg) -> Placed:
         """Input ``index`` placed once where this function reads it: in its
@@ -241,7 +241,7 @@ class Function(FunctionAPI):
         if self._storage is None:
             return self._invoke(inputs)
         self._parts.enter()  # before the pool registers memory with a device
-        return self._storage.call(inputs, self._parts.pool, self._parts.session.devices)
+        return self._storage.call(inputs, self._parts.pool, self._parts.movers)
 
     def _outputs(self, result_list: rt.VmVariantList, inputs: list, lent: dict) -> list[tuple[object, object]]:
         """The results of a call as ``_invoke`` gives them; ``lent``: result
@@ -259,7 +259,7 @@ class Function(FunctionAPI):
             if held is None:
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
-                held = parts.to_host(index, view)
+                held = parts.movers[index].read(view)
                 if parts.ledger.gives_back(index) and self._sole_results[i]:
                     parts.ledger.give_back_read(index, view, [a for a, _ in inputs if isinstance(a, (Placed, DeviceValue))])
             outputs.append((held, int(view.element_type)))

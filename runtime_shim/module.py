@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import atexit
 import os
+import threading
 import weakref
 from typing import Optional, Sequence, Union
 
 import numpy as np
 import iree.runtime as rt
 
-from . import cuda_free, extra_modules, native, result_storage, staging, values
+from . import cuda_free, extra_modules, movers, native, result_storage
 from . import devices as dev
 from .errors import ShimTypeError
 from .function import Function, ModuleParts
@@ -126,11 +127,14 @@ def _native_module(program: Program, reason: str, flags, timeout_s, *, dependenc
 
 class Module(FunctionTable):
     """A compiled module loaded in this process on its devices (``load``
-    makes one): its functions as attributes (FunctionTable). It is three
+    makes one): its functions as attributes (FunctionTable). It is five
     parts: the session (session.py: the VM, the devices, their binding,
     the contexts, the CUDA thread context), the buffer ledger (ledger.py:
     placed and resident buffers, and when one goes back through its
-    device's queue) and the lanes of pipelined calls (lanes.py)."""
+    device's queue), the lanes of pipelined calls (lanes.py), the pool of
+    host memory the shim lends (result_storage.py), and one mover per
+    device, chosen here (movers.py: how the shim moves values to and from
+    that device)."""
 
     def __init__(self, program: Program, devices: list[rt.HalDevice], *, timeout_s: Optional[float] = 300.0,
                  staged_transfers: bool = False, dependencies: Sequence[str] = (),
@@ -141,17 +145,23 @@ class Module(FunctionTable):
         self.staged_transfers = staged_transfers
         self.dependencies = [os.fspath(d) for d in dependencies]
         self._functions: dict[str, Function] = {}
+        self._close_lock = threading.Lock()  # one close at a time (two threads may close at once)
         self._session = Session(program, devices, dependencies=dependencies, parameters=parameters,
                                 preload_parameters=preload_parameters)
         # A GPU result the caller gives up goes back through its device's
         # queue (cuda_free.py says why and when).
-        self._ledger = BufferLedger({i: cuda_free.QueueFree(device) for i, (uri, device)
-                                     in enumerate(zip(self.uris, devices)) if dev.driver_name(uri) == "cuda"})
+        queue_free = {i: cuda_free.QueueFree(device) for i, (uri, device) in enumerate(zip(self.uris, devices))
+                      if dev.driver_name(uri) == "cuda"}
+        self._ledger = BufferLedger(queue_free)
         self._lanes = Lanes(self._session.new_context, self.path)
         self._pool = result_storage.ResultPool(before_free=self._session.free_binder())
+        # How the shim moves values to and from each device, chosen here once (movers.py).
+        self._movers = movers.for_devices(self.uris, devices, self._pool, timeout_s=timeout_s,
+                                          staged_transfers=staged_transfers,
+                                          stream_ordered=tuple(queue_free))
         # What its Functions work with, handed to each (none reaches in here).
-        self._parts = ModuleParts(self._session, self._ledger, self._lanes, self._pool, self._enter,
-                                  self._where, self._to_device, self._to_host, self._read_back)
+        self._parts = ModuleParts(self._session, self._ledger, self._lanes, self._pool, self._movers,
+                                  self._enter, self._where, self._read_back)
         _OPEN_MODULES.add(self)
 
     def _enter(self) -> None:
@@ -161,36 +171,10 @@ class Module(FunctionTable):
         self._check_open()
         self._session.bind_thread()
 
-    # -- values the shim moves itself (staging.py) ----------------------------
-
     def _read_back(self, index: int, view: rt.HalBufferView) -> np.ndarray:
-        """A result left on device ``index`` (DeviceValue.to_host), as a new array."""
+        """A result left on device ``index`` (DeviceValue.to_host), as its mover reads it."""
         self._enter()
-        return self._to_host(index, view)
-
-    def _to_host(self, index: int, view: rt.HalBufferView) -> np.ndarray:
-        """``view``, on device ``index``, as a numpy array: a staged read
-        lands in a slab of the module's pool (staging.read_back), else as
-        values.to_host reads it."""
-        device = self._session.devices[index]
-        if self.staged_transfers or not values.is_mappable(view.get_buffer()):
-            held = staging.read_back(self._pool, index, device, view, self.timeout_s)
-            if held is not None:
-                return held
-        return values.to_host(device, view, self.staged_transfers, self.timeout_s)
-
-    def _to_device(self, index: int, array: np.ndarray, kind: int) -> rt.HalBufferView:
-        """``array`` on device ``index``: a staged move goes through a slab
-        of the module's pool (staging.place), else as values.to_device
-        places it."""
-        device = self._session.devices[index]
-        local = dev.is_local(self.uris[index])
-        if self.staged_transfers or not local:
-            view = staging.place(self._pool, index, device, array, kind, self.timeout_s,
-                                 stream_ordered=self._ledger.gives_back(index))
-            if view is not None:
-                return view
-        return values.to_device(device, local, array, kind, self.staged_transfers, self.timeout_s)
+        return self._movers[index].read(view)
 
     def statistics(self) -> str:
         """Each device's allocator statistics, as iree-run-module
@@ -235,18 +219,26 @@ class Module(FunctionTable):
         With 3.13, interpreter teardown segfaulted when HAL objects (a
         result buffer view) were still alive at exit, so calls keep none
         and `atexit` closes modules still open. Calls running in a map's
-        lanes are waited for first; later ones raise ShimError.
+        lanes are waited for first; later ones raise ShimError. Closing
+        again does nothing, and a close on another thread at the same time
+        returns once the module is closed. A module dropped unclosed gives
+        its CPU devices back to the pool when it is collected (Session).
         """
-        self._session.free_binder()()  # the buffers are freed under the CUDA context
-        self._lanes.stop()
-        self._ledger.release_all()
-        self._pool.close()
-        self._ledger.close()
-        self._lanes.close()
-        self._session.close()
-        self._functions = {}
-        self._closed = True
-        _OPEN_MODULES.discard(self)
+        with self._close_lock:
+            if self._closed:
+                return
+            self._session.free_binder()()  # the buffers are freed under the CUDA context
+            self._lanes.stop()
+            self._ledger.release_all()
+            self._pool.close()
+            for mover in self._movers:
+                mover.close()  # before the session releases the devices
+            self._ledger.close()
+            self._lanes.close()
+            self._session.close()
+            self._functions = {}
+            self._closed = True
+            _OPEN_MODULES.discard(self)
 
 
 @atexit.register

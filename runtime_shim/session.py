@@ -6,6 +6,7 @@ that other threads bind before they reach a device (cuda_thread.py).
 
 from __future__ import annotations
 
+import weakref
 from typing import Callable, Sequence
 
 import iree.runtime as rt
@@ -73,6 +74,11 @@ class Session:
         self.program = program
         self.uris = program.uris
         self.devices = devices
+        # The devices go back (CPU devices to the pool, device_pool.py) once:
+        # on close, or when a session never closed is collected, which would
+        # otherwise release them, a release that can hang on a CPU device.
+        self._give_back_devices = weakref.finalize(self, release_devices, self.uris, devices)
+        self._give_back_devices.atexit = False  # at exit, module.py closes every module still open
         # IREE's cuda driver makes its context current on this thread only
         # (cuda_thread.py): every entry from another thread binds it first.
         self.cuda_context = (cuda_thread.ThreadContext.of_this_thread()
@@ -146,6 +152,6 @@ class Session:
         self._extra_modules = []
         self._vm_module = None
         self.program = None
-        devices, self.devices = self.devices, []
-        release_devices(self.uris, devices)
+        self.devices = []
+        self._give_back_devices()  # release_devices, once
         self._instance = None

@@ -3,9 +3,9 @@
 A value the shim moves itself, outside a program's crossings (a numpy
 array given for an input declared on a GPU, a GPU result read back into
 numpy, ``DeviceValue.to_host``), goes through host memory the GPU can
-reach and one queue copy of the GPU's. ``values.to_device`` and
-``values.to_host`` take that memory from the device's allocator anew on
-every move: for cuda, a ``cuMemHostAlloc`` and, once the move is done, its
+reach and one queue copy of the GPU's. ``values.place_through_pinned``
+and ``values.read_through_pinned`` take that memory from the device's
+allocator anew on every move: for cuda, a ``cuMemHostAlloc`` and, once the move is done, its
 free, which cost more than the copy at most sizes. These two take it from
 the module's ``result_storage.ResultPool`` instead: page-aligned numpy
 memory imported once into the device (registered with a GPU), lent per
@@ -27,7 +27,8 @@ size class and kept between moves.
 
 Both return None where the pool lends nothing (the device would not import
 host memory, or the module is closing) or the device refuses the queue
-copy: the caller then takes the allocator's path. A move whose wait fails
+copy: the caller (a device's mover, movers.py, which decides when a move
+goes this way) then takes the allocator's path. A move whose wait fails
 leaves its slab quarantined (the device may still write it: a timeout),
 never lent again.
 """
@@ -35,7 +36,6 @@ never lent again.
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import os
 import threading
 from typing import Callable, Optional
@@ -157,9 +157,7 @@ def read_back(pool: ResultPool, device_index: int, device: rt.HalDevice, view: r
     array copied out of the slab, which goes back at once (a small result
     the caller keeps holds no registered memory); larger: an array over
     the slab, which goes back when the array is gone."""
-    dtype = values.numpy_dtype(int(view.element_type))
-    shape = list(view.shape)
-    nbytes = math.prod(shape) * dtype.itemsize
+    dtype, shape, nbytes = values.extent(view)
     if nbytes == 0:
         return np.zeros(shape, dtype)
     buffer = view.get_buffer()

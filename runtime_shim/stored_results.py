@@ -15,10 +15,10 @@ from typing import Optional, Sequence
 import numpy as np
 import iree.runtime as rt
 
-from . import devices as dev
-from . import result_storage, staging, values
+from . import result_storage, values
 from .errors import ShimError
 from .handles import input_shape
+from .movers import Mover
 
 # How many input shapes a function remembers its results' shapes for.
 _SHAPE_MEMO = 256
@@ -72,14 +72,15 @@ class StoredResults:
         self._shapes_lock = threading.Lock()  # calls in a map's lanes share it
 
     def call(self, inputs: list, pool: result_storage.ResultPool,
-             devices: Sequence[rt.HalDevice]) -> list[tuple[object, object]]:
+             movers: Sequence[Mover]) -> list[tuple[object, object]]:
         """A Python call on ``inputs`` (Function.prepare's): through the
         twin where the stored results' shapes are known (static, or seen
         for these input shapes), each such result an array over ``pool``
-        memory of ``devices`` (the module's); else the function itself."""
+        memory that ``movers`` (the module's, one per device) lend; else
+        the function itself."""
         f = self.function
         key = shape_key(inputs)
-        lent = self._lend(key, pool, devices)
+        lent = self._lend(key, pool, movers)
         if lent is None:
             outputs = f._invoke(inputs)
             with self._shapes_lock:
@@ -108,9 +109,10 @@ class StoredResults:
         del storage
         return f._outputs(result_list, inputs, {i: slab for i, (slab, _, _) in lent.items()})
 
-    def _lend(self, key, pool: result_storage.ResultPool, devices: Sequence[rt.HalDevice]) -> Optional[dict]:
+    def _lend(self, key, pool: result_storage.ResultPool, movers: Sequence[Mover]) -> Optional[dict]:
         """result index -> (slab, shape, HAL element type) for every stored
-        result, or None (shapes not known, or a device refused the memory)."""
+        result, or None (shapes not known, or a device lent no memory:
+        Mover.lend)."""
         f, twin = self.function, self.twin
         results = f.signature.results
         shapes = [results[i].type.shape for i in self.stored]
@@ -118,7 +120,6 @@ class StoredResults:
             shapes = self.shapes.get(key)
             if shapes is None:
                 return None
-        uris = f.module.uris
         pinned_arguments = twin.pinned_arguments
         lent = {}
         for j, (i, shape) in enumerate(zip(self.stored, shapes)):
@@ -127,9 +128,7 @@ class StoredResults:
             position = len(f.signature.args) + j
             pinned = position in pinned_arguments
             index = pinned_arguments[position] if pinned else f._result_devices[i]
-            slab = None
-            if pinned or dev.is_local(uris[index]):
-                slab = staging.lend(pool, index, devices[index], nbytes, pinned)
+            slab = movers[index].lend(nbytes, pinned)
             if slab is None:
                 for given, _, _ in lent.values():
                     pool.give_back(given)

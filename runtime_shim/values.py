@@ -6,7 +6,7 @@ Measured with iree-base-runtime 3.13 on local-task/local-sync:
 * `HalAllocator.import_host_allocation` of a numpy array is zero-copy (a
   write to the array is visible through the buffer). The HalBuffer object it
   returns keeps the array alive; a HalBufferView made from that buffer does
-  not. So a view from `to_device` or `to_pinned` may borrow `array`'s memory,
+  not. So a view from `place_shared` or `to_pinned` may borrow `array`'s memory,
   and whoever keeps the view must keep the array (Function.call keeps its
   inputs for the call, a Placed keeps its own).
 * Compiled CPU dispatches assume 64-byte aligned bindings: importing an array
@@ -20,7 +20,10 @@ Measured with iree-base-runtime 3.13 on local-task/local-sync:
 For devices that do not share host memory (cuda, hip, ...) a value moves in
 two steps that only ever use that device's own allocator and queue: numpy ->
 a pinned (host-local, device-visible) buffer, then a queue copy into
-device-local memory; results come back the reverse way. A GPU queue is never
+device-local memory; results come back the reverse way
+(``place_through_pinned``, ``read_through_pinned``: a new pinned buffer per
+move; staging.py's moves keep theirs). Which way a device's values go is
+chosen once per device, at load, by its mover (movers.py). A GPU queue is never
 handed a buffer from another driver's allocator (undefined behaviour on CUDA,
 see docs/DESIGN.md section 2).
 """
@@ -196,24 +199,41 @@ def can_import(array: np.ndarray) -> bool:
 
 def to_device(device: rt.HalDevice, shares_host_memory: bool, array: np.ndarray,
               hal_type: int, staged: bool, timeout_s: Optional[float]) -> rt.HalBufferView:
-    """A buffer view of `array` that `device` can use.
-
-    shares_host_memory: the device is a CPU (`local`) device. staged: use the
-    pinned-buffer + queue-copy path even then (how tests cover the GPU path).
-    The view may borrow `array`'s memory: keep `array` while the view lives.
-    """
-    allocator = device.allocator
+    """A buffer view of `array` that `device` can use, for a caller that
+    decides per move (the shim's own moves decide once per device:
+    movers.py): ``place_shared`` where `device` shares host memory (a CPU,
+    `local`) and not `staged`, else ``place_through_pinned``."""
     if shares_host_memory and not staged:
-        if can_import(array):  # zero-copy
-            buffer = allocator.import_host_allocation(
-                array, memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
-                allowed_usage=int(BU.DEFAULT))
-            return rt.HalBufferView(buffer, list(array.shape), hal_type)
-        if array.nbytes > 0:  # one memcpy into the device's own memory
-            buffer = allocator.allocate_buffer_copy(
-                memory_type=int(MT.DEVICE_LOCAL), allowed_usage=int(BU.DEFAULT),
-                device=device, buffer=np.require(array, requirements="C"))
-            return rt.HalBufferView(buffer, list(array.shape), hal_type)
+        return place_shared(device, array, hal_type)
+    return place_through_pinned(device, array, hal_type, timeout_s)
+
+
+def place_shared(device: rt.HalDevice, array: np.ndarray, hal_type: int) -> rt.HalBufferView:
+    """`array` on `device`, which shares host memory (a CPU, `local`): its
+    own pages imported (zero-copy) where ``can_import``, else one memcpy
+    into a buffer of the device's own; an empty array as
+    ``place_through_pinned`` places it. The view may borrow `array`'s
+    memory: keep `array` while the view lives."""
+    allocator = device.allocator
+    if can_import(array):  # zero-copy
+        buffer = allocator.import_host_allocation(
+            array, memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+            allowed_usage=int(BU.DEFAULT))
+        return rt.HalBufferView(buffer, list(array.shape), hal_type)
+    if array.nbytes > 0:  # one memcpy into the device's own memory
+        buffer = allocator.allocate_buffer_copy(
+            memory_type=int(MT.DEVICE_LOCAL), allowed_usage=int(BU.DEFAULT),
+            device=device, buffer=np.require(array, requirements="C"))
+        return rt.HalBufferView(buffer, list(array.shape), hal_type)
+    return place_through_pinned(device, array, hal_type, None)
+
+
+def place_through_pinned(device: rt.HalDevice, array: np.ndarray, hal_type: int,
+                         timeout_s: Optional[float]) -> rt.HalBufferView:
+    """A copy of `array` in a new buffer of `device`'s own memory, by way
+    of a new pinned buffer of its allocator and a copy on its queue,
+    waited for (an empty array: a one-byte buffer, nothing copied)."""
+    allocator = device.allocator
     target = allocator.allocate_buffer(memory_type=int(MT.DEVICE_LOCAL),
                                        allowed_usage=int(BU.DEFAULT),
                                        allocation_size=max(array.nbytes, 1))
@@ -270,9 +290,7 @@ def host_bytes(view: rt.HalBufferView) -> Optional[tuple[int, int, np.dtype, lis
     buffer = view.get_buffer()
     if not is_mappable(buffer):
         return None
-    dtype = numpy_dtype(int(view.element_type))
-    shape = list(view.shape)
-    nbytes = math.prod(shape) * dtype.itemsize
+    dtype, shape, nbytes = extent(view)
     if nbytes == 0:
         return None
     mapped = buffer.map()
@@ -308,21 +326,47 @@ def is_mappable(buffer: rt.HalBuffer) -> bool:
 
 def to_host(device: rt.HalDevice, view: rt.HalBufferView, staged: bool,
             timeout_s: Optional[float]) -> np.ndarray:
-    """A fresh numpy array with the contents of `view`, which lives on `device`."""
+    """A fresh numpy array with the contents of `view`, which lives on
+    `device`, for a caller that decides per move (movers.py decides once
+    per device): ``read_mapped`` where the host can map its buffer and not
+    `staged`, else ``read_through_pinned``."""
+    if staged or not is_mappable(view.get_buffer()):
+        return read_through_pinned(device, view, timeout_s)
+    return read_mapped(view)
+
+
+def extent(view: rt.HalBufferView) -> tuple[np.dtype, list[int], int]:
+    """(numpy dtype, shape, byte count) of the value `view` holds."""
     dtype = numpy_dtype(int(view.element_type))
     shape = list(view.shape)
-    nbytes = math.prod(shape) * dtype.itemsize
+    return dtype, shape, math.prod(shape) * dtype.itemsize
+
+
+def read_mapped(view: rt.HalBufferView) -> np.ndarray:
+    """A fresh numpy array with the contents of `view`, whose buffer the
+    host can map (``is_mappable``)."""
+    return _copied_out(view.get_buffer(), *extent(view))
+
+
+def read_through_pinned(device: rt.HalDevice, view: rt.HalBufferView,
+                        timeout_s: Optional[float]) -> np.ndarray:
+    """A fresh numpy array with the contents of `view`, which lives on
+    `device` (device-local memory, a GPU result): copied on the device's
+    own queue into a new pinned buffer of its own allocator, then mapped."""
+    dtype, shape, nbytes = extent(view)
     if nbytes == 0:
         return np.zeros(shape, dtype)
     buffer = view.get_buffer()
-    if not is_mappable(buffer) or staged:
-        # Device-local memory (a GPU result): copy it on the device's own
-        # queue into pinned memory of the device's own allocator, then map.
-        pinned = device.allocator.allocate_buffer(
-            memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
-            allowed_usage=int(BU.TRANSFER | BU.MAPPING), allocation_size=buffer.byte_length())
-        queue_copy(device, buffer, pinned, timeout_s)
-        buffer = pinned
+    pinned = device.allocator.allocate_buffer(
+        memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
+        allowed_usage=int(BU.TRANSFER | BU.MAPPING), allocation_size=buffer.byte_length())
+    queue_copy(device, buffer, pinned, timeout_s)
+    return _copied_out(pinned, dtype, shape, nbytes)
+
+
+def _copied_out(buffer: rt.HalBuffer, dtype: np.dtype, shape: list[int], nbytes: int) -> np.ndarray:
+    if nbytes == 0:
+        return np.zeros(shape, dtype)
     mapped = buffer.map()
     out = np.array(mapped.asarray([nbytes], np.dtype(np.uint8)), copy=True)
     del mapped

@@ -7,8 +7,10 @@ local-task stall of docs/performance-history.md, runs 20-35) hung
 semaphore nobody signals) is left on a module's device, the shape of that
 stall: stock IREE's release hangs on it, and the module's close must not.
 CPU devices are parked instead (runtime_shim/device_pool.py): reused by
-later loads, never multiplied, and left to the operating system at exit
-without a leak report. Each case runs in a fresh process, bounded."""
+later loads (one with stuck work too, which still computes right), never
+multiplied, parked once when two threads close a module at once, parked
+when a module never closed is collected, and left to the operating system
+at exit without a leak report. Each case runs in a fresh process, bounded."""
 
 from __future__ import annotations
 
@@ -121,3 +123,86 @@ print("parked", device_pool.parked_count())
 """)
     assert r.returncode == 0, r
     assert r.stdout in ("parked 0\n", "parked 1\n"), r.stdout
+
+
+def test_a_device_with_stuck_work_is_handed_out_again_and_computes_right(pair):
+    """What the pool does with such a device (device_pool.py's docstring):
+    it parks it and the next load takes it, and the next module's work runs
+    beside the stuck operation."""
+    r = _run(f"""
+import numpy as np
+from mdc.runtime_shim import load, device_pool
+m = load({str(pair)!r}, ["local-task", "local-task"])
+first = [id(d) for d in m.devices]
+for device in m.devices:
+    leave_stuck_work(device)
+m.close()
+x = np.arange(4, dtype=np.float32)
+for i in range(3):
+    with load({str(pair)!r}, ["local-task", "local-task"]) as m:
+        assert sorted(id(d) for d in m.devices) == sorted(first), "not the parked devices"
+        assert list(m.f(x + i)) == list(2 * (x + i))
+print("parked", device_pool.parked_count("local-task"), flush=True)
+""")
+    assert r.returncode == 0 and r.stdout == "parked 2\n", r
+    assert r.stderr == "", r.stderr
+
+
+def test_a_module_never_closed_gives_its_devices_back_when_collected(pair):
+    """Dropped without close, with work stuck on its device: collected, it
+    parks its devices (a release by the collector would hang on that work)."""
+    r = _run(f"""
+import gc
+import numpy as np
+from mdc.runtime_shim import load, device_pool
+m = load({str(pair)!r}, ["local-task", "local-sync"])
+assert list(m.f(np.ones(4, np.float32))) == [2] * 4
+leave_stuck_work(m.devices[0])
+devices = [id(d) for d in m.devices]
+del m
+gc.collect()
+print("parked", device_pool.parked_count("local-task"), device_pool.parked_count("local-sync"), flush=True)
+with load({str(pair)!r}, ["local-task", "local-sync"]) as m:
+    assert [id(d) for d in m.devices] == devices
+    assert list(m.f(np.ones(4, np.float32))) == [2] * 4
+print("reused", flush=True)
+""")
+    assert r.returncode == 0 and r.stdout == "parked 1 1\nreused\n", r
+    assert r.stderr == "", r.stderr
+
+
+def test_two_threads_closing_at_once_close_it_once(pair):
+    """Each close returns once the module is closed, its devices parked
+    once each. The first close, parking a device, waits for the second
+    close to come that far too (up to 5 s: with the close lock it cannot);
+    without the lock the second returned at once, its devices not yet
+    parked."""
+    r = _run(f"""
+import threading
+import numpy as np
+from mdc.runtime_shim import load, device_pool
+m = load({str(pair)!r}, ["local-task", "local-task"])
+assert list(m.f(np.ones(4, np.float32))) == [2] * 4
+both_inside = threading.Barrier(2, timeout=5)
+park = device_pool.park
+def park_when_both_inside(uri, device):
+    try:
+        both_inside.wait()
+    except threading.BrokenBarrierError:
+        pass
+    park(uri, device)
+device_pool.park = park_when_both_inside
+seen = []
+def close():
+    m.close()
+    seen.append((m.closed, device_pool.parked_count("local-task")))
+threads = [threading.Thread(target=close) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(seen, device_pool.parked_count("local-task"), flush=True)
+""")
+    assert r.returncode == 0, r
+    assert r.stdout == "[(True, 2), (True, 2)] 2\n", r.stdout
+    assert r.stderr == "", r.stderr

@@ -18,7 +18,7 @@ import pytest
 import iree.runtime as rt
 from mdc import runtime_shim
 from mdc.runtime_shim import (DeviceValue, NativeModule, ShimError, ShimTypeError, load,
-                              load_vm_flatbuffer_file, values)
+                              load_vm_flatbuffer_file, movers)
 from conftest import CPU_FLAGS
 from test_runtime_shim import (ONE_LOCAL, STAGED_LINK, TWO_LOCAL, TYPES, TYPES_FLAGS, assert_user_error,
                                seed_program)
@@ -223,8 +223,8 @@ def test_call_on_devices_leaves_results_unconverted(mul, monkeypatch):
     with load(mul, ["local-task", "local-sync"]) as m:
         x_in = m.mul.place(0, X)
         fetched = []
-        to_host = values.to_host
-        monkeypatch.setattr(values, "to_host", lambda *a, **k: fetched.append(1) or to_host(*a, **k))
+        read = movers.Mover.read
+        monkeypatch.setattr(movers.Mover, "read", lambda *a, **k: fetched.append(1) or read(*a, **k))
         (r,) = m.mul.call_on_devices(x_in, 2.0)
         (again,) = m.mul.call_on_devices(X, input1=3.0)  # an array, placed by the call
         assert fetched == []

@@ -202,8 +202,9 @@ class _RefusesFirstCopy:
 
 @pytest.mark.parametrize("move", ["read_back", "place"])
 def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
-    device = _RefusesFirstCopy(module._session.devices[1])
-    module._session.devices[1] = device
+    mover = module._movers[1]
+    device = _RefusesFirstCopy(mover.device)
+    mover.device = device
     try:
         before = len(result_storage._QUARANTINED)
         x = values_of(300, 12)
@@ -216,7 +217,7 @@ def test_a_copy_refused_at_submission_takes_the_allocators_path(module, move):
         assert len(result_storage._QUARANTINED) == before  # nothing was in flight
         assert idle(module) == 1  # the slab went back
     finally:
-        module._session.devices[1] = device._device
+        mover.device = device._device
 
 
 def test_a_key_is_written_off_only_if_its_first_import_is_refused():
@@ -245,3 +246,15 @@ def test_a_forked_child_copies_on_threads_of_its_own(monkeypatch):
         os._exit(0 if np.array_equal(child_target, source) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_close_lets_go_of_every_movers_device(build_vmfb):
+    """A module's movers (movers.py), one per device, chosen at load, hold
+    no device once it closes: its session releases them."""
+    path = build_vmfb("shim_staging", PROGRAM, ("a=local[0]", "b=local[1]"), links=("a:b=staged",))
+    m = load(str(path), ["local-task", "local-sync"])
+    chosen = m._movers
+    assert [type(x).__name__ for x in chosen] == ["SharedMover", "SharedMover"]
+    assert [x.device for x in chosen] == list(m.devices)
+    m.close()
+    assert [x.device for x in chosen] == [None, None]

@@ -1,6 +1,7 @@
 """A Function works with what its Module hands it (function.ModuleParts),
 never with the Module's private fields, and writes no other object's
-private state (issue 43 item 4): read from the source, no device needed."""
+private state, and only a device's mover moves a value between numpy and
+the device (issue 43 item 4): read from the source, no device needed."""
 
 from __future__ import annotations
 
@@ -54,3 +55,31 @@ def test_the_checks_see_what_they_forbid():
                      "resident._sole = True\nself._fine = 1\n")
     assert sorted(module_private_reads(tree)) == ["line 2: ._ledger", "line 3: ._session"]
     assert foreign_private_writes(tree) == ["line 4: ._sole"]
+
+
+# The shim's own moves, which only a device's mover makes (movers.py).
+MOVES = {("staging", "place"), ("staging", "read_back"), ("staging", "lend"),
+         ("values", "to_device"), ("values", "to_host"), ("values", "to_pinned"),
+         ("values", "place_shared"), ("values", "place_through_pinned"),
+         ("values", "read_mapped"), ("values", "read_through_pinned")}
+
+
+def move_calls(tree: ast.AST) -> list[str]:
+    return [f"line {n.lineno}: {n.func.value.id}.{n.func.attr}" for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and (n.func.value.id, n.func.attr) in MOVES]
+
+
+def test_only_a_devices_mover_decides_how_a_value_moves():
+    """Whether a value goes through pinned host memory is decided once per
+    device, at load, by its mover: no other module moves a value itself."""
+    for name in sorted(os.listdir(SHIM)):
+        if name.endswith(".py") and name != "movers.py":
+            assert move_calls(_tree(name)) == [], name
+    assert len(move_calls(_tree("movers.py"))) >= 7
+
+
+def test_the_move_check_sees_what_it_forbids():
+    tree = ast.parse("staging.place(pool, 1, d, x, k, None)\nvalues.to_host(d, v, False, 1)\n"
+                     "values.wait(f, 1, 'x')\nself.staging.place()\n")
+    assert move_calls(tree) == ["line 1: staging.place", "line 2: values.to_host"]
