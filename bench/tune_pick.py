@@ -4,7 +4,9 @@ For each (dtype, layout, M) of the tuning grid, bench/tune.py's ``choose``
 gives the candidate with the smallest geometric mean of its kernel time
 over IREE's default's across the tuned shapes. A row ships only where that
 candidate was right and at least 3% faster than the default at every tuned
-shape. Its M bucket runs from just above the grid's previous M to its own
+shape, or where IREE's default does not compile at some tuned shape (then
+its ``default_us`` is null and the candidate is the one closest to torch).
+Its M bucket runs from just above the grid's previous M to its own
 M (the largest M covers every larger one); it applies where M, N and K are
 multiples of the candidate's tiles. Each row keeps, per shape, its kernel
 time, the default's and torch's from the same run.
@@ -17,7 +19,7 @@ import os
 
 from .kernel_grid import MS
 from .kernel_runner import results
-from .tune import FASTER, _groups, choose
+from .tune import FASTER, _groups, choose, default_compiles
 
 TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                      "passes", "targets", "cuda", "matmul_table.json")
@@ -38,14 +40,15 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
         if best is None:
             none.append(f"{dt} {lay} M={m}: no candidate right at every shape")
             continue
-        ratios = [c[best]["kernel_us"] / c["default"]["kernel_us"] for c in by_shape.values()]
+        compiles = default_compiles(by_shape)
+        ratios = [c[best]["kernel_us"] / c["default"]["kernel_us"] for c in by_shape.values()] if compiles else [0]
         if max(ratios) > FASTER:
             none.append(f"{dt} {lay} M={m}: best {best} at {score:.2f}x the default, but {max(ratios):.2f}x at worst")
             continue
         any_row = next(iter(by_shape.values()))[best]
         low, high = bucket(m)
         shapes = [dict(m=m, k=k, n=n, kernel_us=round(c[best]["kernel_us"], 2),
-                       default_us=round(c["default"]["kernel_us"], 2),
+                       default_us=round(c["default"]["kernel_us"], 2) if compiles else None,
                        torch_us=round(c[best]["torch_us"], 2) if c[best].get("torch_us") else None)
                   for (k, n), c in sorted(by_shape.items())]
         table.append(dict(dtype=dt, layout=lay, m_min=low, m_max=high, m_multiple=any_row["m_multiple"],

@@ -32,7 +32,8 @@ def test_buckets_do_not_overlap():
 def test_each_row_beat_the_default_where_it_was_measured():
     for row in CONFIGS:
         for shape in row.measured.get("shapes", []):
-            assert shape["kernel_us"] < shape["default_us"], (row.candidate, shape)
+            # default_us is None where IREE's own configuration does not compile.
+            assert shape["default_us"] is None or shape["kernel_us"] < shape["default_us"], (row.candidate, shape)
 
 
 def test_config_for_finds_each_row_at_its_bucket_and_tiles():

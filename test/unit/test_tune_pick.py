@@ -65,3 +65,19 @@ def test_buckets_cover_every_m_once():
     assert covered[0][0] == 1
     assert all(a[1] + 1 == b[0] for a, b in zip(covered, covered[1:]))
     assert bucket(MS[-1])[1] >= 1 << 31
+
+
+def test_where_the_default_does_not_compile_the_candidate_nearest_torch_ships():
+    rows = [r for r in _shapes([{"default": 100, "a": 50, "b": 40}, {"default": 100, "a": 50, "b": 60}])
+            if not (r["candidate"] == "default" and r["point"]["n"] == 5632)]
+    for r in rows:
+        r["torch_us"] = 10.0
+    table, none = rows_from(rows, "")
+    (row,) = table
+    assert row["candidate"] == "b"  # against torch: sqrt(4 * 6) < sqrt(5 * 5)
+    assert [s["default_us"] for s in row["measured"]["shapes"]] == [None, None]
+    # A candidate far from the reference does not ship, though nothing else compiles.
+    for r in rows:
+        if r["candidate"] != "default":
+            r["error"] = 0.5
+    assert rows_from(rows, "")[0] == []
