@@ -29,18 +29,20 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 from .kernel_build import CUDA, compile_functions
 from .kernel_grid import KNS, LAYOUTS, MS, Point, function, grid
 
 SEED = 45
+# The CPU code's target: AVX-512 without naming a chip, so a kit built here
+# runs on the GPU machine's Xeon whatever its generation.
+CPU_TARGET = "x86-64-v4"
 MODULE_FUNCTIONS = 120
 TARGETS = {("cuda", "f32"): 2.5, ("cuda", "f16"): 1.5, ("cuda", "bf16"): 1.5, ("cpu", "f32"): 1.5}
 QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048), (768, 3072)))
 SMOKE = dict(dtypes=("f32",), ms=(1, 8), kns=((256, 512),))
 CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-       "--iree-llvmcpu-target-cpu=host"]
+       "--iree-llvmcpu-target-cpu=" + CPU_TARGET]
 
 
 class _MdcThenIree:
@@ -65,17 +67,19 @@ class _MdcThenIree:
 def _variants(smoke: bool) -> dict[tuple[str, str], object]:
     """(target, variant) -> the compiler for it."""
     if smoke:
-        return {("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=host"]),
+        return {("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=" + CPU_TARGET]),
                 ("cpu", "default"): ["iree-compile", *CPU]}
     return {("cuda", "default"): ["iree-compile", *CUDA],
             ("cuda", "mdc"): _MdcThenIree("cuda[0]", ["--iree-cuda-target=sm_80"]),
-            ("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=host"]),
+            ("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=" + CPU_TARGET]),
             ("cpu", "default"): ["iree-compile", *CPU]}
 
 
-def _work(points: list[Point], smoke: bool) -> list[tuple]:
+def _work(points: list[Point], smoke: bool, parts: list[str] | None = None) -> list[tuple]:
     work = []
     for (target, variant), compiler in _variants(smoke).items():
+        if parts and f"{target}_{variant}" not in parts:
+            continue
         groups: dict = {}
         for i, p in enumerate(points):
             if target == "cpu" and p.dtype != "f32":
@@ -91,7 +95,10 @@ def _work(points: list[Point], smoke: bool) -> list[tuple]:
     return work
 
 
-def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> int:
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, parts: list[str] | None = None) -> int:
+    """``parts``: only these of cuda_default, cuda_mdc, cpu_default and
+    cpu_mdc, keeping the kit's other parts (mdc's are rebuilt after its
+    table or CPU defaults change, the stock ones need not be)."""
     os.makedirs(kit, exist_ok=True)
     points = grid(**SMOKE) if smoke else grid(**QUICK) if quick else grid(ms=MS, kns=KNS, layouts=LAYOUTS)
 
@@ -107,12 +114,17 @@ def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> 
         return dict(vmfb=tag + ".vmfb", target=target, entries=[e for e, _ in fns if e["function"] in set(ok)])
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        modules = list(pool.map(one, _work(points, smoke)))
+        modules = list(pool.map(one, _work(points, smoke, parts)))
+    meta_path = os.path.join(kit, "kernels.json")
+    if parts and os.path.exists(meta_path):
+        with open(meta_path) as f:
+            kept = [m for m in json.load(f)["modules"] if f"{m['target']}_{m['entries'][0]['variant']}" not in parts]
+        modules = kept + modules
     floors = {"cuda": ["iree-compile", *CUDA], "cpu": ["iree-compile", *CPU]}
     for target in {m["target"] for m in modules}:
         compile_functions({}, os.path.join(kit, f"floor_{target}.vmfb"), [], floors[target])
-    with open(os.path.join(kit, "kernels.json"), "w") as f:
-        json.dump(dict(seed=SEED, modules=modules), f, indent=0)
+    with open(meta_path, "w") as f:
+        json.dump(dict(seed=SEED, modules=[m for m in modules if m["entries"]]), f, indent=0)
     print(f"built {sum(len(m['entries']) for m in modules)} functions in {len(modules)} modules")
     return 0
 
@@ -163,12 +175,13 @@ def main(argv=None) -> int:
     b.add_argument("kit")
     b.add_argument("--quick", action="store_true", help="a few points only")
     b.add_argument("--smoke", action="store_true", help="the CPU half on a few small points (no GPU)")
+    b.add_argument("--parts", help="comma-separated: only these of cuda_default, cuda_mdc, cpu_default, cpu_mdc")
     r = sub.add_parser("run", help="measure it (there)")
     r.add_argument("kit")
     r.add_argument("--out")
     args = ap.parse_args(argv)
     if args.cmd == "build":
-        return build(args.kit, args.quick, args.smoke)
+        return build(args.kit, args.quick, args.smoke, parts=args.parts.split(",") if args.parts else None)
     return run(args.kit, args.out)
 
 

@@ -95,7 +95,10 @@ def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None)
         meta = json.load(f)
     out = out or os.path.join(kit, "results.jsonl")
     floor = floor_us(os.path.join(kit, "floor.vmfb"), device)
-    print(f"floor (one tiny dispatch a call): {floor:.1f} us", flush=True)
+    from .kernels import copy_bandwidth
+    bandwidth = copy_bandwidth()
+    print(f"floor (one tiny dispatch a call): {floor:.1f} us"
+          + (f"; GPU copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""), flush=True)
     modules = [m for m in meta["modules"] if not dtypes or m["entries"][0]["point"]["dtype"] in dtypes]
     started = time.monotonic()
     run_modules(modules, kit, out, device, meta["seed"], floor)
