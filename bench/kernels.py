@@ -37,6 +37,9 @@ SEED = 45
 # The CPU code's target: AVX-512 without naming a chip, so a kit built here
 # runs on the GPU machine's Xeon whatever its generation.
 CPU_TARGET = "x86-64-v4"
+# More flags for mdc's CPU modules (e.g. IREE's data tiling, before
+# mdc-compile turns it on by default): MDC_CPU_FLAGS="--a --b".
+MDC_CPU_FLAGS = os.environ.get("MDC_CPU_FLAGS", "").split()
 MODULE_FUNCTIONS = 120
 TARGETS = {("cuda", "f32"): 2.5, ("cuda", "f16"): 1.5, ("cuda", "bf16"): 1.5, ("cpu", "f32"): 1.5}
 QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048), (768, 3072)))
@@ -71,7 +74,7 @@ def _variants(smoke: bool) -> dict[tuple[str, str], object]:
                 ("cpu", "default"): ["iree-compile", *CPU]}
     return {("cuda", "default"): ["iree-compile", *CUDA],
             ("cuda", "mdc"): _MdcThenIree("cuda[0]", ["--iree-cuda-target=sm_80"]),
-            ("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=" + CPU_TARGET]),
+            ("cpu", "mdc"): _MdcThenIree("local[0]", ["--iree-llvmcpu-target-cpu=" + CPU_TARGET, *MDC_CPU_FLAGS]),
             ("cpu", "default"): ["iree-compile", *CPU]}
 
 
