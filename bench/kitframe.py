@@ -108,8 +108,8 @@ _PROBE = ("import iree.runtime as rt, sys\n"
 
 def device_missing(driver: str, *, child_timeout: float | None = None, width: int | None = 120) -> str:
     """'' when a device of ``driver`` can be created, else why not (its
-    first line). ``child_timeout``: ask in a child process, so that a
-    driver that hangs cannot hang this one."""
+    first line, at most ``width`` characters). ``child_timeout``: ask in a
+    child process, so that a driver that hangs cannot hang this one."""
     if child_timeout is None:
         try:
             import iree.runtime as rt
@@ -121,7 +121,7 @@ def device_missing(driver: str, *, child_timeout: float | None = None, width: in
     ran = run_timed([sys.executable, "-c", _PROBE, driver], child_timeout, env=checkout_env())
     if ran.status == "TIMEOUT":
         return f"creating a device took over {child_timeout:g} s"
-    return "" if ran.ok else (ran.stdout.strip() or ran.stderr.strip()[-300:])
+    return "" if ran.ok else (ran.stdout.strip() or ran.stderr.strip()[-300:])[:width]
 
 
 def no_device(script: str, device: str = "cuda", *, why: str = "", allow: bool | None = None,

@@ -48,8 +48,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from bench.kitframe import (NO_GPU_STATUS, ROOT, Step, checkout_env, close, kit_main, markdown, option,  # noqa: E402
-                            run_timed, watchdog, write_manifest)
+from bench.kitframe import (NO_GPU_STATUS, ROOT, Step, checkout_env, close, device_missing, kit_main,  # noqa: E402
+                            markdown, option, run_timed, watchdog, write_manifest)
 from harness.processes import HUNG, run_watched  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -124,16 +124,8 @@ def case_of(devices: list[str]) -> dict:
 
 def _device_missing(case: dict) -> str:
     """'' when every device of ``case`` opens here, else why not."""
-    probe = ("import iree.runtime as rt, sys\n"
-             "for d in sys.argv[1:]:\n"
-             "    rt.get_driver(d.split(':', 1)[0]).create_default_device()\n")
-    drivers = sorted({d for _, devs in case["loads"] for d in devs if not d.startswith("local-")})
-    if not drivers:
-        return ""
-    r = run_watched([sys.executable, "-c", probe, *drivers], timeout=120, quiet=None)
-    if r.returncode == 0:
-        return ""
-    return (r.stderr.strip().splitlines() or ["no answer"])[-1][:200]
+    drivers = sorted({d.split(":", 1)[0] for _, devs in case["loads"] for d in devs if not d.startswith("local-")})
+    return next((why for why in (device_missing(d, child_timeout=120, width=200) for d in drivers) if why), "")
 
 
 def child(kit: str, case: dict, loads: int, calls: int, hang: float, workers: int) -> int:

@@ -151,7 +151,7 @@ def cli_check(case: dict, timeout: float) -> str:
 
 
 def compare(got: list, expected: list, case: dict) -> str:
-    """Per result: gpu_kit.compare's rule (integers equal; floats within a
+    """Per result: kitframe.compare's rule (integers equal; floats within a
     relative error of 1e-4, 1e-2 for f16), or ``case["rel_tol"]``."""
     if len(got) != len(expected):
         return f"mismatch: {len(got)} results, expected {len(expected)}"
