@@ -32,8 +32,8 @@ import subprocess
 
 import numpy as np
 
-from bench.kitframe import (NO_GPU_STATUS, Step, allow_no_gpu_option, cuda_available, kit_main, markdown, no_device,
-                            option, read_manifest, write_manifest)
+from bench.kitframe import (Step, allow_no_gpu_option, cuda_available, kit_main, markdown, no_device, option,
+                            read_manifest, write_manifest)
 
 M, N, K = 32, 2048, 2048
 REPEAT = 20
