@@ -103,11 +103,11 @@ synchronous calls (each call returns once its work is done).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from .common import NO_GPU_STATUS, Config, configure_host, gpu_or_none
-from .model import DTYPES, Stack
+from .common import Config, gpu_or_none
+from .kit_commands import KITS, add_kits, check_runtime_flag_forms, configure, runtime_flag_option
+from .kitframe import NO_GPU_STATUS, KitError
 
 SIZES_MIB = (1, 16, 256, 1024)
 
@@ -176,109 +176,12 @@ def _other_commands(sub) -> list:
     return [lt, ql, k]
 
 
-def _whole(low: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected a whole number of at least {low}, got {text!r}")
-        return value
-
-    return parse
-
-
-def _list(text: str) -> list[str]:
-    return [t for t in text.split(",") if t]
-
-
-def _stack_size_options(b) -> None:
-    """The workload stack's sizes and throughput batch, shared by workload
-    build and placement build."""
-    b.add_argument("--hidden", type=_whole(1), help="hidden size H (default 2048; 64 with --smoke)")
-    b.add_argument("--blocks", type=_whole(1), help="blocks N (default 24; 4 with --smoke)")
-    b.add_argument("--vocab", type=_whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
-    b.add_argument("--batch", type=_whole(2), help="the throughput batch (default 32; 4 with --smoke)")
-
-
-def _workload_commands(sub) -> list:
-    """workload build and workload run."""
-    w = sub.add_parser("workload", help="a transformer-like stack split between the CPU and the GPU",
-                       description="workload build DIR (here, with the compiler), then workload run DIR "
-                                   "(on the GPU machine, runtime only); see bench/workload.py")
-    ws = w.add_subparsers(dest="workload_cmd", required=True)
-    b = ws.add_parser("build", help="compile the kit (here)")
-    b.add_argument("dir")
-    _stack_size_options(b)
-    b.add_argument("--splits", type=_list, help="blocks on the CPU, comma separated (default 0,N/4,N/2,3N/4,N)")
-    b.add_argument("--models", type=_list, default=["sync", "async"],
-                   help="execution models, comma separated: sync, async (async-external); default both")
-    b.add_argument("--seed", type=_whole(0), default=Stack().seed, help="the weights' and ids' seed")
-    b.add_argument("--layout", choices=["out_in", "in_out"], default=Stack().layout,
-                   help="how each weight matrix is stored: out_in (torch.nn.Linear's, y = x @ W.T; default) "
-                        "or in_out (y = x @ W, the first kits')")
-    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype,
-                   help="every float's type, in the program and the weights: f32 (default) or f16")
-    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
-    b.add_argument("--mdc-flag", action="append", default=[], metavar="FLAG",
-                   help="one more mdc-compile flag for the split modules (repeatable; it applies to both "
-                        "devices' code), e.g. --mdc-flag=--iree-llvmcpu-enable-ukernels=all")
-    b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
-    r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
-    r.add_argument("dir")
-    r.add_argument("--calls", type=_whole(1), default=20, help="timed calls at batch 1 (default 20)")
-    r.add_argument("--batch-calls", type=_whole(1), default=5, help="timed calls at the larger batch (default 5)")
-    r.add_argument("--stream", type=_whole(0), default=32,
-                   help="batch-1 inputs per stream of the pipelined table (default 32; 0: no such table)")
-    r.add_argument("--depth", type=_whole(2), default=2, help="calls in flight in the pipelined table (default 2)")
-    r.add_argument("--workers", type=_whole(0), default=0,
-                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
-    _runtime_flag_option(r)
-    return [r]
-
-
-def _placement_commands(sub) -> list:
-    """placement build and placement run."""
-    w = sub.add_parser("placement", help="--place=auto against hand splits and greedy fill, by GPU budget",
-                       description="placement build DIR (here, with the compiler), then placement run DIR "
-                                   "(on the GPU machine, runtime only); see bench/placement.py")
-    ws = w.add_subparsers(dest="placement_cmd", required=True)
-    b = ws.add_parser("build", help="compile the kit (here)")
-    b.add_argument("dir")
-    _stack_size_options(b)
-    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
-    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
-    b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
-    b.add_argument("--fits", type=_list, help="the block counts the budgets fit, comma separated "
-                                              "(default 0,N/4,N/2,3N/4,N)")
-    b.add_argument("--jobs", type=_whole(1), default=os.cpu_count() or 1,
-                   help="compiles at a time (default: the CPU count)")
-    b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
-    r = ws.add_parser("run", help="measure the kit (on the GPU machine)")
-    r.add_argument("dir")
-    r.add_argument("--calls", type=_whole(1), default=10, help="timed calls at batch 1 (default 10)")
-    r.add_argument("--batch-calls", type=_whole(1), default=5, help="timed calls at the larger batch (default 5)")
-    return [r]
-
-
-def _runtime_flag_option(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--runtime-flag", action="append", default=[], metavar="FLAG",
-                    help="one more of IREE's runtime flags, set before any device exists (repeatable), "
-                         "e.g. --runtime-flag=--task_worker_spin_us=500")
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     measuring = [*_kit_commands(sub), *_other_commands(sub)]
-    workload = [*_workload_commands(sub), *_placement_commands(sub)]
-    for sp in workload:
-        sp.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
-        sp.add_argument("--allow-no-gpu", action="store_true",
-                        help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    for sp in measuring:
+    for sp in [*add_kits(sub), *measuring]:  # every step that runs on the GPU machine
         sp.add_argument("--smoke", action="store_true", help="local-sync stands in for the GPU")
         sp.add_argument("--allow-no-gpu", action="store_true",
                         help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
@@ -288,84 +191,27 @@ def parser() -> argparse.ArgumentParser:
                             help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
             sp.add_argument("--retain-host-memory", action="store_true",
                             help="keep freed host memory for reuse (mdc.runtime_shim.host_memory)")
-            _runtime_flag_option(sp)
+            runtime_flag_option(sp)
     return p
-
-
-def _check_runtime_flag_forms(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
-    for flag in getattr(a, "runtime_flag", []):
-        if not flag.startswith("--") or "=" not in flag:
-            p.error(f"--runtime-flag: expected one of IREE's runtime flags as --name=value, got {flag!r}")
-
-
-def _configure_host(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
-    """Workers, host memory and IREE runtime flags of a measuring command
-    (their forms checked first); a setting IREE does not take is a usage
-    error, in IREE's words."""
-    try:
-        configure_host(a.workers, getattr(a, "retain_host_memory", False), tuple(a.runtime_flag))
-    except ValueError as e:
-        p.error(f"IREE refused a runtime setting (--workers, --runtime-flag): {str(e).splitlines()[0]}")
-
-
-def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
-    from . import model, workload, workload_kit
-
-    if a.workload_cmd == "run":
-        _check_runtime_flag_forms(p, a)
-        _configure_host(p, a)
-        return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
-    small = a.smoke
-    stack = model.Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
-                        vocab=a.vocab or (256 if small else 8192), seed=a.seed, layout=a.layout,
-                        dtype=a.dtype)
-    try:
-        splits = sorted({int(k) for k in a.splits}) if a.splits else workload_kit.default_splits(stack.blocks)
-    except ValueError:
-        p.error(f"--splits: expected whole numbers, comma separated, got {','.join(a.splits)!r}")
-    if not splits or not all(0 <= k <= stack.blocks for k in splits):
-        p.error(f"--splits: each k must be from 0 to the block count {stack.blocks}")
-    unknown = [m for m in a.models if m not in workload_kit.MODELS]
-    if unknown or not a.models:
-        p.error(f"--models: expected sync and/or async, got {','.join(a.models)!r}")
-    plan = workload_kit.Plan(stack, (1, a.batch or (4 if small else 32)), tuple(splits),
-                             tuple(dict.fromkeys(a.models)), a.cpu, small, tuple(a.mdc_flag))
-    return workload_kit.build(plan, a.dir)
-
-
-def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
-    from . import placement, placement_kit, placement_plan
-
-    if a.placement_cmd == "run":
-        return placement.run(config, a.dir, a.calls, a.batch_calls)
-    small = a.smoke
-    stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
-                  vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
-    try:
-        fits = tuple(sorted({int(n) for n in a.fits})) if a.fits else placement_plan.default_fits(stack.blocks)
-    except ValueError:
-        p.error(f"--fits: expected whole numbers, comma separated, got {','.join(a.fits)!r}")
-    if not fits or not all(0 <= n <= stack.blocks for n in fits):
-        p.error(f"--fits: each count must be from 0 to the block count {stack.blocks}")
-    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
-                              a.jobs)
-    return placement_kit.build(plan, a.dir)
 
 
 def dispatch(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
     from . import compile_time, components, kit, latency, pieces, pinned, queue_latency, sizes, transfer
 
-    if a.cmd == "workload":
-        return _workload(p, a, config)
-    if a.cmd == "placement":
-        return _placement(p, a, config)
+    if a.cmd in KITS:
+        try:
+            return KITS[a.cmd].main(p, a, config)
+        except KitError as e:  # a kit that is missing, incomplete or not for this run: one line
+            print(f"bench: error: {e}", file=sys.stderr)
+            return 1
     if a.cmd == "build":
         return kit.build(a.dir, a.cpu, a.smoke)
     if a.cmd == "compile-time":
         return compile_time.compile_time(a.layers, a.repeat)
-    _check_runtime_flag_forms(p, a)
-    if a.cmd != "queue-latency":
-        _configure_host(p, a)
+    if a.cmd == "queue-latency":
+        check_runtime_flag_forms(p, a)
+    else:
+        configure(p, a)
     if hasattr(a, "dir"):
         # A machine with no GPU says so first (exit status 2, as every
         # measuring command), then a folder that is no whole kit is refused.

@@ -14,6 +14,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .kitframe import NO_GPU_STATUS, no_device
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:  # mdc.runtime_shim from this checkout (mdc/__init__.py finds the folders)
@@ -24,7 +26,6 @@ SEED = os.path.join(ROOT, "examples", "multi_device_mul.mlir")
 SEED_DYNAMIC = os.path.join(HERE, "programs", "seed_dynamic.mlir")  # the seed, its size known at run time
 STAGINGS = ("copy", "emplace")  # mdc-compile --staging=...
 PIECE_COUNTS = (1, 2, 4, 8, 16)  # mdc-compile --staging-pieces=...
-NO_GPU_STATUS = 2  # the exit status of a measurement with no GPU to measure
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,12 +47,8 @@ def gpu_or_none(config: Config) -> Optional["RawIree"]:
     try:
         return RawIree(config.gpu)
     except Exception as e:  # no cuda driver or device
-        first = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
-        if config.allow_no_gpu:
-            print(f"bench: no {config.gpu} device here ({first}); skipping (--allow-no-gpu)")
-        else:
-            print(f"bench: error: no {config.gpu} device here ({first}); nothing was measured "
-                  "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
+        no_device("bench", config.gpu, why=str(e).splitlines()[0][:120] if str(e) else type(e).__name__,
+                  allow=config.allow_no_gpu, nothing="measured")
         return None
 
 

@@ -4,9 +4,9 @@ the compiler) into a kit the GPU machine runs with the runtime alone."""
 from __future__ import annotations
 
 import os
-import subprocess
 
 from .common import HERE, PIECE_COUNTS, SEED, SEED_DYNAMIC, STAGINGS
+from .kitframe import compile_jobs
 
 
 def _program(name: str) -> str:
@@ -55,23 +55,12 @@ def _mdc_jobs(cpu: str, smoke: bool) -> dict[str, list[str]]:
     return jobs
 
 
-def compile_all(out: str, jobs: dict[str, list[str]]) -> int:
-    """Runs each job with ``-o OUT/NAME``; 1 (having said which and why) at
-    the first that fails."""
-    for name, cmd in jobs.items():
-        r = subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
-        if r.returncode:
-            print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
-            return 1
-    return 0
-
-
 def build(out: str, cpu: str, smoke: bool = False) -> int:
     """``smoke``: a second local device (forced staging) stands in for the
     GPU, so ``run --smoke`` exercises the measurements on a CPU-only machine."""
     os.makedirs(out, exist_ok=True)
     jobs = {**_stock_jobs(cpu, smoke), **_mdc_jobs(cpu, smoke)}
-    if compile_all(out, jobs):
+    if compile_jobs(out, jobs):
         return 1
     print(f"built {len(jobs)} modules in {out}")
     return 0

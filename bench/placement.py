@@ -28,10 +28,8 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import gc
-import json
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -41,7 +39,8 @@ import numpy as np
 from . import model
 from .common import Config, gpu_or_none
 from .placement_format import FORMAT, VARIANTS, placed_text
-from .workload import CPU, KitError, Measured, measure, stream
+from .kitframe import incomplete, parameter_archive, read_manifest, require_files, verdict
+from .workload import CPU, Measured, for_this_run, measure, seeded_weights, stream
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,16 +53,8 @@ class Kit:
 
 
 def read_kit(path: str) -> Kit:
-    spec = os.path.join(path, "placement.json")
-    try:
-        with open(spec) as f:
-            kit = json.load(f)
-    except OSError as e:
-        raise KitError(f"{spec}: {e.strerror}; build the kit with python -m bench placement build {path}") from None
-    except ValueError as e:
-        raise KitError(f"{spec} is not JSON ({e})") from None
-    if not isinstance(kit, dict) or kit.get("format") != FORMAT:
-        raise KitError(f"{spec} is not a placement kit of format {FORMAT}; build it again")
+    kit = read_manifest(path, "placement.json", build=f"python -m bench placement build {path}", kind="placement",
+                        fmt=FORMAT)
     try:
         result = Kit(path, model.Stack(**kit["stack"]), bool(kit["smoke"]), kit["weights_sha256"],
                      {int(b): entry for b, entry in kit["batches"].items()})
@@ -71,23 +62,16 @@ def read_kit(path: str) -> Kit:
                  for p in row["placements"].values()}
         files |= {e["expected"] for e in result.batches.values()}
     except (KeyError, TypeError, ValueError) as e:
-        raise KitError(f"{spec} is incomplete ({type(e).__name__}: {e}); build the kit again") from None
-    missing = sorted(n for n in files if not os.path.isfile(os.path.join(path, n)))
-    if missing:
-        raise KitError(f"the kit in {path} lacks {', '.join(missing)}; build it again")
+        raise incomplete(path, "placement.json", e) from None
+    require_files(path, files)
     return result
 
 
 def write_parameters(stack: model.Stack, params: list[np.ndarray], path: str) -> str:
     """The weights as a parameter archive at ``path``; -> mdc-run's
     ``--parameters`` spelling of it (``model=PATH``)."""
-    import iree.runtime as rt
-
-    index = rt.ParameterIndex()
-    for (name, _, _), array in zip(stack.weights(), params):
-        index.add_buffer(name, np.ascontiguousarray(array))
-    index.create_archive_file(path)
-    return f"{model.PARAMETER_SCOPE}={path}"
+    named = ((name, array) for (name, _, _), array in zip(stack.weights(), params))
+    return parameter_archive(path, model.PARAMETER_SCOPE, named)
 
 
 class GpuMemory:
@@ -318,15 +302,9 @@ def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
         return config.no_gpu_status()
     scratch = tempfile.mkdtemp(prefix="mdc-placement-")
     try:
-        kit = read_kit(os.path.abspath(path))
-        if kit.smoke != (config.gpu != "cuda"):
-            raise KitError(f"the kit was built {'with' if kit.smoke else 'without'} --smoke; run it "
-                           f"{'with' if kit.smoke else 'without'} --smoke")
+        kit = for_this_run(read_kit(os.path.abspath(path)), config)
         began = time.perf_counter()
-        params = model.weights(kit.stack)
-        if model.digest(params) != kit.weights_sha256:
-            raise KitError("the weights made here from the kit's seed differ from the ones its reference was "
-                           "computed with (sha256); build the kit with this checkout's bench/model.py")
+        params = seeded_weights(kit)
         parameters = write_parameters(kit.stack, params, os.path.join(scratch, "weights.irpa"))
         del params
         s = kit.stack
@@ -338,10 +316,6 @@ def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
         right, overhead = _table(config, kit, parameters, counts, memory)
         right = _throughput_table(config, kit, parameters, {b: 4 * n for b, n in counts.items()}, memory,
                                   overhead) and right
-    except KitError as e:
-        print(f"bench: error: {e}", file=sys.stderr)
-        return 1
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("\nevery result right" if right else "\nWRONG results above")
-    return 0 if right else 1
+    return verdict(right)

@@ -26,11 +26,11 @@ import dataclasses
 import json
 import os
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from . import model, placement_plan as plan_mod
+from .kitframe import compile_jobs, kit_mib, write_manifest
 from .placement_format import FORMAT, VARIANTS, placed_text
 
 HOST, ACCELERATOR = "cpu", "gpu"
@@ -77,12 +77,6 @@ def work_graph(text: str, name: str):
     with compiler.context, module.location:
         (function,) = [op for op in irx.top_level_ops(module) if irx.is_function(op) and irx.is_public(op)]
         return work_graph_of(function, HOST, ACCELERATOR, {})
-
-
-def _write_json(path: str, data) -> str:
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-    return path
 
 
 def _key(assignment_json: dict) -> str:
@@ -133,7 +127,7 @@ class _Batch:
                 if _key(data) in self.modules:
                     continue
                 vmfb = f"{variant}_b{self.b}_{bd.name}.vmfb"
-                path = _write_json(os.path.join(self.out, vmfb.replace(".vmfb", ".place.json")), data)
+                path = write_manifest(self.out, vmfb.replace(".vmfb", ".place.json"), data)
                 self.modules[_key(data)] = vmfb
                 jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
         return jobs
@@ -219,44 +213,25 @@ def _mdc_compile_ok() -> bool:
         return False
 
 
-def compile_all(out: str, jobs: dict[str, list[str]], workers: int) -> int:
-    """Runs each job with ``-o OUT/NAME``, ``workers`` at a time; 1 (having
-    said which and why) if one fails."""
-    def one(item):
-        name, cmd = item
-        return name, cmd, subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
-
-    with ThreadPoolExecutor(max(workers, 1)) as pool:
-        for name, cmd, r in pool.map(one, jobs.items()):
-            if r.returncode:
-                print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
-                return 1
-    return 0
-
-
 def build(plan: Plan, out: str) -> int:
     if not _mdc_compile_ok():
         print("bench: error: mdc-compile is not on PATH (install mdc here: pip install -e .)")
         return 1
     os.makedirs(out, exist_ok=True)
     batches = [_Batch(plan, out, b) for b in plan.batches]
-    if compile_all(out, {k: v for batch in batches for k, v in batch.auto_jobs().items()}, plan.jobs):
-        return 1
-    if compile_all(out, {k: v for batch in batches for k, v in batch.file_jobs().items()}, plan.jobs):
-        return 1
-    if compile_all(out, {k: v for batch in batches for k, v in batch.throughput_jobs().items()}, plan.jobs):
-        return 1
+    for jobs in ("auto_jobs", "file_jobs", "throughput_jobs"):  # in turn: file_jobs reads auto's reports
+        if compile_jobs(out, {k: v for batch in batches for k, v in getattr(batch, jobs)().items()}, plan.jobs):
+            return 1
     expected = _expected(plan, out)
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
            "profile": plan.profile, "weights_sha256": expected["weights_sha256"],
            "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries(),
                                       "throughput": batch.throughput_entries()}
                        for batch in batches}}
-    _write_json(os.path.join(out, "placement.json"), kit)
-    size = sum(os.path.getsize(os.path.join(out, n)) for n in os.listdir(out))
+    write_manifest(out, "placement.json", kit)
     modules = sum(len(b.modules) for b in batches)
     s = plan.stack
-    print(f"built {modules} modules in {out} ({size / 2**20:.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
+    print(f"built {modules} modules in {out} ({kit_mib(out):.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
           f"vocab {s.vocab}, {s.weight_bytes / 2**20:.1f} MiB of weights made at run time as parameters")
     for batch in batches:
         print(plan_text(kit["batches"][str(batch.b)], batch.b))

@@ -14,23 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import json
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
 from . import model
 from .common import Config, gpu_or_none, torch_cuda
+from .kitframe import KitError, incomplete, read_manifest, require_files, verdict
 from .workload_kit import FORMAT
 
 CPU = "local-task"
-
-
-class KitError(Exception):
-    """A kit that is missing, not a workload kit, or not for this run."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,16 +50,8 @@ class Kit:
 
 def read_kit(path: str) -> Kit:
     """The kit in ``path``; KitError saying what is wrong with it."""
-    spec = os.path.join(path, "workload.json")
-    try:
-        with open(spec) as f:
-            kit = json.load(f)
-    except OSError as e:
-        raise KitError(f"{spec}: {e.strerror}; build the kit with python -m bench workload build {path}") from None
-    except ValueError as e:
-        raise KitError(f"{spec} is not JSON ({e})") from None
-    if not isinstance(kit, dict) or kit.get("format") != FORMAT:
-        raise KitError(f"{spec} is not a workload kit of format {FORMAT}; build it again")
+    kit = read_manifest(path, "workload.json", build=f"python -m bench workload build {path}", kind="workload",
+                        fmt=FORMAT)
     try:
         batches = {int(b): _batch(path, entry) for b, entry in kit["batches"].items()}
         # A kit written before the stack had a layout holds in x out weights.
@@ -74,10 +61,8 @@ def read_kit(path: str) -> Kit:
                      " ".join([f"--iree-llvmcpu-target-cpu={kit.get('cpu', 'generic')}", *kit.get("mdc_flags", [])]))
         files = [m["file"] for m in result.modules] + [result.stock]
     except (KeyError, TypeError, ValueError) as e:
-        raise KitError(f"{spec} is incomplete ({type(e).__name__}: {e}); build the kit again") from None
-    missing = [name for name in files if not os.path.isfile(os.path.join(path, name))]
-    if missing:
-        raise KitError(f"the kit in {path} lacks {', '.join(missing)}; build it again")
+        raise incomplete(path, "workload.json", e) from None
+    require_files(path, files)
     return result
 
 
@@ -337,14 +322,29 @@ def _stream_table(config: Config, kit: Kit, torch: Torch | None, params, items: 
     return right
 
 
-def _weights(kit: Kit) -> list[np.ndarray]:
-    """The weights, made from the kit's seed; KitError unless they are the
-    ones its reference was computed with."""
-    began = time.perf_counter()
+def seeded_weights(kit) -> list[np.ndarray]:
+    """The weights of a workload or placement kit, made from its seed;
+    KitError unless they are the ones its reference was computed with."""
     params = model.weights(kit.stack)
     if model.digest(params) != kit.weights_sha256:
         raise KitError("the weights made here from the kit's seed differ from the ones its reference was "
                        "computed with (sha256); build the kit with this checkout's bench/model.py")
+    return params
+
+
+def for_this_run(kit, config: Config):
+    """``kit`` (a workload or placement kit); KitError unless it was built
+    for the devices of this run (--smoke or not)."""
+    if kit.smoke != (config.gpu != "cuda"):
+        raise KitError(f"the kit was built {'with' if kit.smoke else 'without'} --smoke; run it "
+                       f"{'with' if kit.smoke else 'without'} --smoke")
+    return kit
+
+
+def _weights(kit: Kit) -> list[np.ndarray]:
+    """The weights (seeded_weights), said with the time they took."""
+    began = time.perf_counter()
+    params = seeded_weights(kit)
     print(f"weights: {kit.stack.weight_bytes / 2**20:.1f} MiB of {kit.stack.dtype} made from seed {kit.stack.seed} in "
           f"{time.perf_counter() - began:.1f} s, sha256 as the kit's", flush=True)
     return params
@@ -368,21 +368,13 @@ def _describe(config: Config, kit: Kit, torch: Torch | None, why: str | None) ->
 def run(config: Config, path: str, calls: int, batch_calls: int, stream_items: int = 32, depth: int = 2) -> int:
     if gpu_or_none(config) is None:
         return config.no_gpu_status()
-    try:
-        kit = read_kit(os.path.abspath(path))
-        if kit.smoke != (config.gpu != "cuda"):
-            raise KitError(f"the kit was built {'with' if kit.smoke else 'without'} --smoke; run it "
-                           f"{'with' if kit.smoke else 'without'} --smoke")
-        torch, why = find_torch(config)
-        _describe(config, kit, torch, why)
-        params = _weights(kit)
-    except KitError as e:
-        print(f"bench: error: {e}", file=sys.stderr)
-        return 1
+    kit = for_this_run(read_kit(os.path.abspath(path)), config)
+    torch, why = find_torch(config)
+    _describe(config, kit, torch, why)
+    params = _weights(kit)
     right = True
     for b in sorted(kit.batches):
         right = _table(config, kit, torch, b, params, calls if b == 1 else batch_calls) and right
     if stream_items:
         right = _stream_table(config, kit, torch, params, stream_items, depth) and right
-    print("\nevery result right" if right else "\nWRONG results above")
-    return 0 if right else 1
+    return verdict(right)

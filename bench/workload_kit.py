@@ -11,13 +11,12 @@ the seed (model.weight) and checks their digest against the kit's.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 
 import numpy as np
 
 from . import model
-from .kit import compile_all
+from .kitframe import compile_jobs, kit_mib, write_manifest
 
 FORMAT = "mdc.bench.workload/1"
 MODELS = {"sync": [], "async": ["--iree-execution-model=async-external"]}
@@ -88,16 +87,14 @@ def _expected(plan: Plan, out: str) -> dict:
 def build(plan: Plan, out: str) -> int:
     os.makedirs(out, exist_ok=True)
     jobs, modules = _jobs(plan, out)
-    if compile_all(out, jobs):
+    if compile_jobs(out, jobs):
         return 1
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
            "mdc_flags": list(plan.mdc_flags),
            "splits": list(plan.splits), "modules": modules, "stock": "stock_gpu.vmfb", **_expected(plan, out)}
-    with open(os.path.join(out, "workload.json"), "w") as f:
-        json.dump(kit, f, indent=1)
-    size = sum(os.path.getsize(os.path.join(out, n)) for n in os.listdir(out))
+    write_manifest(out, "workload.json", kit)
     s = plan.stack
-    print(f"built {len(jobs)} modules in {out} ({size / 2**20:.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
+    print(f"built {len(jobs)} modules in {out} ({kit_mib(out):.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
           f"vocab {s.vocab}, {s.weight_bytes / 2**20:.1f} MiB of weights made at run time; "
           f"batches {', '.join(map(str, plan.batches))}; splits k = {', '.join(map(str, plan.splits))}")
     return 0

@@ -40,23 +40,20 @@ on a many-core host too.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.processes import HUNG, run_watched
+from bench.kitframe import (NO_GPU_STATUS, ROOT, Step, checkout_env, close, device_missing, kit_main,  # noqa: E402
+                            markdown, option, run_timed, watchdog, write_manifest)
+from harness.processes import HUNG, run_watched  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 PAIR_SOURCE = os.path.join(HERE, "programs", "matmul_chain.mlir")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-NO_DEVICE_STATUS = 2
 HANG_MARK = "Timeout ("  # how faulthandler.dump_traceback_later starts its report
 
 ONE_DEVICE = """// One matmul on one device: the close stress's module for a device the
@@ -95,13 +92,12 @@ def build(out: str, cpu: str, cuda_target: str) -> int:
     for name, (source, *flags) in _modules(cpu, cuda_target).items():
         source = os.path.join(out, source) if source == "one.mlir" else source
         cmd = [sys.executable, "-m", "mdc.pipeline", source, *flags, "-o", os.path.join(out, f"{name}.vmfb")]
-        r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
-        if r.returncode:
+        r = run_timed(cmd, 600, env=checkout_env(), cwd=ROOT)
+        if not r.ok:
             print(f"close_stress: {name}: {' '.join(cmd)}\n{r.stderr.strip()[-2000:]}", file=sys.stderr)
             return 1
         print(f"built {name}", flush=True)
-    with open(os.path.join(out, "kit.json"), "w") as f:
-        json.dump({"cpu": cpu, "cuda_target": cuda_target}, f)
+    write_manifest(out, "kit.json", {"cpu": cpu, "cuda_target": cuda_target})
     print(f"close_stress: built {len(_modules(cpu, cuda_target))} modules in {out}")
     return 0
 
@@ -128,24 +124,14 @@ def case_of(devices: list[str]) -> dict:
 
 def _device_missing(case: dict) -> str:
     """'' when every device of ``case`` opens here, else why not."""
-    probe = ("import iree.runtime as rt, sys\n"
-             "for d in sys.argv[1:]:\n"
-             "    rt.get_driver(d.split(':', 1)[0]).create_default_device()\n")
-    drivers = sorted({d for _, devs in case["loads"] for d in devs if not d.startswith("local-")})
-    if not drivers:
-        return ""
-    r = run_watched([sys.executable, "-c", probe, *drivers], timeout=120, quiet=None)
-    if r.returncode == 0:
-        return ""
-    return (r.stderr.strip().splitlines() or ["no answer"])[-1][:200]
+    drivers = sorted({d.split(":", 1)[0] for _, devs in case["loads"] for d in devs if not d.startswith("local-")})
+    return next((why for why in (device_missing(d, child_timeout=120, width=200) for d in drivers) if why), "")
 
 
 def child(kit: str, case: dict, loads: int, calls: int, hang: float, workers: int) -> int:
     """``loads`` cycles of ``case``; exits 0 after printing ``done cycles=N``,
     5 on a failure or wrong result; a hung cycle ends the process through
     faulthandler (exit 1, HANG_MARK and the stacks on stderr)."""
-    import faulthandler
-
     import numpy as np
     import iree.runtime as rt
 
@@ -161,24 +147,23 @@ def child(kit: str, case: dict, loads: int, calls: int, hang: float, workers: in
     try:
         for cycle in range(loads):
             model = ("sync", "async")[cycle % 2]
-            faulthandler.dump_traceback_later(hang, exit=True)
             opened = []
-            try:
-                for stem, devices in case["loads"]:
-                    name = f"{stem}_{model}" if stem.startswith("pair") else stem
-                    opened.append(load(os.path.join(kit, f"{name}.vmfb"), devices))
-                for _ in range(calls):
-                    for m in opened:
-                        got, want = ((m.matmul_chain(x, w1, w2), want_pair) if "matmul_chain" in m.signatures
-                                     else (m.step(x, w1), want_one))
-                        if not np.allclose(got, want, rtol=1e-4, atol=1e-4):
-                            print(f"WRONG cycles={done}: {m.path} gave max error "
-                                  f"{float(np.max(np.abs(got - want))):.3g}", flush=True)
-                            return 5
-            finally:
-                for m in reversed(opened):
-                    m.close()
-            faulthandler.cancel_dump_traceback_later()
+            with watchdog(hang):
+                try:
+                    for stem, devices in case["loads"]:
+                        name = f"{stem}_{model}" if stem.startswith("pair") else stem
+                        opened.append(load(os.path.join(kit, f"{name}.vmfb"), devices))
+                    for _ in range(calls):
+                        for m in opened:
+                            got, want = ((m.matmul_chain(x, w1, w2), want_pair) if "matmul_chain" in m.signatures
+                                         else (m.step(x, w1), want_one))
+                            right, err = close(got, want, 1e-4, 1e-4, dtype=False)
+                            if not right:
+                                print(f"WRONG cycles={done}: {m.path} gave max error {err:.3g}", flush=True)
+                                return 5
+                finally:
+                    for m in reversed(opened):
+                        m.close()
             done += 1
     except Exception as e:  # noqa: BLE001  (a failure is a row, not a traceback)
         print(f"FAILED cycles={done}: {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
@@ -196,7 +181,7 @@ def run_case(kit: str, case: dict, processes: int, jobs: int, loads: int, calls:
     bound = loads * (hang + 5) + 60
 
     def one(_):
-        return run_watched(cmd, timeout=bound, quiet=None, env=ENV, cwd=ROOT)
+        return run_watched(cmd, timeout=bound, quiet=None, env=checkout_env(), cwd=ROOT)
 
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -242,9 +227,10 @@ def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads
         row, bad = run_case(kit, case, processes, jobs, loads, calls, hang, workers)
         rows.append(row)
         details += bad
-    print(f"\n| case | runs | hangs | failures | cycles | seconds |\n|---|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(f"| {r['case']} | {r['runs']} | {r['hangs']} | {r['failures']} | {r['cycles']} | {r['seconds']:.1f} |")
+    print()
+    print(markdown(("case", "runs", "hangs", "failures", "cycles", "seconds"), "lrrrrr",
+                   [(*(r[k] for k in ("case", "runs", "hangs", "failures", "cycles")), f"{r['seconds']:.1f}")
+                    for r in rows]))
     for m in missing:
         print(m)
     for d in details[:3]:
@@ -256,36 +242,34 @@ def run(kit: str, device_sets: list[list[str]], processes: int, jobs: int, loads
         return 1
     if explicit and missing:
         print("close_stress: error: the asked devices are not here; nothing was run", file=sys.stderr)
-        return NO_DEVICE_STATUS
+        return NO_GPU_STATUS
     return 0
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "child":
-        return child(sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]),
-                     int(sys.argv[7]))
-    p = argparse.ArgumentParser(prog="close_stress.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="compile the kit (here)")
-    b.add_argument("dir")
-    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (generic: runs on any x86-64)")
-    b.add_argument("--cuda-target", default="sm_80")
-    r = sub.add_parser("run", help="load, call and close, again and again")
-    r.add_argument("dir")
-    r.add_argument("--device", action="append", help="a device of the one case to run (twice: a pair)")
-    r.add_argument("--processes", type=int, default=20)
-    r.add_argument("--jobs", type=int, default=2, help="processes at a time")
-    r.add_argument("--loads", type=int, default=100, help="cycles a process")
-    r.add_argument("--calls", type=int, default=2, help="calls a cycle")
-    r.add_argument("--hang", type=float, default=30.0, help="seconds a cycle may take before it counts as a hang")
-    r.add_argument("--workers", type=int, default=0,
-                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
-    a = p.parse_args()
-    if a.cmd == "build":
-        return build(a.dir, a.cpu, a.cuda_target)
+def _run(a) -> int:
     sets = [a.device] if a.device else DEFAULT_CASES
     return run(a.dir, sets, a.processes, a.jobs, a.loads, a.calls, a.hang, a.workers, explicit=bool(a.device))
+
+
+BUILD = Step(lambda a: build(a.dir, a.cpu, a.cuda_target), [
+    option("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (generic: runs on any x86-64)"),
+    option("--cuda-target", default="sm_80")], help="compile the kit (here)")
+RUN = Step(_run, [
+    option("--device", action="append", help="a device of the one case to run (twice: a pair)"),
+    option("--processes", type=int, default=20),
+    option("--jobs", type=int, default=2, help="processes at a time"),
+    option("--loads", type=int, default=100, help="cycles a process"),
+    option("--calls", type=int, default=2, help="calls a cycle"),
+    option("--hang", type=float, default=30.0, help="seconds a cycle may take before it counts as a hang"),
+    option("--workers", type=int, default=0,
+           help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")],
+    help="load, call and close, again and again")
+# A process of the run: child KIT CASE_JSON LOADS CALLS HANG WORKERS.
+CHILDREN = {"child": lambda v: child(v[0], json.loads(v[1]), int(v[2]), int(v[3]), float(v[4]), int(v[5]))}
+
+
+def main() -> int:
+    return kit_main(__doc__, BUILD, RUN, children=CHILDREN, prog="close_stress.py", dest="dir")
 
 
 if __name__ == "__main__":

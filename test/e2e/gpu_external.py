@@ -21,29 +21,18 @@ when a case failed; with no cuda device it says so and exits 2
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from bench.kitframe import (Step, allow_no_gpu_option, checkout_env, cuda_available, fixed, kit_main,  # noqa: E402
+                            no_device, option, read_manifest, run_timed, write_manifest)
 from harness import external_corpus as corpus  # noqa: E402
-from harness.gpu_kit import NO_GPU_STATUS, cuda_available  # noqa: E402
-from harness.paths import ROOT  # noqa: E402
 
 INPUT_SEED = 20261203
-
-
-def _run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-
-
-def _first_error(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    return next((line for line in lines if "error" in line), lines[0] if lines else "no output")[:200]
+COLUMNS = ("36", "12", "6", "")  # program, cuda device, result, error
 
 
 def _expected(kit: str, program: corpus.Program, values, stem: str) -> str:
@@ -54,22 +43,21 @@ def _expected(kit: str, program: corpus.Program, values, stem: str) -> str:
     with open(src, "w") as f:
         f.write(corpus.source(program, devices))
     vmfb = os.path.join(kit, f"{stem}.stock.vmfb")
-    r = _run(["iree-compile", src, *(f"--iree-hal-target-device={d}" for d in devices),
-              "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host", "-o", vmfb])
-    if r.returncode:
-        return f"stock iree-compile failed: {_first_error(r.stderr)}"
+    r = run_timed(["iree-compile", src, *(f"--iree-hal-target-device={d}" for d in devices),
+                   "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host", "-o", vmfb])
+    if not r.ok:
+        return f"stock iree-compile failed: {r.first_error()}"
     flags = corpus.iree_run_inputs(values, kit, f"{stem}.stock")
-    listed = _run(["iree-run-module", f"--module={vmfb}", f"--function={program.function}",
-                   *["--device=local-task"] * len(devices), *flags])
-    if listed.returncode:
-        return f"stock run failed: {_first_error(listed.stderr)}"
+    run = ["iree-run-module", f"--module={vmfb}", f"--function={program.function}",
+           *["--device=local-task"] * len(devices), *flags]
+    listed = run_timed(run)
+    if not listed.ok:
+        return f"stock run failed: {listed.first_error()}"
     count = sum(line.startswith("result[") for line in listed.stdout.splitlines())
-    outs = [os.path.join(kit, f"{stem}.expected{k}.npy") for k in range(count)]
-    r = _run(["iree-run-module", f"--module={vmfb}", f"--function={program.function}",
-              *["--device=local-task"] * len(devices), *flags, *(f"--output=@{o}" for o in outs)])
+    r = run_timed([*run, *(f"--output=@{kit}/{stem}.expected{k}.npy" for k in range(count))])
     for path in (src, vmfb, *(f[len("--input=@"):] for f in flags if f.startswith("--input=@"))):
         os.unlink(path)
-    return f"stock run failed: {_first_error(r.stderr)}" if r.returncode else ""
+    return "" if r.ok else f"stock run failed: {r.first_error()}"
 
 
 def build(kit: str, cpu: str) -> int:
@@ -90,15 +78,14 @@ def build(kit: str, cpu: str) -> int:
             src = os.path.join(kit, f"{stem}.mlir")
             with open(src, "w") as f:
                 f.write(corpus.source(program, devices))
-            r = _run(["mdc-compile", src, *(f"--device={d}" for d in devices), "--iree-cuda-target=sm_80",
-                      f"--iree-llvmcpu-target-cpu={cpu}", "-o", os.path.join(kit, f"{stem}.vmfb")])
-            error = f"mdc-compile: {_first_error(r.stderr)}" if r.returncode else ""
+            r = run_timed(["mdc-compile", src, *(f"--device={d}" for d in devices), "--iree-cuda-target=sm_80",
+                           f"--iree-llvmcpu-target-cpu={cpu}", "-o", os.path.join(kit, f"{stem}.vmfb")])
+            error = "" if r.ok else f"mdc-compile: {r.first_error()}"
             refused += bool(error)
             cases.append(dict(program=program.name, gpu=gpu, module=f"{stem}.vmfb", function=program.function,
                               runtime=corpus.runtime_devices(devices, "cuda"), inputs=len(values),
                               build_error=error))
-    with open(os.path.join(kit, "cases.json"), "w") as f:
-        json.dump(cases, f, indent=1)
+    write_manifest(kit, "cases.json", cases)
     print(f"built {len(cases) - refused} of {len(cases)} cases in {kit}"
           + (f"; mdc-compile refused {refused} (run lists them as FAIL)" if refused else ""))
     return 0
@@ -108,7 +95,7 @@ def _call(kit: str, index: int) -> int:
     """The child of one case: load, call, save the results as CASE.got{k}.npy."""
     from mdc.runtime_shim import load
 
-    case = json.load(open(os.path.join(kit, "cases.json")))[index]
+    case = read_manifest(kit, "cases.json")[index]
     values = [np.load(os.path.join(kit, f"{case['program']}.in{i}.npy")) for i in range(case["inputs"])]
     with load(os.path.join(kit, case["module"]), case["runtime"]) as m:
         got = getattr(m, case["function"])(*values)
@@ -122,16 +109,13 @@ def _verdict(kit: str, case: dict, index: int, timeout: float) -> str:
     if case["build_error"]:
         return case["build_error"]
     stem = f"{case['program']}.{case['gpu']}"
-    for name in os.listdir(kit):
-        if name.startswith(f"{stem}.got"):
-            os.unlink(os.path.join(kit, name))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
-    try:
-        r = _run([sys.executable, os.path.abspath(__file__), "_call", kit, str(index)], timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
+    stale = [os.path.join(kit, name) for name in os.listdir(kit) if name.startswith(f"{stem}.got")]
+    r = run_timed([sys.executable, os.path.abspath(__file__), "_call", kit, str(index)], timeout, env=checkout_env(),
+                  outputs=stale)
+    if r.status == "TIMEOUT":
         return f"TIMEOUT after {timeout:g}s"
-    if r.returncode:
-        return f"rc={r.returncode}: {_first_error(r.stderr)}"
+    if not r.ok:
+        return f"{r.status}: {r.first_error()}"
     k = 0
     while os.path.exists(os.path.join(kit, f"{case['program']}.expected{k}.npy")):
         want = np.load(os.path.join(kit, f"{case['program']}.expected{k}.npy"))
@@ -148,39 +132,27 @@ def _verdict(kit: str, case: dict, index: int, timeout: float) -> str:
 def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
     kit = os.path.abspath(kit)
     if not cuda_available():
-        if allow_no_gpu:
-            print("gpu_external: no cuda device here; skipping (--allow-no-gpu)")
-            return 0
-        print("gpu_external: error: no cuda device here; nothing was checked "
-              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
-        return NO_GPU_STATUS
-    with open(os.path.join(kit, "cases.json")) as f:
-        cases = json.load(f)
-    print(f"{'program':36} {'cuda device':12} {'result':6} error")
+        return no_device("gpu_external", allow=allow_no_gpu)
+    cases = read_manifest(kit, "cases.json", build=f"python test/e2e/gpu_external.py build {kit}")
+    print(fixed(("program", "cuda device", "result", "error"), COLUMNS))
     failures = 0
     for index, case in enumerate(cases):
         error = _verdict(kit, case, index, timeout)
         failures += bool(error)
-        print(f"{case['program']:36} {case['gpu']:12} {'FAIL' if error else 'ok':6} {error}", flush=True)
+        print(fixed((case["program"], case["gpu"], "FAIL" if error else "ok", error), COLUMNS), flush=True)
     print(f"{len(cases) - failures} ok, {failures} failed")
     return 1 if failures else 0
 
 
+BUILD = Step(lambda a: build(a.kit, a.cpu), [
+    option("--cpu", default="generic", help="portable CPU target for the local devices")])
+RUN = Step(lambda a: run(a.kit, a.timeout, a.allow_no_gpu), [
+    option("--timeout", type=float, default=120.0, help="seconds per case (its child is killed after)"),
+    allow_no_gpu_option()])
+
+
 def main() -> int:
-    if len(sys.argv) == 4 and sys.argv[1] == "_call":
-        return _call(sys.argv[2], int(sys.argv[3]))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("kit")
-    b.add_argument("--cpu", default="generic", help="portable CPU target for the local devices")
-    r = sub.add_parser("run")
-    r.add_argument("kit")
-    r.add_argument("--timeout", type=float, default=120.0, help="seconds per case (its child is killed after)")
-    r.add_argument("--allow-no-gpu", action="store_true",
-                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    a = p.parse_args()
-    return build(a.kit, a.cpu) if a.cmd == "build" else run(a.kit, a.timeout, a.allow_no_gpu)
+    return kit_main(__doc__, BUILD, RUN, children={"_call": lambda argv: _call(argv[0], int(argv[1]))})
 
 
 if __name__ == "__main__":

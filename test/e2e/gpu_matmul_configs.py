@@ -25,16 +25,13 @@ tokens/s. Exit status 1 if any result is wrong.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from bench.kitframe import ROOT, Step, cuda_available, kit_main, markdown, no_device, option, read_manifest, verdict
 from harness import gpu_matmul
-from harness.gpu_kit import cuda_available
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 MATMUL_VARIANTS = ("default", "table", "mdc", "mdc_off")
 DTYPES = ("f32", "f16")
@@ -56,13 +53,10 @@ def build(kit: str) -> int:
 # ---------------------------------------------------------------- run there
 
 def _matmul_rows(kit: str) -> tuple[list[str], bool]:
-    import json
-
     import numpy as np
 
     path = os.path.join(kit, "matmul")
-    with open(os.path.join(path, "cases.json")) as f:
-        meta = json.load(f)
+    meta = read_manifest(path, "cases.json", build=f"python test/e2e/gpu_matmul_configs.py build {kit}")
     ref = np.load(os.path.join(path, "ref.npy"))
     tmp = os.path.join(path, "tmp")
     os.makedirs(tmp, exist_ok=True)
@@ -133,32 +127,28 @@ def _workload_rows(kit: str, calls: int, dtypes=DTYPES) -> tuple[list[str], bool
 def run(kit: str, calls: int, dtypes=DTYPES, matmul_rows: bool = True) -> int:
     matmul, right_m = _matmul_rows(kit) if matmul_rows else ([], True)
     work, right_w = _workload_rows(kit, calls, dtypes)
-    print("\n| what | variant | mdc / IREE | torch, same run | ratio | max error | check |")
-    print("|---|---|---|---|---|---:|---|")
-    for row in matmul + work:
-        print(row)
-    right = right_m and right_w
-    print("\nevery result right" if right else "\nWRONG results above")
-    return 0 if right else 1
+    print()
+    print(markdown(("what", "variant", "mdc / IREE", "torch, same run", "ratio", "max error", "check"), "lllllrl",
+                   matmul + work))
+    return verdict(right_m and right_w)
+
+
+def _run(a) -> int:
+    if not cuda_available():
+        return no_device("gpu_matmul_configs", nothing="measured")
+    return run(a.kit, a.calls, tuple(a.dtype or DTYPES), not a.workload_only)
+
+
+BUILD = Step(lambda a: build(a.kit), help="build the matmul and workload kits (here)")
+RUN = Step(_run, [
+    option("--calls", type=int, default=5, help="timed workload calls per row (default 5)"),
+    option("--dtype", action="append", choices=DTYPES, help="the workload rows of this dtype only"),
+    option("--workload-only", action="store_true", help="no matmul rows (a short run)")],
+    help="measure them (GPU machine)")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="build the matmul and workload kits (here)")
-    b.add_argument("kit")
-    r = sub.add_parser("run", help="measure them (GPU machine)")
-    r.add_argument("kit")
-    r.add_argument("--calls", type=int, default=5, help="timed workload calls per row (default 5)")
-    r.add_argument("--dtype", action="append", choices=DTYPES, help="the workload rows of this dtype only")
-    r.add_argument("--workload-only", action="store_true", help="no matmul rows (a short run)")
-    args = p.parse_args(argv)
-    if args.cmd == "build":
-        return build(args.kit)
-    if not cuda_available():
-        print("gpu_matmul_configs: error: no cuda device here; nothing was measured", file=sys.stderr)
-        return gpu_matmul.NO_GPU_STATUS
-    return run(args.kit, args.calls, tuple(args.dtype or DTYPES), not args.workload_only)
+    return kit_main(__doc__.splitlines()[0], BUILD, RUN, argv)
 
 
 if __name__ == "__main__":

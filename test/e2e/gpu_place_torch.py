@@ -40,33 +40,24 @@ needs cuda and there is no cuda device.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.gpu_kit import cuda_available
+from bench.kitframe import (ROOT, Step, as_list, close, failed, kit_main, kit_mib, markdown, option, read_manifest,
+                            verdict, write_manifest)
+from harness.place_kit import (PROFILE, compile_placed, everything_on_gpu, no_cuda, placed_counts, reserved_bytes,
+                               targets, write_assignment)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPORTED = os.path.join(ROOT, "examples", "pytorch", "exported_unplaced")
-PROFILE = os.path.join(ROOT, "bench", "profiles", "h100.json")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-NO_GPU_STATUS = 2
 RTOL, ATOL = 1e-4, 1e-5
 MAX_BATCH = 64
 TIMED_CALLS = 20
 MATMULS = ("matmul", "batch_matmul")  # the first word of a report unit's label
-
-GPU_FLAGS = ["--device=cpu=local[0]", "--device=gpu=cuda[0]", "--iree-cuda-target=sm_80",
-             "--iree-llvmcpu-target-cpu=x86-64-v3"]
-SMOKE_FLAGS = ["--device=cpu=local[0]", "--device=gpu=local[1]", "--link=cpu:gpu=staged",
-               "--iree-llvmcpu-target-cpu=x86-64-v3"]
-GPU_DEVICES, SMOKE_DEVICES = ["local-task", "cuda"], ["local-task", "local-sync"]
+PLACEMENTS = ("auto", "auto90", "file", "gpu")
 
 
 # ---------------------------------------------------------------- build here
@@ -78,31 +69,16 @@ def _max_dims(entry: dict) -> list[str]:
     return [f"--max-dim=arg{i}.d0={MAX_BATCH}" for i in range(len(entry["inputs"]))]
 
 
-def _compile(source: str, flags: list[str], stem: str) -> dict:
-    """The report's "placement" of ``stem``.vmfb compiled from ``source``."""
-    cmd = [sys.executable, "-m", "mdc.pipeline", source, *flags, f"--report={stem}.json", "-o", f"{stem}.vmfb"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=ENV)
-    if r.returncode:
-        raise RuntimeError(f"mdc-compile failed ({os.path.basename(stem)}): {r.stderr.strip()}")
-    with open(f"{stem}.json") as f:
-        return json.load(f)["placement"]
-
-
 def _compile_auto(source: str, flags: list[str], budget: int, stem: str) -> dict:
     """``--place=auto`` under ``budget``, or under the least budget that puts
     work on the accelerator where the error names one above it."""
     try:
-        return _compile(source, [*flags, f"--gpu-memory={budget}"], stem)
+        return compile_placed(source, [*flags, f"--gpu-memory={budget}"], stem)
     except RuntimeError as e:
         least = re.search(r"--gpu-memory=(\d+) \([^)]*\) is the least", str(e))
         if not least:
             raise
-        return _compile(source, [*flags, f"--gpu-memory={least.group(1)}"], stem)
-
-
-def reserved_bytes(profile: str, device: str = "cuda") -> int:
-    with open(profile) as f:
-        return int(json.load(f)["devices"].get(device, {}).get("reserved_bytes") or 0)
+        return compile_placed(source, [*flags, f"--gpu-memory={least.group(1)}"], stem)
 
 
 def split_budget(placement: dict, reserved: int, share: float = 0.5) -> int:
@@ -120,26 +96,33 @@ def matmul_split(placement: dict) -> dict:
             "weights": [{"name": w["name"], "device": "cpu"} for w in placement["weights"]]}
 
 
-def everything_on_gpu(placement: dict) -> dict:
-    return {"units": [{"id": u["id"], "device": "gpu"} for u in placement["units"]],
-            "weights": [{"name": w["name"], "device": "gpu"} for w in placement["weights"]]}
-
-
 def crossings_a_call(summary: str) -> int:
     m = re.search(r"(\d+) crossings? a call", summary)
     return int(m.group(1)) if m else -1
 
 
 def _row(name: str, how: str, placement: dict, entry: dict) -> dict:
-    units = [u["device"] for u in placement["units"]]
     sizes = [entry] + entry.get("other_sizes", [])
     p = entry.get("parameters")
-    return dict(model=name, placement=how, vmfb=f"{name}.{how}.vmfb", summary=placement["summary"],
-                estimate_s=placement["estimate_seconds"],
-                gpu_units=units.count("gpu"), units=len(units), crossings=crossings_a_call(placement["summary"]),
+    return dict(model=name, placement=how, vmfb=f"{name}.{how}.vmfb", **placed_counts(placement),
+                crossings=crossings_a_call(placement["summary"]),
                 parameters=[f"{p['scope']}={p['file']}"] if p else [],
                 calls=[dict(inputs=[i["file"] for i in s["inputs"]], outputs=[o["file"] for o in s["outputs"]])
                        for s in sizes if all(i["shape"][0] <= MAX_BATCH for i in s["inputs"])])
+
+
+def _placements(source: str, flags: list[str], reserved: int, stem: str) -> dict:
+    """Each placement of one export (the module's doc): PLACEMENTS -> the report's placement."""
+    first = compile_placed(source, [*flags, "--place=auto"], f"{stem}.probe")
+    for extra in (f"{stem}.probe.vmfb", f"{stem}.probe.json"):
+        os.remove(extra)
+    auto = _compile_auto(source, [*flags, "--place=auto"], split_budget(first, reserved), f"{stem}.auto")
+    most = _compile_auto(source, [*flags, "--place=auto"], split_budget(first, reserved, 0.9), f"{stem}.auto90")
+    placed = compile_placed(source, [*flags, write_assignment(f"{stem}.assignment.json", matmul_split(auto))],
+                            f"{stem}.file")
+    gpu = compile_placed(source, [*flags, write_assignment(f"{stem}.gpu.assignment.json", everything_on_gpu(auto))],
+                         f"{stem}.gpu")
+    return dict(zip(PLACEMENTS, (auto, most, placed, gpu)))
 
 
 def build(kit: str, smoke: bool, only: list[str] | None = None) -> int:
@@ -147,46 +130,26 @@ def build(kit: str, smoke: bool, only: list[str] | None = None) -> int:
     os.makedirs(kit, exist_ok=True)
     with open(os.path.join(EXPORTED, "index.json")) as f:
         index = json.load(f)
-    flags, reserved = (SMOKE_FLAGS, 0) if smoke else (GPU_FLAGS, reserved_bytes(PROFILE))
+    flags, devices = targets(smoke)
+    reserved = 0 if smoke else reserved_bytes()
     rows = []
     for name, entry in index.items():
         if only and name not in only:
             continue
-        source, stem = os.path.join(EXPORTED, entry["mlir"]), os.path.join(kit, name)
         try:
-            first = _compile(source, [*flags, "--place=auto", f"--place-profile={PROFILE}", *_max_dims(entry)],
-                             f"{stem}.probe")
-            auto = _compile_auto(source, [*flags, "--place=auto", f"--place-profile={PROFILE}", *_max_dims(entry)],
-                                 split_budget(first, reserved), f"{stem}.auto")
-            most = _compile_auto(source, [*flags, "--place=auto", f"--place-profile={PROFILE}", *_max_dims(entry)],
-                                 split_budget(first, reserved, 0.9), f"{stem}.auto90")
-            assignment = f"{stem}.assignment.json"
-            with open(assignment, "w") as f:
-                json.dump(matmul_split(auto), f, indent=1)
-            placed = _compile(source, [*flags, f"--place={assignment}", f"--place-profile={PROFILE}",
-                                       *_max_dims(entry)], f"{stem}.file")
-            everything = f"{stem}.gpu.assignment.json"
-            with open(everything, "w") as f:
-                json.dump(everything_on_gpu(auto), f, indent=1)
-            gpu = _compile(source, [*flags, f"--place={everything}", f"--place-profile={PROFILE}",
-                                    *_max_dims(entry)], f"{stem}.gpu")
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            placements = _placements(os.path.join(EXPORTED, entry["mlir"]),
+                                     [*flags, f"--place-profile={PROFILE}", *_max_dims(entry)], reserved,
+                                     os.path.join(kit, name))
+        except RuntimeError as e:
             print(f"{name}: {e}")
             return 1
-        for extra in (f"{stem}.probe.vmfb", f"{stem}.probe.json"):
-            os.remove(extra)
-        rows += [_row(name, "auto", auto, entry), _row(name, "auto90", most, entry), _row(name, "file", placed, entry),
-                 _row(name, "gpu", gpu, entry)]
+        rows += [_row(name, how, placement, entry) for how, placement in placements.items()]
         for file in {f for r in rows[-4:] for c in r["calls"] for f in c["inputs"] + c["outputs"]} | (
                 {entry["parameters"]["file"]} if entry.get("parameters") else set()):
             shutil.copyfile(os.path.join(EXPORTED, file), os.path.join(kit, file))
-        print(f"{name}: auto {auto['summary']}\n{name}: auto90 {most['summary']}\n{name}: file {placed['summary']}\n{name}: gpu {gpu['summary']}",
-              flush=True)
-    devices = SMOKE_DEVICES if smoke else GPU_DEVICES
-    with open(os.path.join(kit, "modules.json"), "w") as f:
-        json.dump({"devices": devices, "modules": rows}, f, indent=1)
-    size = sum(os.path.getsize(os.path.join(kit, n)) for n in os.listdir(kit))
-    print(f"built {len(rows)} modules in {kit} for {' + '.join(devices)}, {size / 2**20:.1f} MiB")
+        print("\n".join(f"{name}: {how} {p['summary']}" for how, p in placements.items()), flush=True)
+    write_manifest(kit, "modules.json", {"devices": devices, "modules": rows})
+    print(f"built {len(rows)} modules in {kit} for {' + '.join(devices)}, {kit_mib(kit):.1f} MiB")
     return 0
 
 
@@ -195,80 +158,61 @@ def build(kit: str, smoke: bool, only: list[str] | None = None) -> int:
 def check_module(kit: str, row: dict, devices: list[str]) -> tuple[float, bool, float]:
     """(largest absolute error, every result within tolerance) of every
     call, and the median seconds of the first inputs' call."""
-    import statistics
-    import time
-
     import numpy as np
 
+    from bench.common import median_time
     from mdc.runtime_shim import load
 
     worst, right = 0.0, True
     params = [f"{scope}={os.path.join(kit, file)}" for scope, _, file in (p.partition("=") for p in row["parameters"])]
     with load(os.path.join(kit, row["vmfb"]), devices, parameters=params) as m:
         for call in row["calls"]:
-            got = m.main(*(np.load(os.path.join(kit, f)) for f in call["inputs"]))
-            got = list(got) if isinstance(got, (list, tuple)) else [got]
+            got = as_list(m.main(*(np.load(os.path.join(kit, f)) for f in call["inputs"])))
             want = [np.load(os.path.join(kit, f)) for f in call["outputs"]]
-            if len(got) != len(want):
+            checked = [close(g, w, RTOL, ATOL) for g, w in zip(got, want)]
+            if len(got) != len(want) or any(err != err for _, err in checked):  # NaN: another shape or type
                 return float("nan"), False, float("nan")
-            for g, w in zip(got, want):
-                g = np.asarray(g)
-                if g.shape != w.shape or g.dtype != w.dtype:
-                    return float("nan"), False, float("nan")
-                if w.size:
-                    worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))))
-                right = right and bool(np.allclose(g, w, rtol=RTOL, atol=ATOL))
+            worst = max([worst, *(err for _, err in checked)])
+            right = right and all(ok for ok, _ in checked)
         inputs = [np.load(os.path.join(kit, f)) for f in row["calls"][0]["inputs"]]
-        m.main(*inputs)
-        times = []
-        for _ in range(TIMED_CALLS):
-            start = time.perf_counter()
-            m.main(*inputs)
-            times.append(time.perf_counter() - start)
-    return worst, right, statistics.median(times)
+        seconds = median_time(lambda: m.main(*inputs), TIMED_CALLS, warmup=1)
+    return worst, right, seconds
 
 
 def run(kit: str) -> int:
     kit = os.path.abspath(kit)
-    with open(os.path.join(kit, "modules.json")) as f:
-        meta = json.load(f)
+    meta = read_manifest(kit, "modules.json", build=f"python test/e2e/gpu_place_torch.py build {kit}")
     devices = meta["devices"]
-    if "cuda" in devices and not cuda_available():
-        print("gpu_place_torch: error: no cuda device here; nothing was run", file=sys.stderr)
-        return NO_GPU_STATUS
+    status = no_cuda("gpu_place_torch", devices)
+    if status is not None:
+        return status
     lines, right = [], True
     for row in meta["modules"]:
         try:
             err, ok, seconds = check_module(kit, row, devices)
-            verdict, shown, measured = ("ok" if ok else "WRONG"), f"{err:.1e}", f"{seconds * 1e3:.3f}"
+            cells = (f"{seconds * 1e3:.3f}", f"{err:.1e}", "ok" if ok else "WRONG")
         except Exception as e:  # a module that fails is a row, not the end
-            ok, verdict, shown, measured = False, f"FAILED {type(e).__name__}: {str(e).splitlines()[0][:80]}", "", ""
+            ok, cells = False, ("", "", failed(e))
         right = right and ok
         estimate = f"{row['estimate_s'] * 1e3:.3f}" if "estimate_s" in row else "n/a"  # kits built before it
-        lines.append(f"| {row['model']} | {row['placement']} | {row['gpu_units']} of {row['units']} "
-                     f"| {row['crossings']} | {estimate} | {measured} | {shown} | {verdict} |")
+        lines.append((row["model"], row["placement"], f"{row['gpu_units']} of {row['units']}", row["crossings"],
+                      estimate, *cells))
     print(f"\ndevices: {' + '.join(devices)}; rtol {RTOL}, atol {ATOL}; ms: one call of the first inputs, "
           f"the report's estimate and the median of {TIMED_CALLS} measured; gpu: everything there, over the budget")
-    print("| model | placement | units on gpu | crossings a call | est ms | ms | max abs error | check |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
-    print("\n".join(lines))
-    print("\nevery result right" if right else "\nWRONG results above")
-    return 0 if right else 1
+    print(markdown(("model", "placement", "units on gpu", "crossings a call", "est ms", "ms", "max abs error", "check"),
+                   "llrrrrrl", lines))
+    return verdict(right)
+
+
+BUILD = Step(lambda a: build(a.kit, a.smoke, a.only), [
+    option("--smoke", action="store_true", help="two staged CPU devices, no GPU needed"),
+    option("--only", action="append", help="this export only (repeatable)")],
+    help="compile the exports into a kit (here)")
+RUN = Step(lambda a: run(a.kit), help="run the kit's modules (GPU machine)")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="compile the exports into a kit (here)")
-    b.add_argument("kit")
-    b.add_argument("--smoke", action="store_true", help="two staged CPU devices, no GPU needed")
-    b.add_argument("--only", action="append", help="this export only (repeatable)")
-    r = sub.add_parser("run", help="run the kit's modules (GPU machine)")
-    r.add_argument("kit")
-    args = p.parse_args(argv)
-    if args.cmd == "build":
-        return build(args.kit, args.smoke, args.only)
-    return run(args.kit)
+    return kit_main(__doc__.splitlines()[0], BUILD, RUN, argv)
 
 
 if __name__ == "__main__":

@@ -38,29 +38,20 @@ on local-task and local-sync), to check the kit without a GPU.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
-import subprocess
 import sys
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.gpu_kit import cuda_available
+from bench.kitframe import (ROOT, Step, failed, kit_main, kit_mib, markdown, option, parameter_archive,
+                            read_manifest, run_timed, verdict, write_manifest)
+from harness.place_kit import (PROFILE, compile_placed, everything_on_gpu, no_cuda, placed_counts, reserved_bytes,
+                               targets, write_assignment)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCE = os.path.join(ROOT, "examples", "pytorch", "exported_wide", "gpt2_wide.mlir")
-PROFILE = os.path.join(ROOT, "bench", "profiles", "h100.json")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
 SEED, SCALE, VOCAB, TOKENS = 20261206, 0.02, 8192, 64
 RTOL, ATOL = 1e-3, 1e-4
 TIMED_CALLS = 10
-NO_GPU_STATUS = 2
-GPU_FLAGS = ["--device=cpu=local[0]", "--device=gpu=cuda[0]", "--iree-cuda-target=sm_80",
-             "--iree-llvmcpu-target-cpu=x86-64-v3"]
-SMOKE_FLAGS = ["--device=cpu=local[0]", "--device=gpu=local[1]", "--link=cpu:gpu=staged",
-               "--iree-llvmcpu-target-cpu=x86-64-v3"]
 STOCK_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                "--iree-llvmcpu-target-cpu=x86-64-v3"]
 PARAMETER = re.compile(r'#flow\.parameter\.named<"(\w+)"::"([^"]+)"> : tensor<([0-9x]+)xf32>')
@@ -83,19 +74,9 @@ def _nbytes(p: dict) -> int:
 
 # ---------------------------------------------------------------- build here
 
-def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=ENV)
-    if r.returncode:
-        raise RuntimeError(f"{what} failed: {r.stderr.strip()[-2000:]}")
-    return r
-
-
 def _mdc(flags: list[str], stem: str) -> dict:
     print(f"compiling {os.path.basename(stem)}", flush=True)  # progress: a watched run takes silence as a hang
-    _run([sys.executable, "-m", "mdc.pipeline", SOURCE, *flags, f"--report={stem}.json", "-o", f"{stem}.vmfb"],
-         os.path.basename(stem))
-    with open(f"{stem}.json") as f:
-        return json.load(f)["placement"]
+    return compile_placed(SOURCE, flags, stem)
 
 
 def build(kit: str, smoke: bool) -> int:
@@ -105,39 +86,32 @@ def build(kit: str, smoke: bool) -> int:
     os.makedirs(kit, exist_ok=True)
     with open(SOURCE) as f:
         params = parameters_of(f.read())
-    with open(PROFILE) as f:
-        reserved = 0 if smoke else int(json.load(f)["devices"]["cuda"].get("reserved_bytes") or 0)
     weights = sum(_nbytes(p) for p in params)
-    budget = weights // 2 + reserved
-    flags = [*(SMOKE_FLAGS if smoke else GPU_FLAGS), f"--place-profile={PROFILE}"]
-    rows = []
+    budget = weights // 2 + (0 if smoke else reserved_bytes())
+    target_flags, devices = targets(smoke)
+    flags = [*target_flags, f"--place-profile={PROFILE}"]
     try:
         auto = _mdc([*flags, "--place=auto", f"--gpu-memory={budget}"], os.path.join(kit, "auto"))
         cpu = _mdc([*flags, "--place=auto", "--gpu-memory=0"], os.path.join(kit, "cpu"))
-        everything = os.path.join(kit, "gpu.assignment.json")
-        with open(everything, "w") as f:
-            json.dump({"units": [{"id": u["id"], "device": "gpu"} for u in auto["units"]],
-                       "weights": [{"name": w["name"], "device": "gpu"} for w in auto["weights"]]}, f)
-        gpu = _mdc([*flags, f"--place={everything}"], os.path.join(kit, "gpu"))
+        gpu = _mdc([*flags, write_assignment(os.path.join(kit, "gpu.assignment.json"), everything_on_gpu(auto))],
+                   os.path.join(kit, "gpu"))
         print("compiling stock", flush=True)
-        _run(["iree-compile", SOURCE, *STOCK_FLAGS, "-o", os.path.join(kit, "stock.vmfb")], "iree-compile")
-    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        stock = run_timed(["iree-compile", SOURCE, *STOCK_FLAGS, "-o", os.path.join(kit, "stock.vmfb")], 900)
+        if not stock.ok:
+            raise RuntimeError(f"iree-compile failed: {stock.stderr.strip()[-2000:] or stock.status}")
+    except RuntimeError as e:
         print(f"gpu_place_wide: {e}", file=sys.stderr)
         return 1
+    rows = []
     for name, placement in (("auto", auto), ("cpu", cpu), ("gpu", gpu)):
-        units = [u["device"] for u in placement["units"]]
-        rows.append({"name": name, "vmfb": f"{name}.vmfb", "summary": placement["summary"],
-                     "estimate_s": placement["estimate_seconds"], "gpu_units": units.count("gpu"),
-                     "units": len(units), "crossings": len(placement["crossings"])})
+        rows.append({"name": name, "vmfb": f"{name}.vmfb", **placed_counts(placement),
+                     "crossings": len(placement["crossings"])})
         print(f"{name}: {placement['summary']}", flush=True)
     ids = np.random.default_rng(SEED).integers(0, VOCAB, size=(1, TOKENS), dtype=np.int64)
     np.save(os.path.join(kit, "ids.npy"), ids)
-    meta = {"devices": ["local-task", "local-sync"] if smoke else ["local-task", "cuda"], "budget": budget,
-            "weights": weights, "seed": SEED, "scale": SCALE, "parameters": params, "modules": rows}
-    with open(os.path.join(kit, "kit.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    size = sum(os.path.getsize(os.path.join(kit, n)) for n in os.listdir(kit))
-    print(f"built {len(rows)} modules and the stock reference in {kit}, {size / 2**20:.1f} MiB; budget "
+    write_manifest(kit, "kit.json", {"devices": devices, "budget": budget, "weights": weights, "seed": SEED,
+                                     "scale": SCALE, "parameters": params, "modules": rows})
+    print(f"built {len(rows)} modules and the stock reference in {kit}, {kit_mib(kit):.1f} MiB; budget "
           f"{budget / 2**20:.1f} MiB for {weights / 2**20:.1f} MiB of weights")
     return 0
 
@@ -147,17 +121,13 @@ def build(kit: str, smoke: bool) -> int:
 def write_archive(meta: dict, path: str) -> str:
     """The seeded weights as a parameter archive; -> ``scope=path``."""
     import numpy as np
-    import iree.runtime as rt
 
     rng = np.random.default_rng(meta["seed"])
-    index = rt.ParameterIndex()
     scopes = {p["scope"] for p in meta["parameters"]}
     if len(scopes) != 1:
         raise RuntimeError(f"one parameter scope expected, found {sorted(scopes)}")
-    for p in meta["parameters"]:
-        index.add_buffer(p["name"], (rng.standard_normal(p["shape"], dtype=np.float32) * meta["scale"]).tobytes())
-    index.create_archive_file(path)
-    return f"{scopes.pop()}={path}"
+    return parameter_archive(path, scopes.pop(), ((p["name"], rng.standard_normal(p["shape"], dtype=np.float32)
+                                                   * meta["scale"]) for p in meta["parameters"]))
 
 
 def stock_reference(kit: str, archive: str, ids):
@@ -178,22 +148,43 @@ def stock_reference(kit: str, archive: str, ids):
     return np.asarray(result.to_host() if hasattr(result, "to_host") else result)
 
 
+def _measure(kit: str, row: dict, devices: list[str], archive: str, ids, want, memory) -> tuple:
+    """One module loaded, called and timed: ((ms, max abs error, check), peak
+    GPU bytes or None); its GPU memory sampled around its load and calls."""
+    import contextlib
+    import gc
+
+    import numpy as np
+
+    from bench.common import median_time
+    from mdc.runtime_shim import load
+
+    try:
+        gc.collect()
+        with memory if memory is not None else contextlib.nullcontext():
+            with load(os.path.join(kit, row["vmfb"]), devices, parameters=[archive]) as m:
+                got = np.asarray(m.main(ids))
+                seconds = median_time(lambda: m.main(ids), TIMED_CALLS, warmup=0)
+        ok = got.shape == want.shape and bool(np.allclose(got, want, rtol=RTOL, atol=ATOL))
+        err = float(np.max(np.abs(got - want))) if got.shape == want.shape else float("nan")
+        cells = (f"{seconds * 1e3:.2f}", f"{err:.1e}", "ok" if ok else "WRONG")
+        return cells, ok, memory.grown if memory is not None else None
+    except Exception as e:  # a module that fails is a row, not the end
+        return ("", "", failed(e)), False, None
+
+
 def run(kit: str) -> int:
-    import statistics
     import tempfile
     import time
 
     import numpy as np
 
     kit = os.path.abspath(kit)
-    with open(os.path.join(kit, "kit.json")) as f:
-        meta = json.load(f)
+    meta = read_manifest(kit, "kit.json", build=f"python test/e2e/gpu_place_wide.py build {kit}")
     devices = meta["devices"]
-    if "cuda" in devices and not cuda_available():
-        print("gpu_place_wide: error: no cuda device here; nothing was run", file=sys.stderr)
-        return NO_GPU_STATUS
-    from mdc.runtime_shim import load
-
+    status = no_cuda("gpu_place_wide", devices)
+    if status is not None:
+        return status
     memory = None
     if "cuda" in devices:
         from bench.placement import GpuMemory
@@ -207,60 +198,35 @@ def run(kit: str) -> int:
         print(f"weights {meta['weights'] / 2**20:.1f} MiB from seed {meta['seed']} and the stock all-local "
               f"reference in {time.perf_counter() - began:.1f} s; budget {meta['budget'] / 2**20:.1f} MiB; "
               f"devices {' + '.join(devices)}", flush=True)
-        lines, right, peaks = [], True, {}
+        measured = {}
         for row in meta["modules"]:
-            try:
-                import contextlib
-                import gc
-
-                gc.collect()
-                with memory if memory is not None else contextlib.nullcontext():
-                    with load(os.path.join(kit, row["vmfb"]), devices, parameters=[archive]) as m:
-                        got = np.asarray(m.main(ids))
-                        times = []
-                        for _ in range(TIMED_CALLS):
-                            start = time.perf_counter()
-                            m.main(ids)
-                            times.append(time.perf_counter() - start)
-                peaks[row["name"]] = memory.grown if memory is not None else None
-                ok = got.shape == want.shape and bool(np.allclose(got, want, rtol=RTOL, atol=ATOL))
-                err = float(np.max(np.abs(got - want))) if got.shape == want.shape else float("nan")
-                verdict, shown, ms = ("ok" if ok else "WRONG"), f"{err:.1e}", f"{statistics.median(times) * 1e3:.2f}"
-            except Exception as e:  # a module that fails is a row, not the end
-                ok, verdict, shown, ms = False, f"FAILED {type(e).__name__}: {str(e).splitlines()[0][:80]}", "", ""
-                peaks[row["name"]] = None
-            right = right and ok
-            lines.append((row, verdict, shown, ms))
+            measured[row["name"]] = _measure(kit, row, devices, archive, ids, want, memory)
             print(f"{row['name']}: loaded, called and closed", flush=True)  # progress, as in build
-    base = peaks.get("cpu")
+    base = measured.get("cpu", (None, None, None))[2]
     print(f"\nms: the report's estimate and the median of {TIMED_CALLS} calls; peak MiB: GPU memory in use over "
           "the module's load and calls less before, and less the all-CPU module's own for the budget check; "
           f"rtol {RTOL}, atol {ATOL} against stock IREE on local-task")
-    print("| placement | units on gpu | crossings a call | est ms | ms | peak MiB | in budget | max abs error | check |")
-    print("|---|---:|---:|---:|---:|---:|---|---:|---|")
-    for row, verdict, shown, ms in lines:
-        peak = peaks.get(row["name"])
+    lines = []
+    for row in meta["modules"]:
+        (ms, shown, check), _, peak = measured[row["name"]]
         held = "n/a" if peak is None or base is None else ("yes" if peak - base <= meta["budget"] else "no")
-        shown_peak = "n/a" if peak is None else f"{peak / 2**20:.1f}"
         note = " (over the budget, the reference)" if row["name"] == "gpu" else ""
-        print(f"| {row['name']}{note} | {row['gpu_units']} of {row['units']} | {row['crossings']} | "
-              f"{row['estimate_s'] * 1e3:.2f} | {ms} | {shown_peak} | {held} | {shown} | {verdict} |")
-    print("\nevery result right" if right else "\nWRONG results above")
-    return 0 if right else 1
+        lines.append((f"{row['name']}{note}", f"{row['gpu_units']} of {row['units']}", row["crossings"],
+                      f"{row['estimate_s'] * 1e3:.2f}", ms, "n/a" if peak is None else f"{peak / 2**20:.1f}", held,
+                      shown, check))
+    print(markdown(("placement", "units on gpu", "crossings a call", "est ms", "ms", "peak MiB", "in budget",
+                    "max abs error", "check"), "lrrrrrlrl", lines))
+    return verdict(all(ok for _, ok, _ in measured.values()))
+
+
+BUILD = Step(lambda a: build(a.kit, a.smoke), [
+    option("--smoke", action="store_true", help="two staged CPU devices, no GPU needed")],
+    help="compile the kit (here)")
+RUN = Step(lambda a: run(a.kit), help="run the kit (GPU machine)")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="compile the kit (here)")
-    b.add_argument("kit")
-    b.add_argument("--smoke", action="store_true", help="two staged CPU devices, no GPU needed")
-    r = sub.add_parser("run", help="run the kit (GPU machine)")
-    r.add_argument("kit")
-    args = p.parse_args(argv)
-    if args.cmd == "build":
-        return build(args.kit, args.smoke)
-    return run(args.kit)
+    return kit_main(__doc__.splitlines()[0], BUILD, RUN, argv)
 
 
 if __name__ == "__main__":

@@ -31,11 +31,9 @@ Exit status 1 when a case does not match or a run fails or times out.
 from __future__ import annotations
 
 import argparse
-import faulthandler
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,10 +42,9 @@ from pathlib import Path
 import numpy as np
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.gpu_kit import compare as kit_compare  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+from bench.kitframe import (checkout_env, device_missing, fixed, gpu_memory_used, host_rss_kib,  # noqa: E402
+                            run_timed, watchdog)
+from bench.kitframe import compare as kit_compare  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -72,25 +69,11 @@ def main(argv=None) -> int:
 
     if args.mode == "_api":
         return _api_child(json.loads(args.case))
-    reason = driver_missing(args.skip_unless_driver, args.timeout)
+    reason = device_missing(args.skip_unless_driver, child_timeout=args.timeout, width=300)
     if reason:
         print(f"SKIP: the {args.skip_unless_driver} driver is not available here ({reason})")
         return 0
     return run_cases(args.dir, args.timeout) if args.mode == "cases" else run_stability(args)
-
-
-def driver_missing(driver: str, timeout: float) -> str:
-    """'' if a device of `driver` can be created, else why not (checked in a
-    child process, so a hanging driver cannot hang this one)."""
-    code = ("import iree.runtime as rt, sys\n"
-            f"try:\n    rt.get_driver({driver!r}).create_default_device()\n"
-            "except Exception as e:\n    print(' '.join(str(e).split())[:300]); sys.exit(3)\n")
-    try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout, env=ENV)
-    except subprocess.TimeoutExpired:
-        return f"creating a device took over {timeout:g} s"
-    return "" if proc.returncode == 0 else (proc.stdout.strip() or proc.stderr.strip()[-300:])
 
 
 # -- cases --------------------------------------------------------------------
@@ -106,9 +89,9 @@ def run_cases(directory: Path, timeout: float) -> int:
                     expected=[expected] if isinstance(expected, str) else expected)
         rows.append((case["name"], api_check(case, timeout), cli_check(case, timeout)))
     table = [("case", "api", "cli")] + rows
-    widths = [max(len(row[i]) for row in table) + 2 for i in range(2)]
-    for name, api, cli in table:
-        print(f"{name:<{widths[0]}}{api:<{widths[1]}}{cli}")
+    columns = [f"<{max(len(row[i]) for row in table) + 2}" for i in range(2)] + [""]
+    for row in table:
+        print(fixed(row, columns, sep=""))
     return 0 if all(r[1] == r[2] == "ok" for r in rows) else 1
 
 
@@ -119,14 +102,12 @@ def _input_flag(text: str) -> str:
 
 
 def api_check(case: dict, timeout: float) -> str:
-    try:
-        proc = subprocess.run([sys.executable, __file__, "_api", json.dumps(case)],
-                              capture_output=True, text=True, timeout=timeout, env=ENV)
-    except subprocess.TimeoutExpired:
+    ran = run_timed([sys.executable, __file__, "_api", json.dumps(case)], timeout, env=checkout_env())
+    if ran.status == "TIMEOUT":
         return f"timeout ({timeout:g} s)"
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode not in (0, 1) or not lines:
-        return f"crashed (status {proc.returncode}): {_last_line(proc.stderr)}"
+    lines = ran.stdout.strip().splitlines()
+    if ran.returncode not in (0, 1) or not lines:
+        return f"crashed (status {ran.returncode}): {_last_line(ran.stderr)}"
     return lines[-1]
 
 
@@ -161,18 +142,16 @@ def cli_check(case: dict, timeout: float) -> str:
                *(f"--device={u}" for u in case["devices"]),
                *(f"--input={i}" for i in case["inputs"]),
                *(f"--output=@{o}" for o in outs)]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV,
-                                  cwd=d)
-        except subprocess.TimeoutExpired:
+        ran = run_timed(cmd, timeout, env=checkout_env(), cwd=d)
+        if ran.status == "TIMEOUT":
             return f"timeout ({timeout:g} s)"
-        if proc.returncode != 0:
-            return f"error (status {proc.returncode}): {_last_line(proc.stderr)}"
+        if not ran.ok:
+            return f"error (status {ran.returncode}): {_last_line(ran.stderr)}"
         return compare([np.load(o) for o in outs], [np.load(d / f) for f in case["expected"]], case)
 
 
 def compare(got: list, expected: list, case: dict) -> str:
-    """Per result: gpu_kit.compare's rule (integers equal; floats within a
+    """Per result: kitframe.compare's rule (integers equal; floats within a
     relative error of 1e-4, 1e-2 for f16), or ``case["rel_tol"]``."""
     if len(got) != len(expected):
         return f"mismatch: {len(got)} results, expected {len(expected)}"
@@ -204,12 +183,8 @@ def run_stability(args) -> int:
         function = m.function(args.function)
 
         def call():
-            # A call that hangs ends the process (status 1, with a traceback).
-            faulthandler.dump_traceback_later(args.timeout, exit=True)
-            try:
+            with watchdog(args.timeout):  # a call that hangs ends the process (status 1, with a traceback)
                 out = function(*inputs)
-            finally:
-                faulthandler.cancel_dump_traceback_later()
             return list(out) if isinstance(out, tuple) else [out]
 
         for _ in range(args.warmup):
@@ -238,25 +213,6 @@ def run_stability(args) -> int:
     if expected:
         print("results: ok" if not bad else f"results: {bad} checked call(s) mismatched")
     return 1 if bad else 0
-
-
-def host_rss_kib() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS in /proc/self/status")
-
-
-def gpu_memory_used():
-    try:
-        proc = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
-        return None
-    return ", ".join(line.strip() for line in proc.stdout.splitlines() if line.strip())
 
 
 if __name__ == "__main__":

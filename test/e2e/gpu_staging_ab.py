@@ -20,10 +20,7 @@ bring progen's numpy reference. Inputs are seeded.
 
 from __future__ import annotations
 
-import argparse
-import faulthandler
 import glob
-import json
 import os
 import re
 import subprocess
@@ -32,7 +29,8 @@ import sys
 import numpy as np
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.paths import ROOT  # noqa: E402
+from bench.kitframe import (ROOT, Step, as_list, fixed, kit_main, load_values, option, read_manifest,  # noqa: E402
+                            run_timed, save_values, watchdog, write_manifest)
 
 PROGRAMS = os.path.join(ROOT, "test", "e2e", "programs", "staging_ab")
 RANDOM = [(20261201, 247)]  # (seed, index): random programs wrong under one lowering on the H200
@@ -114,34 +112,25 @@ def build(kit: str, cpu_only: bool = False) -> int:
     os.makedirs(kit, exist_ok=True)
     cases, failed = [], 0
     for n, (name, src, function, inputs, refs, bounds) in enumerate(_programs(kit)):
-        case = {"name": name, "function": function, "inputs": [], "refs": [], "bounds": [], "modules": {}}
-        for k, x in enumerate(inputs):
-            if isinstance(x, np.ndarray):
-                np.save(os.path.join(kit, f"c{n}.in{k}.npy"), x)
-                case["inputs"].append(f"c{n}.in{k}.npy")
-            else:
-                case["inputs"].append(x)
-        for k, r in enumerate(refs):
-            np.save(os.path.join(kit, f"c{n}.ref{k}.npy"), np.asarray(r))
-            case["refs"].append(f"c{n}.ref{k}.npy")
-            if bounds:
-                np.save(os.path.join(kit, f"c{n}.bound{k}.npy"), bounds[k][0])
-                case["bounds"].append([f"c{n}.bound{k}.npy", bounds[k][1]])
+        case = {"name": name, "function": function, "inputs": save_values(kit, f"c{n}.in", inputs),
+                "refs": save_values(kit, f"c{n}.ref", [np.asarray(r) for r in refs]), "bounds": [], "modules": {}}
+        if bounds:
+            files = save_values(kit, f"c{n}.bound", [np.asarray(b) for b, _ in bounds])
+            case["bounds"] = [[f, dtype] for f, (_, dtype) in zip(files, bounds)]
         for model in MODELS:
             for variant, flags in VARIANTS.items():
                 out = f"c{n}.{model}.{variant}.vmfb"
-                r = subprocess.run(["mdc-compile", src, *(CPU_ONLY_DEVICES if cpu_only else DEVICES), "--iree-llvmcpu-target-cpu=generic",
-                                    "--iree-cuda-target=sm_80", "--iree-opt-const-eval=false",
-                                    f"--iree-execution-model={model}", *flags, "-o", os.path.join(kit, out)],
-                                   capture_output=True, text=True)
-                if r.returncode:
+                r = run_timed(["mdc-compile", src, *(CPU_ONLY_DEVICES if cpu_only else DEVICES),
+                               "--iree-llvmcpu-target-cpu=generic", "--iree-cuda-target=sm_80",
+                               "--iree-opt-const-eval=false", f"--iree-execution-model={model}", *flags,
+                               "-o", os.path.join(kit, out)])
+                if not r.ok:
                     failed += 1
                     case["modules"][f"{model} {variant}"] = {"error": r.stderr.strip().splitlines()[0][:120]}
                 else:
                     case["modules"][f"{model} {variant}"] = {"vmfb": out}
         cases.append(case)
-    with open(os.path.join(kit, "staging_ab.json"), "w") as f:
-        json.dump({"cases": cases, "gpu": "local-task" if cpu_only else "cuda"}, f, indent=1)
+    write_manifest(kit, "staging_ab.json", {"cases": cases, "gpu": "local-task" if cpu_only else "cuda"})
     print(f"{len(cases)} programs x {len(MODELS) * len(VARIANTS)} builds; {failed} failed to compile")
     return 1 if failed else 0
 
@@ -151,7 +140,7 @@ def _compare(got, case, kit) -> str | None:
     error bound for a random program, else bit for bit with stock IREE."""
     from harness.progen import compare_bitwise, compare_reference
 
-    refs = [np.load(os.path.join(kit, r)) for r in case["refs"]]
+    refs = load_values(kit, case["refs"])
     if len(got) != len(refs):
         return f"{len(got)} results, {len(refs)} references"
     for k, (g, ref) in enumerate(zip(got, refs)):
@@ -168,12 +157,11 @@ def _compare(got, case, kit) -> str | None:
 
 def run(kit: str, call_timeout: float) -> int:
     kit = os.path.abspath(kit)
-    with open(os.path.join(kit, "staging_ab.json")) as f:
-        spec = json.load(f)
+    spec = read_manifest(kit, "staging_ab.json", build=f"python test/e2e/gpu_staging_ab.py build {kit}")
     cases = spec["cases"]
     rows, bad = [], 0
     for case in cases:
-        inputs = [np.load(os.path.join(kit, x)) if isinstance(x, str) else x for x in case["inputs"]]
+        inputs = load_values(kit, case["inputs"])
         for build_name, m in case["modules"].items():
             for runtime, devices in RUNTIMES.items():
                 if "error" in m:
@@ -183,10 +171,9 @@ def run(kit: str, call_timeout: float) -> int:
                     cell = _calls(os.path.join(kit, m["vmfb"]), devices, case, inputs, kit, call_timeout)
                 bad += cell != "ok"
                 rows.append((case["name"], build_name, runtime, cell))
-    width = max(len(r[0]) for r in rows)
-    print(f"{'program':<{width}}  {'model / staging':<31}  {'runtime':<15}  result")
-    for name, build_name, runtime, cell in rows:
-        print(f"{name:<{width}}  {build_name:<31}  {runtime:<15}  {cell}")
+    columns = (f"<{max(len(r[0]) for r in rows)}", "<31", "<15", "")
+    for row in [("program", "model / staging", "runtime", "result"), *rows]:
+        print(fixed(row, columns, sep="  "))
     print(f"{len(rows) - bad} of {len(rows)} ok")
     return 1 if bad else 0
 
@@ -201,14 +188,11 @@ def _calls(vmfb, devices, case, inputs, kit, call_timeout) -> str:
     try:
         fn = module.function(case["function"])
         for call in range(CALLS):
-            faulthandler.dump_traceback_later(call_timeout, exit=True)
             try:
-                out = fn(*inputs)
+                with watchdog(call_timeout):
+                    got = as_list(fn(*inputs))
             except Exception as e:
                 return f"call {call + 1} failed: {str(e).splitlines()[-1][:100]}"
-            finally:
-                faulthandler.cancel_dump_traceback_later()
-            got = list(out) if isinstance(out, tuple) else [out]
             why = _compare(got, case, kit)
             if why:
                 return f"call {call + 1}: {why}"
@@ -217,17 +201,14 @@ def _calls(vmfb, devices, case, inputs, kit, call_timeout) -> str:
         module.close()
 
 
+BUILD = Step(lambda a: build(a.kit, a.cpu_only), [
+    option("--cpu-only", action="store_true", help="device_b a CPU too, every pair staged (no GPU needed)")])
+RUN = Step(lambda a: run(a.kit, a.timeout),
+           [option("--timeout", type=float, default=60, help="seconds a call may take")])
+
+
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("kit")
-    b.add_argument("--cpu-only", action="store_true", help="device_b a CPU too, every pair staged (no GPU needed)")
-    r = sub.add_parser("run")
-    r.add_argument("kit")
-    r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
-    a = p.parse_args()
-    return build(a.kit, a.cpu_only) if a.cmd == "build" else run(a.kit, a.timeout)
+    return kit_main(__doc__, BUILD, RUN)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ lowering now has the host start each piece: no stall in runs 24-25.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import subprocess
@@ -41,11 +40,11 @@ import threading
 import time
 
 import _harness_path  # noqa: F401  (the checkout on sys.path: mdc and bench in the child processes)
+from bench.kitframe import ROOT, Step, device_missing, fixed, kit_main, option, run_timed
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRAM = os.path.join(ROOT, "bench", "programs", "to_gpu.mlir")
 GPU_PAIR = (["--device=a=local[0]", "--device=b=cuda[0]"], ["local-task", "cuda"])
+COLUMNS = ("14", ">5", ">9", ">7", ">6", ">8", ">5", "")  # module, MiB, ... slow, right
 CPU_PAIR = (["--device=a=local[0]", "--device=b=local[1]", "--link=a:b=staged"], ["local-task", "local-task"])
 
 
@@ -115,13 +114,13 @@ def _child(name: str, path: str, mib: int, seconds: float, stall: float, slow: f
 
     if workers:  # before any device exists
         rt.flags.parse_flags(f"--task_topology_group_count={workers}")
-    from bench.__main__ import _resident_call, values_aligned
+    from bench.common import resident_call, values_aligned
     from mdc.runtime_shim import load
 
     m = load(path, list(VARIANTS[name].pair[1]))
     f = m.function("to_gpu")
     host = values_aligned(mib << 20)
-    call = _resident_call(m, f, host, 0)
+    call = resident_call(f, f.place(0, host))
     state = {"calls": 0, "slow": 0, "last": time.monotonic()}
 
     def watchdog():
@@ -149,72 +148,62 @@ def _child(name: str, path: str, mib: int, seconds: float, stall: float, slow: f
 
 
 def run(kit: str, sizes, processes: int, seconds: float, stall: float, slow: float, workers: int) -> int:
-    try:
-        import iree.runtime as rt
-
-        rt.get_driver("cuda").create_default_device()
-        have_cuda = True
-    except Exception as e:
-        print(f"gpu_stall: no cuda device here ({e}); skipping the variants that need one")
-        have_cuda = False
-    print(f"{'module':14} {'MiB':>5} {'processes':>9} {'stalled':>7} {'failed':>6} {'calls':>8} {'slow':>5}  right")
+    why = device_missing("cuda", width=None)
+    if why:
+        print(f"gpu_stall: no cuda device here ({why}); skipping the variants that need one")
+    print(fixed(("module", "MiB", "processes", "stalled", "failed", "calls", "slow", " right"), COLUMNS))
     bad = False
     details = []
     for name, v in VARIANTS.items():
-        if v.needs_cuda and not have_cuda:
+        if v.needs_cuda and why:
             continue
         for mib in sizes:
             stalled = failed = calls = slow_calls = 0
             right = True
             for _ in range(processes):
-                r = subprocess.run([sys.executable, __file__, "child", name, os.path.join(kit, f"{name}.vmfb"),
-                                    str(mib), str(seconds), str(stall), str(slow), str(workers)],
-                                   capture_output=True, text=True, timeout=seconds + stall + 60)
+                r = run_timed([sys.executable, __file__, "child", name, os.path.join(kit, f"{name}.vmfb"), mib, seconds,
+                               stall, slow, workers], seconds + stall + 60)
                 words = dict(w.split("=", 1) for w in r.stdout.split() if w.count("=") == 1 and "(" not in w)
                 calls += int(words.get("calls", 0))
                 slow_calls += int(words.get("slow", 0))
                 stalled += r.returncode == 3
                 failed += r.returncode == 5
                 right = right and r.returncode in (0, 3, 5)
-                if r.returncode not in (0,) and len(details) < 4:
-                    details.append(f"{name} {mib} MiB, exit {r.returncode}:\n{r.stdout.strip()}\n{r.stderr[-2000:]}")
+                if r.returncode != 0 and len(details) < 4:
+                    ended = r.status if r.returncode is None else r.returncode  # TIMEOUT: no exit status
+                    details.append(f"{name} {mib} MiB, exit {ended}:\n{r.stdout.strip()}\n{r.stderr[-2000:]}")
             bad = bad or stalled > 0 or failed > 0 or not right
-            print(f"{name:14} {mib:>5} {processes:>9} {stalled:>7} {failed:>6} {calls:>8} {slow_calls:>5}  {right}",
-                  flush=True)
+            print(fixed((name, mib, processes, stalled, failed, calls, slow_calls, f" {right}"), COLUMNS), flush=True)
     for d in details:
         print(d)
     return 1 if bad else 0
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "child":
-        return _child(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]),
-                      float(sys.argv[7]), int(sys.argv[8]))
-    p = argparse.ArgumentParser(prog="gpu_stall.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("dir")
-    b.add_argument("--cpu", default="generic")
-    r = sub.add_parser("run")
-    r.add_argument("dir")
-    r.add_argument("--sizes", default="1,16", help="MiB, comma separated")
-    r.add_argument("--processes", type=int, default=4)
-    r.add_argument("--seconds", type=float, default=6)
-    r.add_argument("--stall", type=float, default=5)
-    r.add_argument("--slow", type=float, default=0.04, help="seconds; calls slower count as slow")
-    r.add_argument("--only", help="comma separated module names (default: all)")
-    r.add_argument("--workers", type=int, default=0,
-                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
-    a = p.parse_args()
-    if a.cmd == "build":
-        return build(a.dir, a.cpu)
+def _run(a) -> int:
     if a.only:
         for name in list(VARIANTS):
             if name not in a.only.split(","):
                 del VARIANTS[name]
     return run(os.path.abspath(a.dir), [int(s) for s in a.sizes.split(",")], a.processes, a.seconds, a.stall,
                a.slow, a.workers)
+
+
+BUILD = Step(lambda a: build(a.dir, a.cpu), [option("--cpu", default="generic")])
+RUN = Step(_run, [
+    option("--sizes", default="1,16", help="MiB, comma separated"),
+    option("--processes", type=int, default=4),
+    option("--seconds", type=float, default=6),
+    option("--stall", type=float, default=5),
+    option("--slow", type=float, default=0.04, help="seconds; calls slower count as slow"),
+    option("--only", help="comma separated module names (default: all)"),
+    option("--workers", type=int, default=0,
+           help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")])
+# A process of the run: child NAME VMFB MIB SECONDS STALL SLOW WORKERS.
+CHILDREN = {"child": lambda v: _child(v[0], v[1], int(v[2]), float(v[3]), float(v[4]), float(v[5]), int(v[6]))}
+
+
+def main() -> int:
+    return kit_main(__doc__, BUILD, RUN, children=CHILDREN, prog="gpu_stall.py", dest="dir")
 
 
 if __name__ == "__main__":

@@ -25,25 +25,20 @@ device (and a kit built for cuda) it says so and exits with status 2
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 
 import numpy as np
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
-from harness.gpu_kit import cuda_available
+from bench.kitframe import (ROOT, Step, allow_no_gpu_option, checkout_env, close, cuda_available, fixed, kit_main,
+                            no_device, option, read_manifest, run_timed, write_manifest)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPORTED = os.path.join(ROOT, "examples", "pytorch", "exported")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-NO_GPU_STATUS = 2
 RTOL, ATOL = 1e-4, 1e-5
+COLUMNS = ("22", "16", "9", "7", "")  # case, runner, result, wall, max abs error / detail
 
 GPU_FLAGS = ["--device=0=local[0]", "--device=1=cuda[0]", "--iree-llvmcpu-target-cpu=generic",
              "--iree-cuda-target=sm_80"]
@@ -70,23 +65,18 @@ def build(kit: str, cpu_only: bool) -> int:
         index = json.load(f)
     flags = CPU_ONLY_FLAGS if cpu_only else GPU_FLAGS
     for name, entry in index.items():
-        cmd = [sys.executable, "-m", "mdc.pipeline", os.path.join(EXPORTED, entry["mlir"]), *flags,
-               "-o", os.path.join(kit, f"{name}.vmfb")]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=ENV)
-        except subprocess.TimeoutExpired:
-            print(f"{name}: mdc-compile did not finish within 600 s")
-            return 1
-        if r.returncode:
-            print(f"{name}: mdc-compile failed\n{r.stderr}")
+        r = run_timed([sys.executable, "-m", "mdc.pipeline", os.path.join(EXPORTED, entry["mlir"]), *flags,
+                       "-o", os.path.join(kit, f"{name}.vmfb")], 600, env=checkout_env())
+        if not r.ok:
+            print(f"{name}: mdc-compile did not finish within 600 s" if r.status == "TIMEOUT" else
+                  f"{name}: mdc-compile failed\n{r.stderr}")
             return 1
     cases = _cases(index)
     for case in cases:
         for file in case["inputs"] + case["expected"]:
             shutil.copyfile(os.path.join(EXPORTED, file), os.path.join(kit, file))
     devices = ["local-task", "local-task"] if cpu_only else ["local-task", "cuda"]
-    with open(os.path.join(kit, "cases.json"), "w") as f:
-        json.dump({"devices": devices, "cases": cases}, f, indent=1)
+    write_manifest(kit, "cases.json", {"devices": devices, "cases": cases})
     print(f"built {len(index)} modules, {len(cases)} cases in {kit} for {' + '.join(devices)}")
     return 0
 
@@ -98,31 +88,19 @@ def _compare(outputs: list[str], expected: list[str], kit: str) -> tuple[str, st
         if not os.path.exists(got_file):
             return "NO-OUTPUT", ""
         got, want = np.load(got_file), np.load(os.path.join(kit, want_file))
-        if got.shape != want.shape or got.dtype != want.dtype:
+        ok, err = close(got, want, RTOL, ATOL)
+        if err != err:  # NaN: not the same shape or type
             return "MISMATCH", f"{got.dtype}{list(got.shape)} for {want.dtype}{list(want.shape)}"
-        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0)
-        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+        worst = max(worst, err)
+        if not ok:
             return "MISMATCH", f"{worst:.1e}"
     return "match", f"{worst:.1e}"
-
-
-def _timed(cmd: list[str], kit: str, timeout: float) -> tuple[str, float, str]:
-    start = time.perf_counter()
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=kit, timeout=timeout, env=ENV)
-    except subprocess.TimeoutExpired:
-        return "TIMEOUT", time.perf_counter() - start, ""
-    last = (r.stderr or r.stdout).strip().splitlines()[-1:] if r.returncode else []
-    return ("ok" if r.returncode == 0 else f"rc={r.returncode}"), time.perf_counter() - start, " ".join(last)
 
 
 def _run_case(kit: str, case: dict, devices: list[str], runner: str, timeout: float) -> tuple:
     function = "main$async" if runner == "api main$async" else "main"
     tag = runner.replace(" ", "_").replace("$", "_")
     outputs = [os.path.join(kit, f"{case['name']}.{tag}.out{k}.npy") for k in range(len(case["expected"]))]
-    for path in outputs:
-        if os.path.exists(path):
-            os.unlink(path)
     if runner == "mdc-run":
         cmd = [sys.executable, "-m", "mdc.runtime_shim", f"--module={case['module']}", f"--function={function}",
                *(f"--device={d}" for d in devices), *(f"--input=@{i}" for i in case["inputs"]),
@@ -130,31 +108,24 @@ def _run_case(kit: str, case: dict, devices: list[str], runner: str, timeout: fl
     else:
         cmd = [sys.executable, os.path.abspath(__file__), "_api", case["module"], function, ",".join(devices),
                ",".join(case["inputs"]), ",".join(outputs)]
-    status, seconds, detail = _timed(cmd, kit, timeout)
-    if status != "ok":
-        return status, seconds, detail[:80]
+    ran = run_timed(cmd, timeout, cwd=kit, env=checkout_env(), outputs=outputs)
+    if not ran.ok:
+        return ran.status, ran.seconds, ran.last_line(80) if ran.returncode else ""
     verdict, error = _compare(outputs, case["expected"], kit)
-    return verdict, seconds, error
+    return verdict, ran.seconds, error
+
+
+def _spec(kit: str) -> dict:
+    return read_manifest(kit, "cases.json", build=f"python test/e2e/gpu_torch.py build {kit}")
 
 
 def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
     kit = os.path.abspath(kit)
-    path = os.path.join(kit, "cases.json")
-    spec = None
-    if os.path.exists(path):
-        with open(path) as f:
-            spec = json.load(f)
+    spec = _spec(kit) if os.path.exists(os.path.join(kit, "cases.json")) else None
     devices = spec["devices"] if spec else ["local-task", "cuda"]
     if "cuda" in devices and not cuda_available():
-        if allow_no_gpu:
-            print("gpu_torch: no cuda device here; skipping (--allow-no-gpu)")
-            return 0
-        print("gpu_torch: error: no cuda device here; nothing was checked "
-              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
-        return NO_GPU_STATUS
-    if spec is None:
-        print(f"gpu_torch: error: no {path}; build the kit first (gpu_torch.py build {kit})", file=sys.stderr)
-        return 1
+        return no_device("gpu_torch", allow=allow_no_gpu)
+    spec = spec or _spec(kit)  # no kit: its KitError says how to build one
     rows, failures = [], 0
     for case in spec["cases"]:
         for runner in ("mdc-run", "api main", "api main$async"):
@@ -162,9 +133,8 @@ def run(kit: str, timeout: float, allow_no_gpu: bool) -> int:
             failures += verdict != "match"
             rows.append((case["name"], runner, verdict, f"{seconds:.2f}s", detail))
     print(f"devices: {' + '.join(devices)}; tolerance rtol={RTOL:g} atol={ATOL:g} against torch")
-    print(f"{'case':22} {'runner':16} {'result':9} {'wall':7} max abs error / detail")
-    for row in rows:
-        print(f"{row[0]:22} {row[1]:16} {row[2]:9} {row[3]:7} {row[4]}")
+    for row in [("case", "runner", "result", "wall", "max abs error / detail"), *rows]:
+        print(fixed(row, COLUMNS))
     print(f"{len(rows) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
@@ -182,24 +152,16 @@ def _api(argv: list[str]) -> int:
     return 0
 
 
+BUILD = Step(lambda a: build(a.kit, a.cpu_only), [
+    option("--cpu-only", action="store_true",
+           help="__device_1 a second CPU, staged as for a GPU (no GPU needed to run the kit)")])
+RUN = Step(lambda a: run(a.kit, a.timeout, a.allow_no_gpu), [
+    option("--timeout", type=float, default=120.0, help="seconds per call (default 120)"),
+    allow_no_gpu_option()])
+
+
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "_api":
-        return _api(sys.argv[2:])
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("kit")
-    b.add_argument("--cpu-only", action="store_true",
-                   help="__device_1 a second CPU, staged as for a GPU (no GPU needed to run the kit)")
-    r = sub.add_parser("run")
-    r.add_argument("kit")
-    r.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
-    r.add_argument("--allow-no-gpu", action="store_true",
-                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    a = p.parse_args()
-    if a.cmd == "build":
-        return build(a.kit, a.cpu_only)
-    return run(a.kit, a.timeout, a.allow_no_gpu)
+    return kit_main(__doc__, BUILD, RUN, children={"_api": _api})
 
 
 if __name__ == "__main__":

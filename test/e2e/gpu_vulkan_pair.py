@@ -17,16 +17,14 @@ exits 2.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
+from bench.kitframe import (Step, as_list, close, device_missing, kit_main, markdown, no_device,  # noqa: E402
+                            read_manifest, run_timed, write_manifest)
 
 # Each program: (name, text, inputs, numpy reference of each result).
 PROGRAMS = [
@@ -88,6 +86,7 @@ MODELS = ("async-internal", "async-external")
 
 
 def build(kit: str) -> int:
+    kit = os.path.abspath(kit)
     os.makedirs(kit, exist_ok=True)
     x = np.linspace(-3, 3, 64, dtype=np.float32)
     np.save(os.path.join(kit, "x.npy"), x)
@@ -96,17 +95,15 @@ def build(kit: str) -> int:
         with open(src, "w") as f:
             f.write(text)
         for model in MODELS:
-            r = subprocess.run(["mdc-compile", src, *DEVICES, "--iree-llvmcpu-target-cpu=generic",
-                                f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}-{model}.vmfb")],
-                               capture_output=True, text=True)
-            if r.returncode:
+            r = run_timed(["mdc-compile", src, *DEVICES, "--iree-llvmcpu-target-cpu=generic",
+                           f"--iree-execution-model={model}", "-o", os.path.join(kit, f"{name}-{model}.vmfb")])
+            if not r.ok:
                 print(f"mdc-compile failed ({name}, {model}): {r.stderr.strip()}")
                 return 1
     for name, _, reference in PROGRAMS:
         for k, ref in enumerate(reference(x.astype(np.float64))):
             np.save(os.path.join(kit, f"{name}.ref{k}.npy"), ref.astype(np.float32))
-    with open(os.path.join(kit, "pair.json"), "w") as f:
-        json.dump({"models": list(MODELS), "programs": [n for n, _, _ in PROGRAMS]}, f)
+    write_manifest(kit, "pair.json", {"models": list(MODELS), "programs": [n for n, _, _ in PROGRAMS]})
     print(f"built {len(PROGRAMS) * len(MODELS)} modules in {kit}")
     return 0
 
@@ -125,19 +122,17 @@ def _stock(vmfb: str, name: str, kit: str, refs: list) -> str:
     m = rt.VmModule.mmap(rt.VmInstance(), vmfb)
     function = f"{name}$host" if f"{name}$host" in m.function_names else name
     outs = [os.path.join(kit, f"out-{os.path.basename(vmfb)}-{k}.npy") for k in range(len(refs))]
-    for o in outs:
-        if os.path.exists(o):
-            os.unlink(o)
-    cmd = [_stock_runner(), f"--module={vmfb}", f"--function={function}", *[f"--device={d}" for d in RUNTIME],
-           f"--input=@{os.path.join(kit, 'x.npy')}", *[f"--output=@{o}" for o in outs]]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
+    r = run_timed([_stock_runner(), f"--module={vmfb}", f"--function={function}", *[f"--device={d}" for d in RUNTIME],
+                   f"--input=@{os.path.join(kit, 'x.npy')}", *[f"--output=@{o}" for o in outs]], 60, outputs=outs)
+    if r.status == "TIMEOUT":
         return "HANG (60 s)"
-    if r.returncode:
+    if not r.ok:
         return "FAIL: " + (r.stderr.strip().splitlines() or ["no message"])[-1][:160]
-    ok = all(np.allclose(np.load(o), ref, rtol=1e-6) for o, ref in zip(outs, refs))
-    return ("match" if ok else "MISMATCH") + f" (@{function})"
+    return ("match" if _match([np.load(o) for o in outs], refs) else "MISMATCH") + f" (@{function})"
+
+
+def _match(got: list, refs: list) -> bool:
+    return len(got) == len(refs) and all(close(g, r, 1e-6, 1e-8)[0] for g, r in zip(got, refs))
 
 
 def _shim(vmfb: str, name: str, kit: str, refs: list, order: list) -> str:
@@ -146,24 +141,19 @@ def _shim(vmfb: str, name: str, kit: str, refs: list, order: list) -> str:
 
     try:
         with load(vmfb, order, timeout_s=60) as m:
-            got = getattr(m, name)(np.load(os.path.join(kit, "x.npy")))
-        got = list(got) if isinstance(got, tuple) else [got]
-        return "match" if all(np.allclose(g, r, rtol=1e-6) for g, r in zip(got, refs)) else "MISMATCH"
+            got = as_list(getattr(m, name)(np.load(os.path.join(kit, "x.npy"))))
+        return "match" if _match(got, refs) else "MISMATCH"
     except Exception as e:  # noqa: BLE001 - recorded in the table
-        return f"FAIL: {type(e).__name__}: {str(e).splitlines()[0][:140]}"
+        return f"FAIL: {type(e).__name__}: {(str(e).splitlines() or [''])[0][:140]}"
 
 
 def run(kit: str) -> int:
-    import iree.runtime as rt
-
+    kit = os.path.abspath(kit)
     for driver in ("cuda", "vulkan"):
-        try:
-            rt.get_driver(driver).create_default_device()
-        except Exception as e:  # noqa: BLE001 - any failure means: not here
-            print(f"gpu_vulkan_pair: no {driver} device here ({str(e).splitlines()[0][:120]})")
-            return 2
-    with open(os.path.join(kit, "pair.json")) as f:
-        spec = json.load(f)
+        why = device_missing(driver)
+        if why:
+            return no_device("gpu_vulkan_pair", driver, why=why, nothing="run")
+    spec = read_manifest(kit, "pair.json", build=f"python test/e2e/gpu_vulkan_pair.py build {kit}")
     rows, failures = [], 0
     for name in spec["programs"]:
         refs = [np.load(os.path.join(kit, p)) for p in sorted(os.listdir(kit)) if p.startswith(f"{name}.ref")]
@@ -175,18 +165,12 @@ def run(kit: str) -> int:
                     ("mdc.runtime_shim.load, vulkan first", _shim(vmfb, name, kit, refs, RUNTIME[::-1]))):
                 failures += not result.startswith("match")
                 rows.append((name, model, runner, result))
-    print("| program | model | runner | result |\n|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print(markdown(("program", "model", "runner", "result"), "llll", rows))
     return 1 if failures else 0
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("cmd", choices=["build", "run"])
-    p.add_argument("kit")
-    a = p.parse_args()
-    return build(os.path.abspath(a.kit)) if a.cmd == "build" else run(os.path.abspath(a.kit))
+    return kit_main(__doc__, Step(lambda a: build(a.kit)), Step(lambda a: run(a.kit)))
 
 
 if __name__ == "__main__":

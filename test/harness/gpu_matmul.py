@@ -25,21 +25,19 @@ the runtime wheel is needed (with the checkout: test/harness travels with it).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 
-from .gpu_kit import cuda_available
+from bench.kitframe import (Step, allow_no_gpu_option, cuda_available, kit_main, markdown, no_device, option,
+                            read_manifest, write_manifest)
 
 M, N, K = 32, 2048, 2048
 REPEAT = 20
 TOL = {"f32": 1e-3, "f16": 6e-2}
-NO_GPU_STATUS = 2
 SPLIT_FLAG = "--iree-dispatch-creation-split-matmul-reduction="
 CUDA_FLAGS = ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"]
 
@@ -201,8 +199,7 @@ def build(kit: str, seed: int, only=None) -> int:
     _compile(tiny, os.path.join(kit, "tiny.vmfb"), [])
     os.remove(tiny)
     np.save(os.path.join(kit, "tiny.npy"), np.arange(4, dtype=np.float32))
-    with open(os.path.join(kit, "cases.json"), "w") as f:
-        json.dump(dict(cases=cases, repeat=REPEAT, seed=seed), f, indent=1)
+    write_manifest(kit, "cases.json", dict(cases=cases, repeat=REPEAT, seed=seed))
     return 0
 
 
@@ -272,8 +269,7 @@ def _kit_inputs(kit, dt, layout):
 
 
 def run(kit: str, device: str) -> int:
-    with open(os.path.join(kit, "cases.json")) as f:
-        meta = json.load(f)
+    meta = read_manifest(kit, "cases.json", build=f"python test/e2e/gpu_matmul.py build {kit}")
     repeat = meta["repeat"]
     tmp = os.path.join(kit, "tmp")
     os.makedirs(tmp, exist_ok=True)
@@ -305,12 +301,10 @@ def run(kit: str, device: str) -> int:
         rows.append((case["variant"], f"{dt} {layout}", call, kernel, t_sync, t_b2b,
                      call / t_sync, kernel / t_b2b, err, torch_err, "ok" if ok else "BAD"))
         print("measured", case["tag"], flush=True)
-    print("| variant | dtype layout | IREE call us | IREE kernel us | torch call us (sync) "
-          "| torch us (back to back) | call ratio | kernel ratio | IREE max err | torch max err | check |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.1f} "
-              f"| {r[6]:.2f}x | {r[7]:.2f}x | {r[8]:.2e} | {r[9]:.2e} | {r[10]} |")
+    print(markdown(("variant", "dtype layout", "IREE call us", "IREE kernel us", "torch call us (sync)",
+                    "torch us (back to back)", "call ratio", "kernel ratio", "IREE max err", "torch max err", "check"),
+                   "llrrrrrrrrl", [(*r[:2], *(f"{t:.1f}" for t in r[2:6]), *(f"{x:.2f}x" for x in r[6:8]),
+                                    *(f"{e:.2e}" for e in r[8:10]), r[10]) for r in rows]))
     if all(os.path.exists(os.path.join(kit, tag + ".vmfb")) for tag in PROBE_TAGS):
         _probe(kit, device)  # a kit built with --only may lack the probe's variants
     return 1 if failed else 0
@@ -333,29 +327,18 @@ def _probe(kit, device):
         print(f"| {' '.join(flags) or '(defaults)'} | " + " | ".join(times) + " |", flush=True)
 
 
-def _no_gpu(allow: bool) -> int:
-    if allow:
-        print("gpu_matmul: no cuda device here; skipping (--allow-no-gpu)")
-        return 0
-    print("gpu_matmul: error: no cuda device here; nothing was checked "
-          "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
-    return NO_GPU_STATUS
+def _run(args) -> int:
+    if not cuda_available():
+        return no_device("gpu_matmul", allow=args.allow_no_gpu)
+    return run(args.kit, "cuda")
+
+
+BUILD = Step(lambda a: build(a.kit, a.seed, a.only), [
+    option("--seed", type=int, default=35),
+    option("--only", nargs="*", help="variant names to build (default: all)")],
+    help="compile the variants and draw inputs (here)")
+RUN = Step(_run, [allow_no_gpu_option()], help="measure and check the variants (GPU machine)")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="compile the variants and draw inputs (here)")
-    b.add_argument("kit")
-    b.add_argument("--seed", type=int, default=35)
-    b.add_argument("--only", nargs="*", help="variant names to build (default: all)")
-    r = sub.add_parser("run", help="measure and check the variants (GPU machine)")
-    r.add_argument("kit")
-    r.add_argument("--allow-no-gpu", action="store_true",
-                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    args = p.parse_args(argv)
-    if args.cmd == "build":
-        return build(args.kit, args.seed, args.only)
-    if not cuda_available():
-        return _no_gpu(args.allow_no_gpu)
-    return run(args.kit, "cuda")
+    return kit_main(__doc__.splitlines()[0], BUILD, RUN, argv, name="gpu_matmul")

@@ -19,30 +19,24 @@ the checkout (test/harness travels with it).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 
+from bench.kitframe import NO_GPU_STATUS, Step, allow_no_gpu_option, checkout_env, cuda_available, kit_main, option
 from mdc.contract.machine_profile import BYTE_CLASSES, MachineProfile, default_profile, load_profile
 
-from .gpu_kit import cuda_available
-
-NO_GPU_STATUS = 2
-CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD_DEVICES = ("local-task", "cuda", "vulkan")
 
 
 def _profiler(argv: list[str], timeout: float | None = None) -> int:
     """``python -m mdc.profiler ARGV`` (under ``timeout`` when given) with
     this checkout's mdc importable, installed or not; its exit status."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [CHECKOUT, env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "mdc.profiler", *argv]
     if timeout is not None:
         command = ["timeout", f"{timeout:.0f}", *command]
-    status = subprocess.run(command, env=env).returncode
+    status = subprocess.run(command, env=checkout_env()).returncode
     if status == 124:
         print(f"TIMEOUT: mdc-profile ran past {timeout:.0f} s", flush=True)
     return status
@@ -135,21 +129,18 @@ def comparison(measured: MachineProfile, default: MachineProfile) -> str:
     return "\n".join(lines)
 
 
+BUILD = Step(lambda a: build(a.kit, a.quick, not a.no_vulkan, a.target_cpu), [
+    option("--quick", action="store_true", help="mdc-profile's --quick probes"),
+    option("--no-vulkan", action="store_true", help="local and cuda probes only"),
+    option("--target-cpu", help="mdc-profile's --target-cpu (default: its generic x86-64)")],
+    help="mdc-profile --build-probes into KIT/probes (here: needs the compiler)")
+RUN = Step(lambda a: run(a.kit, a.device, a.timeout, a.allow_no_gpu), [
+    option("--device", action="append", help="a device to measure, repeated (default: local-task, "
+           "cuda, and vulkan where KIT and the runtime have it)"),
+    option("--timeout", type=float, default=420, help="seconds mdc-profile may run (default 420)"),
+    allow_no_gpu_option("without a cuda device, measure the others, exit 0")],
+    help="mdc-profile --probes=KIT/probes, then the profile beside the default's")
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="gpu_profile.py", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="mdc-profile --build-probes into KIT/probes (here: needs the compiler)")
-    b.add_argument("kit")
-    b.add_argument("--quick", action="store_true", help="mdc-profile's --quick probes")
-    b.add_argument("--no-vulkan", action="store_true", help="local and cuda probes only")
-    b.add_argument("--target-cpu", help="mdc-profile's --target-cpu (default: its generic x86-64)")
-    r = sub.add_parser("run", help="mdc-profile --probes=KIT/probes, then the profile beside the default's")
-    r.add_argument("kit")
-    r.add_argument("--device", action="append", help="a device to measure, repeated (default: local-task, "
-                   "cuda, and vulkan where KIT and the runtime have it)")
-    r.add_argument("--timeout", type=float, default=420, help="seconds mdc-profile may run (default 420)")
-    r.add_argument("--allow-no-gpu", action="store_true", help="without a cuda device, measure the others, exit 0")
-    args = p.parse_args(argv)
-    if args.command == "build":
-        return build(args.kit, args.quick, not args.no_vulkan, args.target_cpu)
-    return run(args.kit, args.device, args.timeout, args.allow_no_gpu)
+    return kit_main(__doc__.split("\n\n")[0], BUILD, RUN, argv, prog="gpu_profile.py", raw=False, name="gpu_profile")

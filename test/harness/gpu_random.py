@@ -27,21 +27,20 @@ exits with status 2 (``--allow-no-gpu``: exit 0, a skip).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import faulthandler
-import json
 import os
 import subprocess
-import sys
 import time
 from collections import defaultdict
 from typing import Callable
 
 import numpy as np
 
+from bench.kitframe import (Step, allow_no_gpu_option, as_list, device_missing, gpu_memory_used, host_rss_kib,
+                            kit_main, load_values, no_device, option, read_manifest, save_values, watchdog,
+                            write_manifest)
+
 RUNTIME = {1: ["cuda"], 2: ["local-task", "cuda"], 3: ["local-task", "cuda", "local-sync"]}
-NO_GPU_STATUS = 2  # run's exit status with no cuda device (a run that checked nothing)
 
 
 def device_specs(devices: tuple, kind: str = "cuda") -> list[str]:
@@ -100,14 +99,7 @@ def _stock_builds(kit: str, name: str, chunk: list, names: tuple, model: str, gp
 
 def _case(kit: str, prog, stock: dict | None) -> dict:
     """One program's entry in random.json, its inputs and references saved."""
-    inputs = []
-    for k, data in enumerate(prog.inputs()):
-        if isinstance(data, np.ndarray):
-            path = f"{prog.name}.in{k}.npy"
-            np.save(os.path.join(kit, path), data)
-            inputs.append(path)
-        else:
-            inputs.append(int(data))
+    inputs = save_values(kit, f"{prog.name}.in", [x if isinstance(x, np.ndarray) else int(x) for x in prog.inputs()])
     results = []
     for k, ((value, _), (ref, bound)) in enumerate(zip(prog.results, prog.reference())):
         np.save(os.path.join(kit, f"{prog.name}.ref{k}.npy"), ref)
@@ -154,8 +146,7 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = 
                              if stock and "error" in stock[prog.index]]
             modules.append({"module": f"{name}.vmfb", "devices": 1 if all_on_gpu else ndev, "model": model,
                             "cases": [_case(kit, prog, stock and stock[prog.index]) for prog in chunk]})
-    with open(os.path.join(kit, "random.json"), "w") as f:
-        json.dump({"seed": seed, "gpu": gpu, "modules": modules}, f, indent=1)
+    write_manifest(kit, "random.json", {"seed": seed, "gpu": gpu, "modules": modules})
     n = sum(len(m["cases"]) for m in modules)
     print(f"seed {seed}: {n} programs in {len(modules)} modules; {len(failed)} programs failed to compile (alone)")
     for name, why in failed:
@@ -166,23 +157,6 @@ def build(kit: str, seed: int, count: int, batch: int, mdc_flags=(), gpu: str = 
         for name, why in stock_failed:
             print(f"  @{name}: {why}")
     return 0 if n else 1
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _gpu_mib() -> str:
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout.strip()
-        return out.splitlines()[0] + " MiB"
-    except Exception:
-        return "n/a"
 
 
 def _one_device_module(path: str, devices: list, timeout_s: float):
@@ -231,14 +205,12 @@ class Call:
 def _outputs(fn, inputs: list, timeout: float) -> list | str:
     """A call's results, or why the call failed (a hang past ``timeout``
     ends the process with every thread's traceback)."""
-    faulthandler.dump_traceback_later(timeout, exit=True)
     try:
-        out = fn(*inputs)
+        with watchdog(timeout):
+            out = fn(*inputs)
     except Exception as e:  # a call that fails is one failure, not the end of the run
         return f"call failed: {type(e).__name__}: {(str(e).splitlines() or [''])[-1][:200]}"
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-    return list(out) if isinstance(out, tuple) else ([] if out is None else [out])
+    return [] if out is None else as_list(out)
 
 
 def check_call(call: Call, timeout: float) -> tuple[str | None, list | None]:
@@ -322,34 +294,23 @@ def _stock_loader(kit: str, stock: dict | None, function: str, gpu: str, timeout
     return fn
 
 
+def _spec(kit: str) -> dict:
+    return read_manifest(kit, "random.json", build=f"python test/e2e/gpu_random.py build {kit}")
+
+
 def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-task",
         allow_no_gpu: bool = False) -> int:
     """Exit status 1 only for mdc's failures: a program stock IREE gets
     wrong too (every device the GPU) is reported as IREE's own."""
-    import iree.runtime as rt
     from mdc.runtime_shim import load
 
     kit = os.path.abspath(kit)
-    spec_path = os.path.join(kit, "random.json")
-    spec = None
-    if os.path.exists(spec_path):
-        with open(spec_path) as f:
-            spec = json.load(f)
+    spec = _spec(kit) if os.path.exists(os.path.join(kit, "random.json")) else None
     gpu = spec.get("gpu", "cuda") if spec else "cuda"
-    try:
-        rt.get_driver(gpu).create_default_device()
-    except Exception as e:
-        why = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
-        if allow_no_gpu:
-            print(f"gpu_random: no {gpu} device here ({why}); skipping (--allow-no-gpu)")
-            return 0
-        print(f"gpu_random: error: no {gpu} device here ({why}); nothing was checked "
-              "(--allow-no-gpu makes this a skip with exit status 0)", file=sys.stderr)
-        return NO_GPU_STATUS
-    if spec is None:
-        print(f"gpu_random: error: {spec_path} is missing: build the kit first (gpu_random.py build {kit})",
-              file=sys.stderr)
-        return 1
+    why = device_missing(gpu, width=80)
+    if why:
+        return no_device("gpu_random", gpu, why=why, allow=allow_no_gpu)
+    spec = spec or _spec(kit)  # no kit: its KitError says how to build one
     calls: list[Call] = []
     loaded, stock_loaded = [], {}
     load_failures = []
@@ -367,7 +328,7 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
             continue
         loaded.append(module)
         for case in m["cases"]:
-            inputs = [np.load(os.path.join(kit, x)) if isinstance(x, str) else x for x in case["inputs"]]
+            inputs = load_values(kit, case["inputs"])
             expected = [(np.load(os.path.join(kit, r["ref"])), np.load(os.path.join(kit, r["bound"])), r["dtype"])
                         for r in case["results"]]
             label = f"seed={case['seed']} index={case['index']} @{case['function']} ({m['model']}, {m['devices']} devices)"
@@ -395,42 +356,36 @@ def run(kit: str, soak: float, call_timeout: float, cpu_driver: str = "local-tas
 def _soak(calls: list[Call], seconds: float, timeout: float) -> list:
     """Round-robin calls for ``seconds`` (IREE's own wrong programs left
     out): [("soak", how many were wrong)] or []."""
-    rss0, gpu0 = _rss_mib(), _gpu_mib()
+    rss0, gpu0 = host_rss_kib() / 1024, gpu_memory_used() or "n/a"
     start, n, bad = time.monotonic(), 0, 0
     while calls and time.monotonic() - start < seconds:
         bad += check_call(calls[n % len(calls)], timeout)[0] is not None
         n += 1
     elapsed = time.monotonic() - start
     print(f"soak: {n} calls over {elapsed:.0f} s mixing {len(calls)} programs, {bad} mismatches")
-    print(f"  host RSS: start {rss0:.1f} MiB, end {_rss_mib():.1f} MiB")
-    print(f"  GPU memory used: start {gpu0}, end {_gpu_mib()}")
+    print(f"  host RSS: start {rss0:.1f} MiB, end {host_rss_kib() / 1024:.1f} MiB")
+    print(f"  GPU memory used: start {gpu0}, end {gpu_memory_used() or 'n/a'}")
     return [("soak", f"{bad} mismatches")] if bad else []
 
 
+BUILD = Step(lambda a: build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu, a.index, a.all_on_gpu), [
+    option("--seed", type=int, default=20261130),
+    option("--count", type=int, default=120),
+    option("--batch", type=int, default=4),
+    option("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace"),
+    option("--index", type=int, action="append", help="only these program indices (instead of --count)"),
+    option("--all-on-gpu", action="store_true",
+           help="the oracle for a GPU-only failure: stock iree-compile, every device the GPU, no mdc"),
+    option("--gpu", default="cuda", choices=["cuda", "vulkan"],
+           help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
+           "points, as mdc.runtime_shim.load does for Vulkan beside a CPU)")])
+RUN = Step(lambda a: run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu), [
+    option("--soak", type=float, default=0, help="seconds of round-robin calls after the check"),
+    option("--timeout", type=float, default=60, help="seconds a call may take"),
+    option("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
+           help="driver of the devices otherwise run on local-task"),
+    allow_no_gpu_option()])
+
+
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("kit")
-    b.add_argument("--seed", type=int, default=20261130)
-    b.add_argument("--count", type=int, default=120)
-    b.add_argument("--batch", type=int, default=4)
-    b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
-    b.add_argument("--index", type=int, action="append", help="only these program indices (instead of --count)")
-    b.add_argument("--all-on-gpu", action="store_true",
-                   help="the oracle for a GPU-only failure: stock iree-compile, every device the GPU, no mdc")
-    b.add_argument("--gpu", default="cuda", choices=["cuda", "vulkan"],
-                   help="device_b's kind (vulkan: run goes through iree-run-module and the host entry "
-                   "points, as mdc.runtime_shim.load does for Vulkan beside a CPU)")
-    r = sub.add_parser("run")
-    r.add_argument("kit")
-    r.add_argument("--soak", type=float, default=0, help="seconds of round-robin calls after the check")
-    r.add_argument("--timeout", type=float, default=60, help="seconds a call may take")
-    r.add_argument("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
-                   help="driver of the devices otherwise run on local-task")
-    r.add_argument("--allow-no-gpu", action="store_true",
-                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    a = p.parse_args()
-    if a.cmd == "build":
-        return build(a.kit, a.seed, a.count, a.batch, a.mdc_flag, a.gpu, a.index, a.all_on_gpu)
-    return run(a.kit, a.soak, a.timeout, a.cpu_driver, a.allow_no_gpu)
+    return kit_main(__doc__, BUILD, RUN, name="gpu_random")

@@ -14,13 +14,16 @@ its bytes overwritten in place, then restored, under a timeout, compares with th
 outputs, and prints one table. With no cuda device it says so and exits
 with status 2 (``--allow-no-gpu``: exit 0, a skip).
 
-The modules: cases.py (the cases), build.py, run.py (with ``compare``, the
-rule a result must meet), runners.py (the shim's runners, each in a child
-process), canaries.py (stock IREE's own wrong answers on cuda) and cli.py.
+The modules: cases.py (the cases), build.py, run.py, runners.py (the shim's runners, each in a child
+process), canaries.py (stock IREE's own wrong answers on cuda) and cli.py;
+the pieces every kit shares (``compare``, the rule a result must meet,
+``cuda_available``, NO_GPU_STATUS) are bench/kitframe.py's.
 """
+
+from bench.kitframe import NO_GPU_STATUS, compare, cuda_available
 
 from .build import build
 from .canaries import MAXSI_VARIANTS, stock_cuda_canaries
-from .run import NO_GPU_STATUS, compare, cuda_available, run
+from .run import run
 
 __all__ = ["MAXSI_VARIANTS", "NO_GPU_STATUS", "build", "compare", "cuda_available", "run", "stock_cuda_canaries"]

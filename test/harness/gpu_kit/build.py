@@ -4,10 +4,11 @@ computed with stock IREE on all-local devices."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
+
+from bench.kitframe import write_manifest
 
 from ..processes import run_captured
 from .canaries import build_stock_cuda_canaries
@@ -72,8 +73,7 @@ def build(kit: str, cpu: str, seed: int, mdc_flags=()) -> int:
         manifest.append(dict(name=name, module=os.path.basename(vmfb), function=case["function"],
                              devices=case["runtime"], inputs=inputs, runner=case["runner"],
                              expected=expected))
-    with open(os.path.join(kit, "cases.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
+    write_manifest(kit, "cases.json", manifest)
     if build_stock_cuda_canaries(kit):
         return 1
     print(f"built {len(manifest)} cases in {kit}, and the stock CUDA min-reduce and maxsi canaries")

@@ -4,11 +4,11 @@ that mdc works around or reports; when one turns right, drop what it guards."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
+
+from bench.kitframe import run_timed
 
 from ..paths import script
 from ..processes import run_captured
@@ -135,17 +135,13 @@ def _stock_cuda_canary(kit: str, name: str, timeout: float) -> tuple[bool | None
     """Runs one canary module -> (wrong: True/False, or None when it did
     not run, what it gave)."""
     out = os.path.join(kit, f"{name}.out.npy")
-    tool = shutil.which("iree-run-module")
-    if tool is None:
-        return None, "iree-run-module not found: put the runtime's bin/ on PATH"
     inputs = sorted(f for f in os.listdir(kit) if f.startswith(f"{name}.in") and f.endswith(".npy"))
-    try:
-        r = run_captured([tool, f"--module={name}.vmfb", "--function=f", "--device=cuda",
-                  *[f"--input=@{f}" for f in inputs], f"--output=@{out}"], cwd=kit, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, "TIMEOUT"
-    if r.returncode:
-        return None, f"rc={r.returncode}: {(r.stderr.strip().splitlines() or [''])[-1][:200]}"
+    r = run_timed(["iree-run-module", f"--module={name}.vmfb", "--function=f", "--device=cuda",
+                   *[f"--input=@{f}" for f in inputs], f"--output=@{out}"], timeout, cwd=kit, outputs=[out])
+    if r.status in ("TIMEOUT", "NO-TOOL"):
+        return None, r.stderr or r.status
+    if not r.ok:
+        return None, f"{r.status}: {(r.stderr.strip().splitlines() or [''])[-1][:200]}"
     got, want = np.load(out), np.load(os.path.join(kit, f"{name}.expected.npy"))
     wrong = int((got != want).sum()) if got.shape == want.shape else got.size
     return wrong > 0, f"{wrong} of {want.size} wrong: {got.ravel().tolist()} against numpy's {want.ravel().tolist()}"

@@ -2,38 +2,30 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from bench.kitframe import Step, allow_no_gpu_option, kit_main, option
 
 from .build import build
 from .canaries import canary_cuda_thread_child
-from .run import NO_GPU_STATUS, run
+from .run import run
 from .runners import RUNNERS
+
+BUILD = Step(lambda a: build(a.kit, a.cpu, a.seed, a.mdc_flag), [
+    option("--cpu", default="generic", help="portable CPU target for the local device"),
+    option("--seed", type=int, default=20261130),
+    option("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")])
+RUN = Step(lambda a: run(a.kit, a.timeout, a.only, a.repeat, a.cpu_driver, a.allow_no_gpu), [
+    option("--timeout", type=float, default=60.0),
+    option("--only"),
+    option("--repeat", type=int, default=1, help="runs per case; a case passes only if all match"),
+    option("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
+           help="driver of the devices the cases run on local-task"),
+    allow_no_gpu_option()])
+# The child processes: the canary's, and each runner of runners.py (`gpu_kit.py _NAME ...`).
+CHILDREN = {"_canary_cuda_thread": lambda _: canary_cuda_thread_child(),
+            **{f"_{name}": runner for name, runner in RUNNERS.items()}}
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "_canary_cuda_thread":
-        return canary_cuda_thread_child()
-    if len(sys.argv) > 1 and sys.argv[1].startswith("_") and sys.argv[1][1:] in RUNNERS:
-        return RUNNERS[sys.argv[1][1:]](sys.argv[2:])
-    p = argparse.ArgumentParser(description=sys.modules[__package__].__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("kit")
-    b.add_argument("--cpu", default="generic", help="portable CPU target for the local device")
-    b.add_argument("--seed", type=int, default=20261130)
-    b.add_argument("--mdc-flag", action="append", default=[], help="extra mdc-compile flag, e.g. --staging=emplace")
-    r = sub.add_parser("run")
-    r.add_argument("kit")
-    r.add_argument("--timeout", type=float, default=60.0)
-    r.add_argument("--only")
-    r.add_argument("--repeat", type=int, default=1, help="runs per case; a case passes only if all match")
-    r.add_argument("--cpu-driver", default="local-task", choices=["local-task", "local-sync"],
-                   help="driver of the devices the cases run on local-task")
-    r.add_argument("--allow-no-gpu", action="store_true",
-                   help=f"with no cuda device, say so and exit 0 (default: exit status {NO_GPU_STATUS})")
-    a = p.parse_args()
-    if a.cmd == "build":
-        return build(a.kit, a.cpu, a.seed, a.mdc_flag)
-    return run(a.kit, a.timeout, a.only, a.repeat, a.cpu_driver, a.allow_no_gpu)
+    return kit_main(sys.modules[__package__].__doc__, BUILD, RUN, children=CHILDREN, name="gpu_kit")

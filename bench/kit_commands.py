@@ -1,0 +1,199 @@
+"""The kits of their own in ``python -m bench``: ``NAME build DIR`` here,
+with the compiler, then ``NAME run DIR`` on the GPU machine, runtime only.
+
+Each is a TwoStep in KITS (``workload``, ``placement``): its help, the
+options of each step, and ``main(p, a, config)``, which runs the step asked
+for (``a.step``). A new kit adds its modules (its build and its run, as
+workload_kit.py and workload.py are) and one TwoStep here; __main__.py adds
+every kit of KITS to the command line, with the run step's ``--smoke`` and
+``--allow-no-gpu``, dispatches to it, and says a KitError (kitframe.py's:
+a kit missing, incomplete or not for this run) as one error line, status 1. Also here: the option types and
+the IREE runtime settings the measuring commands share with the kits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from typing import Callable
+
+from .common import Config, configure_host
+from .model import DTYPES, Stack
+
+
+def whole(low: int):
+    """An option type: a whole number of at least ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def comma_list(text: str) -> list[str]:
+    return [t for t in text.split(",") if t]
+
+
+def runtime_flag_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--runtime-flag", action="append", default=[], metavar="FLAG",
+                    help="one more of IREE's runtime flags, set before any device exists (repeatable), "
+                         "e.g. --runtime-flag=--task_worker_spin_us=500")
+
+
+def check_runtime_flag_forms(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    for flag in getattr(a, "runtime_flag", []):
+        if not flag.startswith("--") or "=" not in flag:
+            p.error(f"--runtime-flag: expected one of IREE's runtime flags as --name=value, got {flag!r}")
+
+
+def configure(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """Workers, host memory and IREE runtime flags of a measuring command
+    (their forms checked first); a setting IREE does not take is a usage
+    error, in IREE's words."""
+    check_runtime_flag_forms(p, a)
+    try:
+        configure_host(a.workers, getattr(a, "retain_host_memory", False), tuple(a.runtime_flag))
+    except ValueError as e:
+        p.error(f"IREE refused a runtime setting (--workers, --runtime-flag): {str(e).splitlines()[0]}")
+
+
+@dataclasses.dataclass(frozen=True)
+class TwoStep:
+    """One kit of its own (the module's doc)."""
+
+    help: str
+    description: str
+    build_options: Callable[[argparse.ArgumentParser], None]
+    run_options: Callable[[argparse.ArgumentParser], None]
+    main: Callable[[argparse.ArgumentParser, argparse.Namespace, Config], int]
+
+
+def _stack_size_options(b) -> None:
+    """The workload stack's sizes and throughput batch, shared by workload
+    build and placement build."""
+    b.add_argument("--hidden", type=whole(1), help="hidden size H (default 2048; 64 with --smoke)")
+    b.add_argument("--blocks", type=whole(1), help="blocks N (default 24; 4 with --smoke)")
+    b.add_argument("--vocab", type=whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
+    b.add_argument("--batch", type=whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+    b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
+    b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
+
+
+def _counts(p, text: list[str] | None, default: tuple[int, ...], blocks: int, option: str, what: str) -> tuple:
+    """``--splits`` or ``--fits``: block counts from 0 to ``blocks``, each once, in order."""
+    try:
+        counts = tuple(sorted({int(k) for k in text})) if text else default
+    except ValueError:
+        p.error(f"{option}: expected whole numbers, comma separated, got {','.join(text)!r}")
+    if not counts or not all(0 <= k <= blocks for k in counts):
+        p.error(f"{option}: each {what} must be from 0 to the block count {blocks}")
+    return counts
+
+
+def _workload_build_options(b) -> None:
+    _stack_size_options(b)
+    b.add_argument("--splits", type=comma_list, help="blocks on the CPU, comma separated (default 0,N/4,N/2,3N/4,N)")
+    b.add_argument("--models", type=comma_list, default=["sync", "async"],
+                   help="execution models, comma separated: sync, async (async-external); default both")
+    b.add_argument("--seed", type=whole(0), default=Stack().seed, help="the weights' and ids' seed")
+    b.add_argument("--layout", choices=["out_in", "in_out"], default=Stack().layout,
+                   help="how each weight matrix is stored: out_in (torch.nn.Linear's, y = x @ W.T; default) "
+                        "or in_out (y = x @ W, the first kits')")
+    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype,
+                   help="every float's type, in the program and the weights: f32 (default) or f16")
+    b.add_argument("--mdc-flag", action="append", default=[], metavar="FLAG",
+                   help="one more mdc-compile flag for the split modules (repeatable; it applies to both "
+                        "devices' code), e.g. --mdc-flag=--iree-llvmcpu-enable-ukernels=all")
+
+
+def _workload_run_options(r) -> None:
+    r.add_argument("--calls", type=whole(1), default=20, help="timed calls at batch 1 (default 20)")
+    r.add_argument("--batch-calls", type=whole(1), default=5, help="timed calls at the larger batch (default 5)")
+    r.add_argument("--stream", type=whole(0), default=32,
+                   help="batch-1 inputs per stream of the pipelined table (default 32; 0: no such table)")
+    r.add_argument("--depth", type=whole(2), default=2, help="calls in flight in the pipelined table (default 2)")
+    r.add_argument("--workers", type=whole(0), default=0,
+                   help="local-task worker threads (IREE's --task_topology_group_count; 0: IREE's choice)")
+    runtime_flag_option(r)
+
+
+def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import workload, workload_kit
+
+    if a.step == "run":
+        configure(p, a)
+        return workload.run(config, a.dir, a.calls, a.batch_calls, a.stream, a.depth)
+    small = a.smoke
+    stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
+                  vocab=a.vocab or (256 if small else 8192), seed=a.seed, layout=a.layout, dtype=a.dtype)
+    splits = _counts(p, a.splits, workload_kit.default_splits(stack.blocks), stack.blocks, "--splits", "k")
+    unknown = [m for m in a.models if m not in workload_kit.MODELS]
+    if unknown or not a.models:
+        p.error(f"--models: expected sync and/or async, got {','.join(a.models)!r}")
+    plan = workload_kit.Plan(stack, (1, a.batch or (4 if small else 32)), splits,
+                             tuple(dict.fromkeys(a.models)), a.cpu, small, tuple(a.mdc_flag))
+    return workload_kit.build(plan, a.dir)
+
+
+def _placement_build_options(b) -> None:
+    _stack_size_options(b)
+    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
+    b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
+    b.add_argument("--fits", type=comma_list, help="the block counts the budgets fit, comma separated "
+                                                   "(default 0,N/4,N/2,3N/4,N)")
+    b.add_argument("--jobs", type=whole(1), default=os.cpu_count() or 1,
+                   help="compiles at a time (default: the CPU count)")
+
+
+def _placement_run_options(r) -> None:
+    r.add_argument("--calls", type=whole(1), default=10, help="timed calls at batch 1 (default 10)")
+    r.add_argument("--batch-calls", type=whole(1), default=5, help="timed calls at the larger batch (default 5)")
+
+
+def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import placement, placement_kit, placement_plan
+
+    if a.step == "run":
+        return placement.run(config, a.dir, a.calls, a.batch_calls)
+    small = a.smoke
+    stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
+                  vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
+    fits = _counts(p, a.fits, placement_plan.default_fits(stack.blocks), stack.blocks, "--fits", "count")
+    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
+                              a.jobs)
+    return placement_kit.build(plan, a.dir)
+
+
+KITS = {
+    "workload": TwoStep("a transformer-like stack split between the CPU and the GPU",
+                        "workload build DIR (here, with the compiler), then workload run DIR (on the GPU machine, "
+                        "runtime only); see bench/workload.py",
+                        _workload_build_options, _workload_run_options, _workload),
+    "placement": TwoStep("--place=auto against hand splits and greedy fill, by GPU budget",
+                         "placement build DIR (here, with the compiler), then placement run DIR (on the GPU "
+                         "machine, runtime only); see bench/placement.py",
+                         _placement_build_options, _placement_run_options, _placement),
+}
+
+
+def add_kits(sub) -> list[argparse.ArgumentParser]:
+    """``NAME build DIR`` and ``NAME run DIR`` of every kit of KITS; -> the
+    run steps' parsers."""
+    runs = []
+    for name, kit in KITS.items():
+        steps = sub.add_parser(name, help=kit.help, description=kit.description).add_subparsers(
+            dest="step", required=True)
+        b = steps.add_parser("build", help="compile the kit (here)")
+        b.add_argument("dir")
+        kit.build_options(b)
+        r = steps.add_parser("run", help="measure the kit (on the GPU machine)")
+        r.add_argument("dir")
+        kit.run_options(r)
+        runs.append(r)
+    return runs
