@@ -25,7 +25,10 @@ FLAG_KEYWORDS = {
     "--no-cuda-matmul-configs": "cuda_matmul_configs=False",
 }
 LIST_KEYWORDS = ("devices", "links", "max_dims")
-_FLAG = re.compile(r"(?<![\w-])(%s)(?![\w-])(?:=((?:[^\s,;:()]|:(?!\s|$)|\([^\s()]*\))*))?"
+# A flag, and its value up to a space, ',' or ';', or a ':' or '.' that ends
+# a clause (before a space or the text's end: "--gpu-memory=1000." is 1000,
+# then a full stop); a value of dots alone ("--dump-stages=.") is a folder.
+_FLAG = re.compile(r"(?<![\w-])(%s)(?![\w-])(?:=(\.+(?=\s|$)|(?:[^\s,;:().]|[.:](?!\s|$)|\([^\s()]*\))*))?"
                    % "|".join(re.escape(f) for f in sorted(FLAG_KEYWORDS, key=len, reverse=True)))
 _PLAIN_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|True|False|None)$")
 

@@ -14,6 +14,11 @@ re-exports):
   (op tables, ``startswith`` prefixes excluded; the names of attributes
   such as ``stream.affinity`` are not counted).
 
+A finding in a scope KEPT names (a function, or a module-level name) is
+one that needs the text, for the reason given there: it is counted apart,
+as kept, and listed with ``--lines``. Everything else is to be read with
+the bindings' typed readers or the adapter's functions.
+
     python scripts/ir_strings.py            # totals
     python scripts/ir_strings.py --files    # and per module
     python scripts/ir_strings.py --lines    # and every finding
@@ -35,6 +40,59 @@ RE_CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "s
 KINDS = ("opname", "regex", "str", "parse", "oplit")
 # Attribute names and values that look like op names.
 NOT_OPS = {"stream.affinity", "stream.affinity.default", "stream.topology", "hal.device.id"}
+
+
+_TWIN_TEXT = ("types printed into a twin's MLIR text, which is parsed, not built: its ops are located in that "
+              "text, and a host function's locations reach the vmfb (twins.parse_beside)")
+# (module, scope) -> why the printed form is needed there.
+KEPT = {
+    ("passes/transforms/twins.py", "signature_of"): (
+        "a signature's attribute entries, kept as the text a twin's signature repeats; the device one is a "
+        "#hal.device.affinity, which no Python class reads (module_facts.declared_device, through the adapter)"),
+    ("passes/transforms/twins.py", "parse_beside"): _TWIN_TEXT,
+    ("passes/transforms/host_entry_points.py", "twin_text"): _TWIN_TEXT,
+    ("passes/transforms/result_storage_twins.py", "twin_text"): _TWIN_TEXT,
+    ("passes/transforms/stub_host_entry_points.py", "twin_text"): _TWIN_TEXT,
+    ("passes/transforms/stub_host_entry_points.py", "_parse_beside"): _TWIN_TEXT,
+    ("passes/transforms/stub_host_entry_points.py", "_move"): (
+        "the element type's name, printed into the twin's hal.element_type<...> (text, as the twin is)"),
+    ("passes/analysis/stub_signatures.py", "StubValue.of"): "the type as the manifest records it (its printed form)",
+    ("passes/analysis/sizes.py", "_size_of"): "the type as the reports print it (the sizes are read typed)",
+    ("passes/assignment/op_costs.py", "_dtype"): (
+        "the element type's name, the key of the machine profile's rates ('f32', 'bf16')"),
+    ("passes/analysis/residence_graph.py", "_label"): (
+        "a regex over a symbol name (IREE names a dispatch function <function>_dispatch_<N>_<what>), not IR text"),
+    ("passes/transforms/memoized_selects_in_order.py", "MEMOIZED_GLOBAL"): (
+        "a regex over symbol names (IREE's names for the globals of a memoized select), not IR text"),
+    ("passes/lowering/staging_template.py", "_DEFAULT_WAIT"): (
+        "a regex over mdc's own staging library text, before it is parsed, not over the program's IR"),
+}
+
+
+def _scopes(tree) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of every function (``Class.method``)
+    and module-level assignment."""
+    out = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    out.append((child.lineno, child.end_lineno, name))
+                visit(child, name + ".")
+    visit(tree, "")
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            out += [(node.lineno, node.end_lineno, t.id) for t in node.targets if isinstance(t, ast.Name)]
+    return out
+
+
+def _kept(rel: str, scopes, line: int) -> str | None:
+    """Why a finding at ``line`` is kept: KEPT's word for the innermost
+    scope holding it that KEPT names, else None."""
+    holding = sorted((end - start, name) for start, end, name in scopes if start <= line <= end)
+    return next((KEPT[(rel, name)] for _, name in holding if (rel, name) in KEPT), None)
 
 
 def _is_op_name(node) -> bool:
@@ -61,18 +119,21 @@ def _typeish(node) -> bool:
     return False
 
 
-def findings(path: str) -> list[tuple[str, int, str]]:
+def findings(path: str) -> list[tuple[str, int, str, str | None]]:
+    """(kind, line, text, why it is kept or None) of each finding."""
     source = open(path).read()
     tree = ast.parse(source, path)
     constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
                  and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                  for t in n.targets if isinstance(t, ast.Name)}
     lines = source.splitlines()
+    rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
+    scopes = _scopes(tree)
     out = []
     in_fstring = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and id(node) not in in_fstring and _is_op_name(node):
-            out.append(("oplit", node.lineno, lines[node.lineno - 1].strip()))
+            out.append(("oplit", node.lineno, lines[node.lineno - 1].strip(), _kept(rel, scopes, node.lineno)))
         kind = None
         if isinstance(node, ast.Compare) and any(
                 isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in node.ops):
@@ -93,12 +154,13 @@ def findings(path: str) -> list[tuple[str, int, str]]:
               and len(node.args) == 1 and _typeish(node.args[0])):
             kind = "str"
         if kind:
-            out.append((kind, node.lineno, lines[node.lineno - 1].strip()))
+            out.append((kind, node.lineno, lines[node.lineno - 1].strip(), _kept(rel, scopes, node.lineno)))
     return out
 
 
 def main(argv: list[str]) -> int:
     totals = dict.fromkeys(KINDS, 0)
+    kept = dict.fromkeys(KINDS, 0)
     per_file = {}
     for here, _, files in os.walk(os.path.join(ROOT, "passes")):
         for name in sorted(files):
@@ -110,16 +172,21 @@ def main(argv: list[str]) -> int:
             found = findings(os.path.join(ROOT, rel))
             if found:
                 per_file[rel] = found
-            for kind, _, _ in found:
-                totals[kind] += 1
+            for kind, _, _, why in found:
+                (kept if why else totals)[kind] += 1
     if "--files" in argv or "--lines" in argv:
         for rel in sorted(per_file, key=lambda r: -len(per_file[r])):
-            counts = {k: sum(1 for f in per_file[rel] if f[0] == k) for k in KINDS}
-            print(f"{rel}: " + " ".join(f"{k}={v}" for k, v in counts.items() if v))
+            counts = {k: sum(1 for f in per_file[rel] if f[0] == k and not f[3]) for k in KINDS}
+            kept_here = sum(1 for f in per_file[rel] if f[3])
+            print(f"{rel}: " + " ".join([f"{k}={v}" for k, v in counts.items() if v]
+                                        + ([f"kept={kept_here}"] if kept_here else [])))
             if "--lines" in argv:
-                for kind, line, text in sorted(per_file[rel], key=lambda f: f[1]):
-                    print(f"    {line:5d} {kind:6s} {text}")
+                for kind, line, text, why in sorted(per_file[rel], key=lambda f: f[1]):
+                    print(f"    {line:5d} {kind:6s} {'kept  ' if why else ''}{text}")
+                    if why:
+                        print(f"{'':18s}({why})")
     print(" ".join(f"{k}={v}" for k, v in totals.items()))
+    print("kept (the text is needed; see KEPT): " + " ".join(f"{k}={v}" for k, v in kept.items()))
     return 0
 
 

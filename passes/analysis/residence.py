@@ -99,7 +99,7 @@ def _operand_bytes(op: ir.Operation, index: int) -> int:
     k = resource_operands.index(index)
     if k >= len(encodings):
         return 1
-    return max(1, static_bytes(str(encodings[k])) or 1)
+    return max(1, static_bytes(ir.TypeAttr(encodings[k]).value) or 1)
 
 
 def _while_forwarded(op: ir.Operation) -> list[ir.Value]:

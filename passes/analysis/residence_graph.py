@@ -66,9 +66,10 @@ class ResidenceGraph:
 
 def _label(op: ir.Operation, kind: str) -> str:
     if kind == "dispatch":
-        entry = str(get_attr(op, "entry_points"))
-        m = re.findall(r"::@([\w$.\-]+)", entry)
-        name = m[0] if m else "dispatch"
+        entries = get_attr(op, "entry_points")  # @executable::@function, ...
+        paths = [ir.SymbolRefAttr(a).value for a in ir.ArrayAttr(entries)] if entries is not None else []
+        name = next((path[1] for path in paths if len(path) > 1), "dispatch")
+        # IREE names a dispatch function ``<function>_dispatch_<N>_<what>``.
         d = re.search(r"_dispatch_(\d+)_?(.*)$", name)
         return f"dispatch {d.group(1)}: {d.group(2)}" if d else name
     if kind in ("global load", "global store"):

@@ -21,7 +21,6 @@ the one at a crossing's location that holds the same bytes.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from iree.compiler import ir
 
@@ -29,7 +28,6 @@ from ..ir import ir_adapter as irx
 from ..infra.diagnostics import format_location
 from ..ir.ir_util import get_attr, walk
 
-_ELEMENT = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z]+)(\d+)")
 _FUNCTIONS = (irx.UTIL_FUNC, irx.FUNC_FUNC)
 
 
@@ -180,27 +178,46 @@ def tensor_dim(value: ir.Value, k: int, depth: int = 0) -> Extent:
     return _opaque(value)
 
 
-def _size_of(encoding: str, dims: list[Extent] | None) -> TensorSize:
-    m = _ELEMENT.match(encoding)
-    if not m:
-        return TensorSize(encoding)
-    shape = [d for d in m.group(1).split("x") if d]
+def _element_bits(type_: ir.Type) -> int | None:
+    """The bits of one element of a ranked tensor type of integers or
+    floats (tf32 is stored in 32: its width, 19, is its precision), else
+    None (an index, a complex, another dialect's element, not a tensor)."""
+    if not isinstance(type_, ir.RankedTensorType):
+        return None
+    element = type_.element_type
+    if isinstance(element, ir.FloatTF32Type):
+        return 32
+    return element.width if isinstance(element, (ir.IntegerType, ir.FloatType)) else None
+
+
+def _dynamic_dims(type_: ir.Type) -> int:
+    """How many dynamic dimensions an encoding type has (each an operand of
+    the op that names it)."""
+    if not isinstance(type_, ir.RankedTensorType):
+        return 0
+    return sum(1 for k in range(type_.rank) if type_.is_dynamic_dim(k))
+
+
+def _size_of(type_: ir.Type, dims: list[Extent] | None) -> TensorSize:
+    text = str(type_)  # the reports' spelling of the type
+    bits = _element_bits(type_)
+    if bits is None:
+        return TensorSize(text)
     dynamic = iter(dims or [])
-    extents = []
-    for d in shape:
-        extents.append(Extent(int(d)) if d != "?" else next(dynamic, None))
+    extents = [next(dynamic, None) if type_.is_dynamic_dim(k) else Extent(type_.get_dim_size(k))
+               for k in range(type_.rank)]
     if any(e is None for e in extents):
-        return TensorSize(encoding)
-    total = Extent(max(int(m.group(3)), 8) // 8)
+        return TensorSize(text)
+    total = Extent(max(bits, 8) // 8)
     for e in extents:
         total = total.times(e)
-    return TensorSize(encoding, tuple(extents), total)
+    return TensorSize(text, tuple(extents), total)
 
 
-def static_bytes(encoding: str) -> int | None:
+def static_bytes(type_: ir.Type) -> int | None:
     """The bytes of a tensor type (``tensor<4x8xf32>``: 128); None for a
     dynamic shape or what is not a tensor type."""
-    size = _size_of(encoding, None)
+    size = _size_of(type_, None)
     return None if size.bytes is None or size.bytes.dims else size.bytes.static
 
 
@@ -208,22 +225,22 @@ def _encoded(op: ir.Operation, candidate: ir.Value) -> TensorSize | None:
     """The size a stream op's encoding attribute gives ``candidate``."""
     view = op.opview
     if op.name == irx.STREAM_TENSOR_SIZEOF:
-        return _size_of(str(get_attr(op, "encoding").value), [index_extent(v) for v in view.encoding_dims])
+        return _size_of(get_attr(op, "encoding").value, [index_extent(v) for v in view.encoding_dims])
     encodings = get_attr(op, "result_encodings")
     if encodings is not None:
         results = list(op.results)
         index = results.index(candidate) if candidate in results else 0
         if index >= len(encodings):
             return UNKNOWN
-        texts = [str(encodings[i].value) for i in range(len(encodings))]
-        skip = sum(t.count("?") for t in texts[:index])
-        dims = list(view.result_encoding_dims)[skip:skip + texts[index].count("?")]
-        return _size_of(texts[index], [index_extent(v) for v in dims])
+        types = [ir.TypeAttr(encodings[i]).value for i in range(len(encodings))]
+        skip = sum(_dynamic_dims(t) for t in types[:index])
+        dims = list(view.result_encoding_dims)[skip:skip + _dynamic_dims(types[index])]
+        return _size_of(types[index], [index_extent(v) for v in dims])
     for name in ("result_encoding", "target_encoding"):
         attr = get_attr(op, name)
         if attr is not None:
             dims = getattr(view, f"{name}_dims", None)
-            return _size_of(str(attr.value), None if dims is None else [index_extent(v) for v in dims])
+            return _size_of(attr.value, None if dims is None else [index_extent(v) for v in dims])
     return None
 
 
@@ -256,7 +273,7 @@ def source_types(module) -> dict[str, list[TensorSize]]:
             continue
         t = ir.RankedTensorType(value.type)
         dims = [tensor_dim(op.operands[0], k) for k in range(t.rank) if t.is_dynamic_dim(k)]
-        found.setdefault(where, []).append(_size_of(str(value.type), dims))
+        found.setdefault(where, []).append(_size_of(value.type, dims))
     return found
 
 

@@ -40,8 +40,8 @@ from ..ir import ir_adapter as irx
 from ..ir.ir_util import get_attr, top_level_ops
 from ..ir.module_facts import declared_argument_devices, declared_result_devices, module_default_device
 
-BUFFER_VIEW = "!hal.buffer_view"
-FENCE = "!hal.fence"
+BUFFER_VIEW = irx.BUFFER_VIEW
+FENCE = irx.FENCE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +52,13 @@ class StubValue:
 
     type: str
     device: str | None = None
+    # The type itself, where the IR gave one (the twins read its shape off
+    # it); the manifest records ``type``, its printed form.
+    ir_type: ir.Type | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, type_: ir.Type, device: str | None = None) -> StubValue:
+        return cls(str(type_), device, type_)
 
     @property
     def is_tensor(self) -> bool:
@@ -94,10 +101,17 @@ def abi_functions(module) -> dict[str, ir.Operation]:
         if not len(op.regions) or not len(op.regions[0].blocks):
             continue
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        types = [str(t) for t in [*ftype.inputs, *ftype.results]]
-        if BUFFER_VIEW in types and all(t in (BUFFER_VIEW, FENCE) or not t.startswith(("!", "tensor<")) for t in types):
+        types = [*ftype.inputs, *ftype.results]
+        if any(irx.is_type(t, BUFFER_VIEW) for t in types) and all(_abi_value_type(t) for t in types):
             out[_name(op)] = op
     return out
+
+
+def _abi_value_type(type_: ir.Type) -> bool:
+    """A buffer view, a fence, or a builtin type that is not a tensor."""
+    if irx.is_type(type_, BUFFER_VIEW) or irx.is_type(type_, FENCE):
+        return True
+    return irx.is_builtin_type(type_) and not irx.is_tensor_type(type_)
 
 
 def undeclared_functions(module) -> dict[str, ir.Operation]:
@@ -114,8 +128,9 @@ def _model(op: ir.Operation) -> str:
         attr = ir.DictAttr(reflection)["iree.abi.model"]
     model = ir.StringAttr(attr).value if attr is not None else MODEL_SYNC
     ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-    fences = [str(t) for t in list(ftype.inputs)[-2:]]
-    return MODEL_COARSE_FENCES if model == MODEL_COARSE_FENCES and fences == [FENCE, FENCE] else MODEL_SYNC
+    fences = list(ftype.inputs)[-2:]
+    fenced = len(fences) == 2 and all(irx.is_type(t, FENCE) for t in fences)
+    return MODEL_COARSE_FENCES if model == MODEL_COARSE_FENCES and fenced else MODEL_SYNC
 
 
 class _Reader:
@@ -142,19 +157,18 @@ class _Reader:
             results = tuple(self._result(v) for v in returned.operands)
         else:  # several returns: what each gives is not one value
             ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            results = tuple(StubValue(str(t)) for t in ftype.results)
+            results = tuple(StubValue.of(t) for t in ftype.results)
         self.busy.discard(name)
         self.done[name] = StubSignature(name, model, arguments, results, self._wrapped(op, block, returned))
         return self.done[name]
 
     def _argument(self, arg: ir.Value) -> StubValue:
-        if str(arg.type) != BUFFER_VIEW:
-            return StubValue(str(arg.type))
+        if not irx.is_type(arg.type, BUFFER_VIEW):
+            return StubValue.of(arg.type)
         for use in arg.uses:
             user = use.owner
             if user.name == irx.STREAM_TENSOR_IMPORT and use.operand_number == 0:
-                return StubValue(str(ir.TypeAttr(user.attributes["result_encoding"]).value),
-                                 irx.affinity_of(user).single)
+                return StubValue.of(ir.TypeAttr(user.attributes["result_encoding"]).value, irx.affinity_of(user).single)
         for use in arg.uses:
             callee = self._callee(use.owner)
             if callee is not None and use.operand_number < len(callee.arguments):
@@ -162,8 +176,8 @@ class _Reader:
         return StubValue(BUFFER_VIEW)
 
     def _result(self, value: ir.Value) -> StubValue:
-        if str(value.type) != BUFFER_VIEW:
-            return StubValue(str(value.type))
+        if not irx.is_type(value.type, BUFFER_VIEW):
+            return StubValue.of(value.type)
         if isinstance(value.owner, ir.Block):  # an argument returned as it is
             block = value.owner
             if block.owner is not None and block.owner.name == irx.UTIL_FUNC:
@@ -171,8 +185,7 @@ class _Reader:
             return StubValue(BUFFER_VIEW)
         op = value.owner
         if op.name == irx.STREAM_TENSOR_EXPORT:
-            return StubValue(str(ir.TypeAttr(op.attributes["source_encoding"]).value),
-                             irx.affinity_of(op).single)
+            return StubValue.of(ir.TypeAttr(op.attributes["source_encoding"]).value, irx.affinity_of(op).single)
         callee = self._callee(op)
         index = ir.OpResult(value).result_number
         if callee is not None and index < len(callee.results):

@@ -45,11 +45,10 @@ class UnboundedDimension(MdcError):
 
 def element_bytes(element_type) -> int:
     """Bytes one element of ``element_type`` takes (sub-byte types round up)."""
-    text = str(element_type)
-    if text == "index":
+    if isinstance(element_type, ir.IndexType):
         return 8
-    if text.startswith("complex<"):
-        return 2 * element_bytes(ir.ComplexType(element_type).element_type)
+    if isinstance(element_type, ir.ComplexType):
+        return 2 * element_bytes(element_type.element_type)
     for kind in (ir.IntegerType, ir.FloatType):
         if isinstance(element_type, kind):
             return max(1, (element_type.width + 7) // 8)

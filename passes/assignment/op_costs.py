@@ -75,12 +75,6 @@ def _arithmetic(op) -> int:
                       and o.name not in (irx.ARITH_CONSTANT, irx.ARITH_INDEX_CAST)))
 
 
-def _iterators(op) -> list[str]:
-    if "iterator_types" not in op.attributes:
-        return []
-    return [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-
-
 def _domain(op, b: bnd.Bounds) -> int:
     """The number of iterations of a ``linalg.generic`` (its loop ranges
     read from its indexing maps and operand shapes)."""
@@ -100,7 +94,7 @@ def _generic_class(op) -> str:
     body = _body_ops(op)
     if any(o.name == irx.TENSOR_EXTRACT for o in body):
         return "gather"
-    if any("reduction" in it for it in _iterators(op)):
+    if "reduction" in irx.iterator_types(op):
         ins, _ = _inputs_outputs(op)
         multiplies = any(o.name in (irx.ARITH_MULF, irx.ARITH_MULI) for o in body)
         adds = any(o.name in (irx.ARITH_ADDF, irx.ARITH_ADDI) for o in body)

@@ -8,15 +8,21 @@ symbol is named.
   (``is_function``, ``is_transfer``, ...);
 * types: the fixed types mdc builds and compares (``fence_type()``,
   ``resource_type("external")``, ...), parsed once per context, and
-  predicates over types (``is_resource``, ``is_tensor_type``, ...);
+  predicates over types (``is_resource``, ``is_tensor_type``,
+  ``is_builtin_type``, ...);
+* enums: ``iterator_types(op)`` (a linalg.generic's loop kinds, compared
+  as attributes) and ``enum_names_any`` (an IREE enum that is not an
+  integer, printed);
 * functions: ``visibility``/``is_public`` (a function without
   ``sym_visibility`` is public);
 * affinities: ``affinity_of(op)`` reads an op's affinity as an ``Affinity``
   (the device symbols it names), ``affinity_attr(device)`` builds one;
 * printed attributes: IREE exposes no Python classes for its dialects'
   attributes (``#hal.device.target``, ``#hal.device.affinity``,
-  ``#hal.executable.target``), so their printed forms are read here, once,
-  behind typed functions, and nowhere else;
+  ``#hal.executable.target``, the HAL's enums where not integers), so
+  their printed forms are read here, once, behind typed functions, and
+  nowhere else; an enum with a fixed spelling
+  (``#linalg.iterator_type<reduction>``) is compared as an attribute;
 * symbols: ``SymbolNames`` reads a module's top-level symbol names once and
   makes unique ones from them.
 """
@@ -127,23 +133,34 @@ TIMEPOINT = "!stream.timepoint"
 UNUSED = "!util.unused"
 LIST = "!util.list<?>"
 
-_types: dict[str, ir.Type] = {}
-_types_context = None
+_parsed: dict[tuple[type, str], object] = {}
+_parsed_context = None
+
+
+def _fixed(kind, text: str, context):
+    """``text`` parsed as a ``kind`` (ir.Type, ir.Attribute) in ``context``
+    (the current one by default), once: the cache holds the parses of one
+    context, the last one asked for (a new context starts it anew)."""
+    global _parsed_context
+    context = context or ir.Context.current
+    if context is not _parsed_context:
+        _parsed.clear()
+        _parsed_context = context
+    found = _parsed.get((kind, text))
+    if found is None:
+        found = _parsed[(kind, text)] = kind.parse(text, context)
+    return found
 
 
 def fixed_type(text: str, context=None) -> ir.Type:
-    """``text`` parsed in ``context`` (the current one by default), once:
-    the cache holds the types of one context, the last one asked for (a new
-    context starts it anew)."""
-    global _types_context
-    context = context or ir.Context.current
-    if context is not _types_context:
-        _types.clear()
-        _types_context = context
-    found = _types.get(text)
-    if found is None:
-        found = _types[text] = ir.Type.parse(text, context)
-    return found
+    """``text`` as a type, parsed once per context."""
+    return _fixed(ir.Type, text, context)
+
+
+def fixed_attr(text: str, context=None) -> ir.Attribute:
+    """``text`` as an attribute, parsed once per context (an IREE or linalg
+    enum value to compare with, where no Python class reads one)."""
+    return _fixed(ir.Attribute, text, context)
 
 
 def is_type(type_: ir.Type, text: str) -> bool:
@@ -200,11 +217,50 @@ def is_index_type(type_: ir.Type) -> bool:
     return isinstance(type_, ir.IndexType)
 
 
+# The builtin types' classes (tensors, memrefs and vectors are ShapedTypes);
+# a type of any other dialect (``!hal.fence``) has none of them.
+_BUILTIN_TYPES = (ir.IntegerType, ir.IndexType, ir.FloatType, ir.ComplexType, ir.ShapedType, ir.TupleType,
+                  ir.FunctionType, ir.NoneType)
+
+
+def is_builtin_type(type_: ir.Type) -> bool:
+    """A type of MLIR's builtin dialect (``i32``, ``tensor<4xf32>``, ...),
+    not one printed ``!dialect.name``."""
+    return isinstance(type_, _BUILTIN_TYPES)
+
+
 def index_constant(attr) -> int | None:
     """The value of an ``N : index`` attribute, else None."""
     if isinstance(attr, ir.IntegerAttr) and is_index_type(attr.type):
         return attr.value
     return None
+
+
+# -- enums ----------------------------------------------------------------------
+
+_ITERATOR_TYPES = ("parallel", "reduction")
+
+
+def iterator_types(op: ir.Operation) -> list[str | None]:
+    """The loop kinds of a ``linalg.generic``'s ``iterator_types``
+    (``parallel``, ``reduction``; None for another), in order, compared as
+    attributes with ``#linalg.iterator_type<...>`` (no Python class reads
+    one); [] without the attribute."""
+    attrs = get_attr(op, "iterator_types")
+    if attrs is None:
+        return []
+    return [next((k for k in _ITERATOR_TYPES if a == fixed_attr(f"#linalg.iterator_type<{k}>", a.context)), None)
+            for a in ir.ArrayAttr(attrs)]
+
+
+def enum_names_any(attr, *words: str) -> bool:
+    """Whether an IREE enum or bit-flags attribute that is not an integer
+    names one of ``words`` where printed (``"HostVisible|DeviceLocal"``):
+    the bindings expose no class for IREE's enums. IREE 3.13 keeps a
+    memory type and a dealloca's flags as integers, which hal_bits reads
+    first; this reads any other form."""
+    text = str(attr)
+    return any(w in text for w in words)
 
 
 # -- functions ------------------------------------------------------------------
@@ -351,6 +407,13 @@ def without_ordinals(text: str) -> str:
 def executable_formats(text: str) -> list[str]:
     """The formats of the ``#hal.executable.target``s printed in ``text``."""
     return _EXECUTABLE_TARGET.findall(text)
+
+
+def executable_target_format(attr) -> str | None:
+    """The format of a ``#hal.executable.target`` attribute (a
+    ``hal.executable.variant``'s ``target``), None where it names none."""
+    found = executable_formats(str(attr))
+    return found[0] if found else None
 
 
 def declared_affinity_device(text: str) -> str | None:

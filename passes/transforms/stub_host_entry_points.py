@@ -35,13 +35,12 @@ fences are for).
 
 from __future__ import annotations
 
-import re
-
 from iree.compiler import ir
 
 from mdc.contract.manifest import MODEL_COARSE_FENCES, MODEL_SYNC
 
 from ..infra.diagnostics import MdcError
+from ..ir import ir_adapter as irx
 from .host_entry_points import TWIN_SUFFIX, HostEntryPointOptions, twin_name
 from ..ir.ir_adapter import SymbolNames
 from ..infra.outputs import Report
@@ -50,25 +49,30 @@ from .result_storage_twins import TWIN_SUFFIX as STORAGE_TWIN_SUFFIX
 from ..analysis.stub_signatures import (BUFFER_VIEW, FENCE, StubSignature, StubValue, abi_functions, declared_stub_signatures,
                               stub_signatures)
 
-_TENSOR = re.compile(r"^tensor<((?:[0-9?]+x)*)([a-z][A-Za-z0-9]*)>$")
+def _dense(value: StubValue) -> ir.RankedTensorType | None:
+    """``value``'s type where it is a dense tensor a twin can move (ranked,
+    no encoding, integer, float or index elements), else None."""
+    t = value.ir_type
+    if not isinstance(t, ir.RankedTensorType) or t.encoding is not None:
+        return None
+    return t if isinstance(t.element_type, (ir.IntegerType, ir.FloatType, ir.IndexType)) else None
 
 
 def _affinity(device: str) -> str:
     return f"#hal.device.affinity<@{device}>"
 
 
-def _dims(view: str, value_type: str, tag: str) -> tuple[list[str], list[str], list[str]]:
+def _dims(view: str, value_type: ir.RankedTensorType, tag: str) -> tuple[list[str], list[str], list[str]]:
     """(lines, every dimension, the dynamic ones) of a ``value_type`` tensor
     held by buffer view ``view``."""
-    m = _TENSOR.match(value_type)
     lines, every, dynamic = [], [], []
-    for k, d in enumerate(x for x in m.group(1).split("x") if x):
-        if d == "?":
+    for k in range(value_type.rank):
+        if value_type.is_dynamic_dim(k):
             lines.append(f"%{tag}_d{k} = hal.buffer_view.dim<{view} : {BUFFER_VIEW}>[{k}] : index")
             dynamic.append(f"%{tag}_d{k}")
             every.append(f"%{tag}_d{k}")
         else:
-            lines.append(f"%{tag}_c{k} = arith.constant {d} : index")
+            lines.append(f"%{tag}_c{k} = arith.constant {value_type.get_dim_size(k)} : index")
             every.append(f"%{tag}_c{k}")
     return lines, every, dynamic
 
@@ -76,8 +80,9 @@ def _dims(view: str, value_type: str, tag: str) -> tuple[list[str], list[str], l
 def _move(view: str, value: StubValue, src: str, dst: str, tag: str, label: str) -> tuple[list[str], str]:
     """Lines taking tensor ``view`` in on ``src`` and giving it out on
     ``dst``, and the view given out."""
-    lines, every, dynamic = _dims(view, value.type, tag)
-    element = _TENSOR.match(value.type).group(2)
+    dense = _dense(value)
+    lines, every, dynamic = _dims(view, dense, tag)
+    element = str(dense.element_type)
     t = f"{value.type}{{{', '.join(dynamic)}}}" if dynamic else value.type
     size = f"%{tag}_size"
     lines += [
@@ -101,7 +106,7 @@ def _move(view: str, value: StubValue, src: str, dst: str, tag: str, label: str)
 
 
 def _moves(value: StubValue, host: str) -> bool:
-    return value.device not in (None, host) and _TENSOR.match(value.type) is not None
+    return value.device not in (None, host) and _dense(value) is not None
 
 
 def _fenced_call(lhs: str, name: str, call_args: list[str], arg_types: list[str], result_types: list[str]) -> list[str]:
@@ -147,7 +152,7 @@ def twin_text(op: ir.Operation, sig: StubSignature, host: str) -> str:
             lines, view = _move(view, value, value.device, host, f"out{j}", f"output{j}")
             body += lines
         returned.append(view)
-    body.append(f"util.return {', '.join(returned)} : {', '.join(result_types)}" if returned else "util.return")
+    body.append(f"{irx.UTIL_RETURN} {', '.join(returned)} : {', '.join(result_types)}" if returned else irx.UTIL_RETURN)
     params = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arg_types))
     # Every op of the twin is at the function's own location: its moves are
     # reported there.
@@ -175,7 +180,7 @@ def needs_twin(sig: StubSignature, options: HostEntryPointOptions) -> bool:
     is a dense tensor the twin can move (else no twin: one that passed a
     value through would be wrong)."""
     far = [v for v in sig.arguments + sig.results if v.device in options.staged_from_host]
-    return bool(far) and all(_TENSOR.match(v.type) for v in far)
+    return bool(far) and all(_dense(v) is not None for v in far)
 
 
 def add_stub_twins(module, options: HostEntryPointOptions) -> list[tuple[str, str]]:

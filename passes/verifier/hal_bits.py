@@ -1,7 +1,8 @@
 """Bits of IREE's HAL enums read off ops: memory types and dealloca flags.
 
-An attribute is an integer, or a printed enum where the bindings do not
-expose it as one; both are read here.
+An attribute is an integer, or an enum the bindings do not expose as one,
+whose names the adapter reads (ir_adapter.enum_names_any); both are read
+here.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def has_bit(op, name: str, bit: int, *words: str) -> bool:
     try:
         return bool(ir.IntegerAttr(op.attributes[name]).value & bit)
     except (ValueError, TypeError):
-        return any(w in str(op.attributes[name]) for w in words)
+        return irx.enum_names_any(op.attributes[name], *words)
 
 
 def prefers_origin(op) -> bool:
@@ -50,5 +51,5 @@ def host_visible(value) -> bool | None:
     try:
         bits = ir.IntegerAttr(attr).value
     except (ValueError, TypeError):
-        return "HostVisible" in str(attr) or "HostLocal" in str(attr) or None
+        return irx.enum_names_any(attr, "HostVisible", "HostLocal") or None
     return bool(bits & HOST_VISIBLE)

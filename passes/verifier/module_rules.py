@@ -6,7 +6,7 @@ from iree.compiler import ir
 
 from ..infra.diagnostics import format_location
 from ..ir.ir_util import top_level_ops, walk
-from ..ir.module_facts import device_formats, executable_formats
+from ..ir.module_facts import device_formats
 from .rule import ModuleRule, Violation
 from ..ir import ir_adapter as irx
 
@@ -23,9 +23,9 @@ def _variant_formats(module) -> dict[tuple, str]:
             if inner.name == irx.HAL_EXECUTABLE_BINARY:
                 out[(exe, inner.attributes["sym_name"].value)] = inner.attributes["format"].value
             elif inner.name == irx.HAL_EXECUTABLE_VARIANT:
-                found = executable_formats(str(inner.attributes["target"]))
-                if found:
-                    out[(exe, inner.attributes["sym_name"].value)] = found[0]
+                found = irx.executable_target_format(inner.attributes["target"])
+                if found is not None:
+                    out[(exe, inner.attributes["sym_name"].value)] = found
     return out
 
 

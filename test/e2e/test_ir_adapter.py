@@ -93,6 +93,42 @@ def test_fixed_types_parsed_once_per_context():
     assert irx.is_type(fence, irx.FENCE)
 
 
+_READERS = """
+util.func public @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+                                        affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  util.return %r : tensor<4x4xf32>
+}
+"""
+
+
+def test_typed_readers_of_types_and_enums():
+    compiler, module = _parsed(_READERS)
+    with compiler.context:
+        generic = next(op for op in irx.walk(module) if op.name == irx.LINALG_GENERIC)
+        assert irx.iterator_types(generic) == ["parallel", "parallel", "reduction"]
+        assert irx.iterator_types(irx.top_level_ops(module)[0]) == []
+        assert irx.fixed_attr("#linalg.iterator_type<reduction>") is irx.fixed_attr("#linalg.iterator_type<reduction>")
+        for text in ("i32", "index", "f8E4M3FN", "complex<f32>", "vector<4xf32>", "tensor<?xf32>", "tensor<*xi8>",
+                     "memref<4xf32>", "tuple<i32>", "none"):
+            assert irx.is_builtin_type(ir.Type.parse(text)), text
+        for text in (irx.FENCE, irx.BUFFER_VIEW, "!stream.resource<*>", "!util.list<?>"):
+            assert not irx.is_builtin_type(ir.Type.parse(text)), text
+        memory = ir.StringAttr.get("HostVisible|DeviceLocal")
+        assert irx.enum_names_any(memory, "HostLocal", "HostVisible")
+        assert not irx.enum_names_any(memory, "HostLocal")
+        target = ir.Attribute.parse('#hal.executable.target<"cuda", "cuda-nvptx-fb">')
+        assert irx.executable_target_format(target) == "cuda-nvptx-fb"
+        assert irx.executable_target_format(ir.Attribute.parse("unit")) is None
+
+
 def test_staging_library_instantiates_renamed():
     compiler, module = _parsed(_MODULE)
     with compiler.context, ir.Location.unknown():
