@@ -158,8 +158,10 @@ def run(kit: str, out: str | None) -> int:
     from .kernel_runner import results, run_modules
     from .kernel_timing import floor_us
     from .kernels_table import report
-    with open(os.path.join(kit, "kernels.json")) as f:
-        meta = json.load(f)
+    from .kitframe import cuda_available, no_device, read_manifest
+    meta = read_manifest(kit, "kernels.json", build=f"python -m bench kernels build {kit}")
+    if any(m["target"] == "cuda" for m in meta["modules"]) and not cuda_available():
+        return no_device("bench kernels", "cuda")
     out = out or os.path.join(kit, "results.jsonl")
     floors = {t: floor_us(os.path.join(kit, f"floor_{t}.vmfb"), DEVICES[t])
               for t in sorted({m["target"] for m in meta["modules"]})}
@@ -183,6 +185,15 @@ def main(argv=None) -> int:
     r.add_argument("kit")
     r.add_argument("--out")
     args = ap.parse_args(argv)
+    from .kitframe import KitError
+    try:
+        return _dispatch(args)
+    except KitError as e:
+        print(f"bench kernels: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args) -> int:
     if args.cmd == "build":
         return build(args.kit, args.quick, args.smoke, parts=args.parts.split(",") if args.parts else None)
     return run(args.kit, args.out)

@@ -91,8 +91,11 @@ def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> 
 def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None) -> int:
     from .kernel_runner import results, run_modules
     from .kernel_timing import floor_us
-    with open(os.path.join(kit, "tune.json")) as f:
-        meta = json.load(f)
+    from .kitframe import device_missing, no_device, read_manifest
+    meta = read_manifest(kit, "tune.json", build=f"python -m bench tune build {kit}")
+    why = device_missing(device)
+    if why:
+        return no_device("bench tune", device, why=why)
     out = out or os.path.join(kit, "results.jsonl")
     floor = floor_us(os.path.join(kit, "floor.vmfb"), device)
     from .kernels import copy_bandwidth
@@ -198,6 +201,15 @@ def main(argv=None) -> int:
     p.add_argument("results", nargs="+")
     p.add_argument("-o", "--output")
     args = ap.parse_args(argv)
+    from .kitframe import KitError
+    try:
+        return _dispatch(args)
+    except KitError as e:
+        print(f"bench tune: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args) -> int:
     if args.cmd == "build":
         return build(args.kit, args.quick, args.smoke)
     if args.cmd == "run":
