@@ -100,7 +100,12 @@ def config_for(dtype: str, layout: str, m: int, n: int, k: int, table=None) -> M
 
 # -- which ops are matmuls ----------------------------------------------------------
 
-_ELEMENT_TYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
+# The element types a row can name, by their bindings' type class.
+_ELEMENT_TYPES = ((ir.F32Type, "f32"), (ir.F16Type, "f16"), (ir.BF16Type, "bf16"))
+
+
+def _element_name(t: ir.Type) -> str | None:
+    return next((name for cls, name in _ELEMENT_TYPES if t.typeid == cls.static_typeid), None)
 
 
 def _maps(op) -> list[str] | None:
@@ -142,9 +147,8 @@ def _layout(op) -> str | None:
         if maps is None:
             return "nn"
         return "nn" if maps == _NN else "nt" if maps == _NT else None
-    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-    if len(op.operands) != 3 or len(iterators) != 3 or "reduction" not in iterators[2] \
-            or any("reduction" in it for it in iterators[:2]) or not _is_mul_add_body(op):
+    iterators = irx.iterator_types(op)
+    if len(op.operands) != 3 or iterators != ["parallel", "parallel", "reduction"] or not _is_mul_add_body(op):
         return None
     return "nn" if maps == _NN else "nt" if maps == _NT else None
 
@@ -158,14 +162,14 @@ def matmul_shape(op) -> tuple[str, str, int, int, int] | None:
     types = [v.type for v in op.operands if isinstance(v.type, ir.RankedTensorType)]
     if len(types) != 3 or not all(t.has_static_shape for t in types):
         return None
-    elements = {str(t.element_type) for t in types}
-    if len(elements) != 1 or next(iter(elements)) not in _ELEMENT_TYPES:
+    elements = {_element_name(t.element_type) for t in types}
+    if len(elements) != 1 or None in elements:
         return None
     (m, k), b = types[0].shape, types[1].shape
     n = b[1] if layout == "nn" else b[0]
     if list(types[2].shape) != [m, n] or (b[0] if layout == "nn" else b[1]) != k:
         return None
-    return _ELEMENT_TYPES[next(iter(elements))], layout, m, n, k
+    return next(iter(elements)), layout, m, n, k
 
 
 # -- where they run ----------------------------------------------------------------------
