@@ -103,6 +103,9 @@ def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None)
     print(f"floor (one tiny dispatch a call): {floor:.1f} us"
           + (f"; GPU copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""), flush=True)
     modules = [m for m in meta["modules"] if not dtypes or m["entries"][0]["point"]["dtype"] in dtypes]
+    # f32 first, then f16, then bf16: a run cut short keeps the most used.
+    order = {"f32": 0, "f16": 1, "bf16": 2}
+    modules.sort(key=lambda m: order.get(m["entries"][0]["point"]["dtype"], 3))
     started = time.monotonic()
     run_modules(modules, kit, out, device, meta["seed"], floor)
     print(f"{sum(len(m['entries']) for m in modules)} functions in {time.monotonic() - started:.0f} s", flush=True)
