@@ -176,10 +176,24 @@ class Module:
             buffer=np.ascontiguousarray(a), element_type=self.rt.HalElementType.BFLOAT_16)
 
     def result(self, out, dtype: str) -> np.ndarray:
-        if dtype == "bf16":
-            bv = out if isinstance(out, self.rt.HalBufferView) else out._buffer_view
-            return _bf16_value(bv.map().asarray(tuple(bv.shape), np.dtype(np.uint16)).copy())
-        return np.asarray(out.to_host(), np.float32)
+        """The output on the host; bf16 (no numpy type) as its bits, copied
+        on the device's queue into host-visible memory (cuda's results are
+        device-local, which the host cannot map)."""
+        if dtype != "bf16":
+            return np.asarray(out.to_host(), np.float32)
+        rt = self.rt
+        bv = out if isinstance(out, rt.HalBufferView) else out._buffer_view
+        device, source = self.config.device, bv.get_buffer()
+        host = device.allocator.allocate_buffer(
+            memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+            allowed_usage=int(rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING), allocation_size=source.byte_length())
+        sem = device.create_semaphore(0)
+        device.queue_copy(source, host, wait_semaphores=rt.HalFence.create_at(sem, 0),
+                          signal_semaphores=rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
+        count = int(np.prod(bv.shape))
+        bits = np.array(host.map().asarray([count], np.dtype(np.uint16)), copy=True).reshape(tuple(bv.shape))
+        return _bf16_value(bits)
 
     def median_us(self, fn, args) -> float:
         return _median_wall(lambda: fn(*args))

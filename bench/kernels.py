@@ -44,6 +44,9 @@ MODULE_FUNCTIONS = 120
 TARGETS = {("cuda", "f32"): 2.5, ("cuda", "f16"): 1.5, ("cuda", "bf16"): 1.5, ("cpu", "f32"): 1.5}
 QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048), (768, 3072)))
 SMOKE = dict(dtypes=("f32",), ms=(1, 8), kns=((256, 512),))
+# M the tuner never saw (the table's rows apply by bucket and tiles), on
+# (K, N) it never saw: --unseen builds these instead of the grid.
+UNSEEN = dict(dtypes=("f32", "f16"), ms=(3, 12, 24, 48, 100, 384), kns=((768, 3072), (1024, 4096)))
 CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
        "--iree-llvmcpu-target-cpu=" + CPU_TARGET]
 
@@ -98,12 +101,14 @@ def _work(points: list[Point], smoke: bool, parts: list[str] | None = None) -> l
     return work
 
 
-def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, parts: list[str] | None = None) -> int:
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, parts: list[str] | None = None,
+          unseen: bool = False) -> int:
     """``parts``: only these of cuda_default, cuda_mdc, cpu_default and
     cpu_mdc, keeping the kit's other parts (mdc's are rebuilt after its
     table or CPU defaults change, the stock ones need not be)."""
     os.makedirs(kit, exist_ok=True)
-    points = grid(**SMOKE) if smoke else grid(**QUICK) if quick else grid(ms=MS, kns=KNS, layouts=LAYOUTS)
+    points = (grid(**SMOKE) if smoke else grid(**QUICK) if quick else grid(**UNSEEN) if unseen else
+              grid(ms=MS, kns=KNS, layouts=LAYOUTS))
 
     def one(item):
         tag, rep, compiler, target, fns = item
@@ -180,6 +185,7 @@ def main(argv=None) -> int:
     b.add_argument("kit")
     b.add_argument("--quick", action="store_true", help="a few points only")
     b.add_argument("--smoke", action="store_true", help="the CPU half on a few small points (no GPU)")
+    b.add_argument("--unseen", action="store_true", help="M and (K, N) the tuner never saw, instead of the grid")
     b.add_argument("--parts", help="comma-separated: only these of cuda_default, cuda_mdc, cpu_default, cpu_mdc")
     r = sub.add_parser("run", help="measure it (there)")
     r.add_argument("kit")
@@ -195,7 +201,8 @@ def main(argv=None) -> int:
 
 def _dispatch(args) -> int:
     if args.cmd == "build":
-        return build(args.kit, args.quick, args.smoke, parts=args.parts.split(",") if args.parts else None)
+        return build(args.kit, args.quick, args.smoke, parts=args.parts.split(",") if args.parts else None,
+                     unseen=args.unseen)
     return run(args.kit, args.out)
 
 

@@ -42,7 +42,10 @@ def test_config_for_finds_each_row_at_its_bucket_and_tiles():
         m -= m % row.m_multiple
         n, k = row.n_multiple * 8, row.k_multiple * 4
         assert config_for(row.dtype, row.layout, m, n, k) == row
-        assert config_for(row.dtype, row.layout, m, n + 1, k) is None or row.n_multiple == 1
+        other = config_for(row.dtype, row.layout, m, n + 1, k)  # N no longer a multiple of the row's tile
+        assert other != row or row.n_multiple == 1
+        assert other is None or ((n + 1) % other.n_multiple == 0 and m % other.m_multiple == 0
+                                 and k % other.k_multiple == 0 and other.m_max <= row.m_max)
         assert config_for(row.dtype, "tn", m, n, k) is None
 
 
@@ -55,3 +58,19 @@ def test_a_table_of_another_format_is_refused(tmp_path):
         assert "format 2" in str(e)
     else:
         raise AssertionError("format 2 was read")
+
+
+def _row(m_min, m_max, m_multiple, name):
+    from mdc.passes.targets.cuda.cuda_matmul_configs import MatmulConfig
+    return MatmulConfig("f32", "nn", m_min, m_max, m_multiple, 32, 32, name, f"#a<{name}>")
+
+
+def test_an_m_no_bucket_tiles_takes_the_nearest_smaller_bucket_that_does():
+    table = (_row(1, 1, 1, "m1"), _row(3, 4, 4, "m4"), _row(9, 16, 16, "m16"), _row(17, 32, 32, "m32"))
+    assert config_for("f32", "nn", 16, 64, 64, table).candidate == "m16"
+    assert config_for("f32", "nn", 12, 64, 64, table).candidate == "m4"   # 16 does not divide 12
+    assert config_for("f32", "nn", 24, 64, 64, table).candidate == "m4"   # nor 32 or 16 divide 24
+    assert config_for("f32", "nn", 7, 64, 64, table).candidate == "m1"
+    assert config_for("f32", "nn", 2, 64, 64, table).candidate == "m1"    # no bucket holds 2; 1's below
+    assert config_for("f32", "nn", 16, 48, 64, table) is None             # N = 48: no row's tiles divide it
+    assert config_for("f16", "nn", 16, 64, 64, table) is None

@@ -92,10 +92,16 @@ CONFIGS = load_table()
 
 
 def config_for(dtype: str, layout: str, m: int, n: int, k: int, table=None) -> MatmulConfig | None:
-    """The first row of ``table`` (default: the shipped one) that covers the
-    matmul, or None."""
-    rows = CONFIGS if table is None else table
-    return next((c for c in rows if c.covers(dtype, layout, m, n, k)), None)
+    """The row of ``table`` (default: the shipped one) for the matmul: the
+    row whose M bucket holds ``m``, if its tiles divide the shape; else the
+    row of the nearest bucket below whose tiles do (a smaller M's tiles
+    still tile this M exactly: M = 12 takes M = 4's config, where M = 16's
+    tiles do not divide it); None where no row fits."""
+    rows = [c for c in (CONFIGS if table is None else table) if c.dtype == dtype and c.layout == layout
+            and c.m_min <= m]
+    rows.sort(key=lambda c: (not c.m_min <= m <= c.m_max, -c.m_max))
+    return next((c for c in rows if m % c.m_multiple == 0 and n % c.n_multiple == 0 and k % c.k_multiple == 0),
+                None)
 
 
 # -- which ops are matmuls ----------------------------------------------------------
