@@ -69,8 +69,10 @@ def test_an_m_no_bucket_tiles_takes_the_nearest_smaller_bucket_that_does():
     table = (_row(1, 1, 1, "m1"), _row(3, 4, 4, "m4"), _row(9, 16, 16, "m16"), _row(17, 32, 32, "m32"))
     assert config_for("f32", "nn", 16, 64, 64, table).candidate == "m16"
     assert config_for("f32", "nn", 12, 64, 64, table).candidate == "m4"   # 16 does not divide 12
-    assert config_for("f32", "nn", 24, 64, 64, table).candidate == "m4"   # nor 32 or 16 divide 24
-    assert config_for("f32", "nn", 7, 64, 64, table).candidate == "m1"
+    assert config_for("f32", "nn", 28, 64, 64, table) is None             # 4 is too far below 28
+    assert config_for("f32", "nn", 4, 64, 64, table).candidate == "m4"
+    assert config_for("f32", "nn", 3, 64, 64, table).candidate == "m1"    # 4 does not divide 3
+    assert config_for("f32", "nn", 5, 64, 64, table) is None              # nor 5; 1 is too far below
     assert config_for("f32", "nn", 2, 64, 64, table).candidate == "m1"    # no bucket holds 2; 1's below
     assert config_for("f32", "nn", 16, 48, 64, table) is None             # N = 48: no row's tiles divide it
     assert config_for("f16", "nn", 16, 64, 64, table) is None

@@ -91,14 +91,20 @@ def load_table(path: str = TABLE_PATH) -> tuple[MatmulConfig, ...]:
 CONFIGS = load_table()
 
 
+# How far below M a bucket's row may come from where the row of M's own
+# bucket does not tile M (a smaller M's config, unmeasured at this M).
+FALLBACK_SPAN = 4
+
+
 def config_for(dtype: str, layout: str, m: int, n: int, k: int, table=None) -> MatmulConfig | None:
     """The row of ``table`` (default: the shipped one) for the matmul: the
     row whose M bucket holds ``m``, if its tiles divide the shape; else the
-    row of the nearest bucket below whose tiles do (a smaller M's tiles
-    still tile this M exactly: M = 12 takes M = 4's config, where M = 16's
-    tiles do not divide it); None where no row fits."""
+    row of the nearest bucket below, within a factor FALLBACK_SPAN of
+    ``m``, whose tiles do (a smaller M's tiles still tile this M exactly:
+    M = 12 takes M = 4's config, where M = 16's tiles do not divide it);
+    None where no row fits."""
     rows = [c for c in (CONFIGS if table is None else table) if c.dtype == dtype and c.layout == layout
-            and c.m_min <= m]
+            and c.m_min <= m and (m <= c.m_max or c.m_max * FALLBACK_SPAN >= m)]
     rows.sort(key=lambda c: (not c.m_min <= m <= c.m_max, -c.m_max))
     return next((c for c in rows if m % c.m_multiple == 0 and n % c.n_multiple == 0 and k % c.k_multiple == 0),
                 None)
