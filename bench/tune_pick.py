@@ -8,7 +8,9 @@ shape, or where IREE's default does not compile at some tuned shape (then
 its ``default_us`` is null and the candidate is the one closest to torch).
 Its M bucket runs from just above the grid's previous M to its own
 M (the largest M covers every larger one); it applies where M, N and K are
-multiples of the candidate's tiles. Each row keeps, per shape, its kernel
+multiples of the candidate's tiles. Where a candidate was measured but
+none beat the default, a row with no attribute keeps IREE's default for
+the bucket. Each row keeps, per shape, its kernel
 time, the default's and torch's from the same run.
 """
 
@@ -44,6 +46,7 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
         ratios = [c[best]["kernel_us"] / c["default"]["kernel_us"] for c in by_shape.values()] if compiles else [0]
         if max(ratios) > FASTER:
             none.append(f"{dt} {lay} M={m}: best {best} at {score:.2f}x the default, but {max(ratios):.2f}x at worst")
+            table.append(_default_row(dt, lay, m, by_shape, device))
             continue
         any_row = next(iter(by_shape.values()))[best]
         low, high = bucket(m)
@@ -55,6 +58,17 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
                           n_multiple=any_row["n_multiple"], k_multiple=any_row["k_multiple"], candidate=best,
                           attribute=any_row["attribute"], measured=dict(device=device, shapes=shapes)))
     return table, none
+
+
+def _default_row(dt: str, lay: str, m: int, by_shape: dict, device: str) -> dict:
+    """A row that keeps IREE's default for the bucket (no candidate beat it
+    at every shape), so that no smaller bucket's row stands in for it."""
+    low, high = bucket(m)
+    shapes = [dict(m=m, k=k, n=n, default_us=round(c["default"]["kernel_us"], 2),
+                   torch_us=round(c["default"]["torch_us"], 2) if c["default"].get("torch_us") else None)
+              for (k, n), c in sorted(by_shape.items())]
+    return dict(dtype=dt, layout=lay, m_min=low, m_max=high, m_multiple=1, n_multiple=1, k_multiple=1,
+                candidate="default", attribute=None, measured=dict(device=device, shapes=shapes))
 
 
 def pick(paths: list[str], output: str | None, device: str = "") -> int:

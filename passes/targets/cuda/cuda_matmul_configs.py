@@ -66,7 +66,7 @@ class MatmulConfig:
     n_multiple: int
     k_multiple: int
     candidate: str
-    attribute: str
+    attribute: str | None  # None: the tuner measured the bucket and kept IREE's default
     measured: dict = dataclasses.field(default_factory=dict, compare=False, hash=False)
 
     def covers(self, dtype: str, layout: str, m: int, n: int, k: int) -> bool:
@@ -102,12 +102,16 @@ def config_for(dtype: str, layout: str, m: int, n: int, k: int, table=None) -> M
     row of the nearest bucket below, within a factor FALLBACK_SPAN of
     ``m``, whose tiles do (a smaller M's tiles still tile this M exactly:
     M = 12 takes M = 4's config, where M = 16's tiles do not divide it);
-    None where no row fits."""
+    None where no row fits, or where the row of M's bucket keeps IREE's
+    default (the tuner measured it and nothing beat the default)."""
     rows = [c for c in (CONFIGS if table is None else table) if c.dtype == dtype and c.layout == layout
             and c.m_min <= m and (m <= c.m_max or c.m_max * FALLBACK_SPAN >= m)]
-    rows.sort(key=lambda c: (not c.m_min <= m <= c.m_max, -c.m_max))
-    return next((c for c in rows if m % c.m_multiple == 0 and n % c.n_multiple == 0 and k % c.k_multiple == 0),
-                None)
+    own = next((c for c in rows if c.m_min <= m <= c.m_max), None)
+    if own is not None and own.attribute is None:
+        return None  # measured: nothing beat IREE's default here
+    rows.sort(key=lambda c: (c is not own, -c.m_max))
+    return next((c for c in rows if c.attribute is not None and m % c.m_multiple == 0 and n % c.n_multiple == 0
+                 and k % c.k_multiple == 0), None)
 
 
 # -- which ops are matmuls ----------------------------------------------------------
