@@ -1,14 +1,17 @@
 """cuda-matmul-configs: measured CUDA code-generation configs for matmuls.
 
-IREE 3.13's default CUDA code for a skinny f32 matmul (32x2048 by
-2048x2048, a batch-32 linear layer) runs 16 workgroups on a 132-SM chip and
-reads its operands straight from global memory: 34x to 53x torch's kernel
-on an H200. A ``#iree_codegen.compilation_info`` on the op (a lowering
-config and a translation info) makes IREE use other tiles and shared
-memory: 1.8x to 2.1x torch's kernel (f32) and 0.7x to 1.2x (f16, NVIDIA
-MMA). iree-compile 3.13 ignores ``--iree-codegen-tuning-spec-path``, so
-the attribute on the op is the one way stock 3.13 takes such a config
-(docs/DESIGN.md, "CUDA matmul configs").
+IREE 3.13's default CUDA code for many matmul shapes is far from torch's
+kernel: f32 at M = 16 (a linear layer at batch 16) runs one warp per
+workgroup, 50x to 297x torch's kernel on an H100, and bf16 with M >= 16
+does not compile at all ("failed to distribute"). A
+``#iree_codegen.compilation_info`` on the op (a lowering config and a
+translation info) makes IREE use other tiles, shared memory and tensor
+cores: f32 at M = 16 comes to 1x to 4x torch. iree-compile 3.13 ignores
+``--iree-codegen-tuning-spec-path``, so the attribute on the op is the one
+way stock 3.13 takes such a config (docs/DESIGN.md, "CUDA matmul
+configs"). The configs come from matmul_table.json, which ``python -m bench
+tune`` measures and writes (docs/PERFORMANCE.md, "Kernels for every
+shape").
 
 The attribute is CUDA code generation's alone: IREE's CPU code generation
 fails on it, and its tiles mean nothing to Vulkan's. So it is set only
@@ -18,8 +21,8 @@ which gives an executable dispatched on several targets one copy per
 target. An executable also dispatched on a CPU, a Vulkan device or on an
 affinity naming no single device is left as it is.
 
-Each matmul with static shapes whose element type and sizes a row of
-``CONFIGS`` covers gets that row's config: ``linalg.matmul`` (with or
+Each matmul with static shapes whose element type, layout and sizes a
+row of the table covers (``config_for``) gets that row's config: ``linalg.matmul`` (with or
 without transposing indexing maps) and the ``linalg.generic`` contraction
 torch.nn.Linear exports become ((m, k) x (k, n) or (n, k) -> (m, n), a
 multiply and an add). Any other op, shape or element type keeps IREE's
