@@ -245,8 +245,8 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
                 raise
             # mdc's own default may have broken the program: compile it as without (module docstring).
             first, job = job, _Compile(source, devices, dataclasses.replace(opts, cpu_data_tiling=False))
-            job.warnings.append(_data_tiling_dropped(e))
             result = job.run()
+            result.warnings.insert(0, _data_tiling_dropped(e))
             result.timings[:0] = [("first try (with data tiling)", sum(t for _, t in first.timings))]
             return result
     except CompileError:
