@@ -37,10 +37,13 @@ devices:
   short for 'device_a', and digits N for '__device_N', the devices of an
   iree-turbine export: --device=0=local[0] --device=1=cuda[0]) as IREE
   target SPEC: local[0], cuda[0], hip[0], ...
-  Defaults: local -> llvm-cpu with --iree-llvmcpu-target-cpu=host (pass
-  --iree-llvmcpu-target-cpu=generic or x86-64-v3 for a vmfb meant for another
-  machine); cuda -> --iree-cuda-target=sm_80 (sm_90 does not compile in IREE
-  3.13.0); hip -> --iree-rocm-target=gfx942. Passing the flag overrides it.
+  Defaults: local -> llvm-cpu with --iree-llvmcpu-target-cpu=host, data
+  tiling and ukernels (--iree-opt-data-tiling --iree-llvmcpu-enable-ukernels=all;
+  --no-cpu-data-tiling drops them); for a vmfb meant for another machine
+  name a CPU it has: x86-64-v3 (AVX2) keeps them fast, generic (any x86-64)
+  gets neither and is slowest; cuda -> --iree-cuda-target=sm_80 (sm_90 does
+  not compile in IREE 3.13.0); hip -> --iree-rocm-target=gfx942. Passing
+  the flag overrides it.
 
 binding at run time:
   IREE binds a declared device by kind and ordinal, not by the position of
@@ -107,6 +110,7 @@ def _compile_parser() -> argparse.ArgumentParser:
         "and runtime_shim give it in the GPU's pinned memory, so a result from the GPU is copied "
         "once, by the GPU, and returned without a copy)")
     options.add_codegen_arguments(parser)
+    options.add_cpu_code_arguments(parser)
     options.add_placement_arguments(parser)
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
@@ -192,7 +196,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
         links=args.link, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
         host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
-        cuda_matmul_configs=not args.no_cuda_matmul_configs,
+        cuda_matmul_configs=not args.no_cuda_matmul_configs, cpu_data_tiling=not args.no_cpu_data_tiling,
         compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages,
         **_placement_options(args))
     driver.check_request(args.device, opts)

@@ -18,7 +18,12 @@ plugins it activates at the parse is no session flag), and the stages run
 on it. A failure is raised as :class:`CompileError`, whose ``str()`` is one
 line, with the exit status a tool gives it. A bug in mdc is raised as it is.
 
-The one retry: a stock IREE 3.13 limitation rejects some result-storage
+Two retries. Where data tiling is mdc's own default (options.cpu_code_flags)
+and IREE fails on the program (3.13 has bugs only data tiling meets:
+regress/iree_data_tiling_dynamic_matmul.test) or mdc finds a packed crossing
+(passes/analysis/crossings.py), the driver compiles it again without data
+tiling and warns; when that fails too, its error is raised (the program's
+without data tiling). And a stock IREE 3.13 limitation rejects some result-storage
 twins (an ``scf.for`` whose result is written into an output argument fails
 stream lifetime refinement; test/lit/regress/iree_loop_output_argument.test).
 When a compile that added twins fails, the driver compiles the program again
@@ -40,11 +45,12 @@ from typing import TYPE_CHECKING, Callable
 
 from mdc.contract.atomic_write import CannotWrite, write_atomically
 from mdc.contract.manifest_record import Device
-from mdc.passes.infra.diagnostics import MdcError, format_location
+from mdc.passes.infra.diagnostics import MdcError
 
 from . import cli_errors, options
 from .keyword_spelling import keyword_spelling
 from .paths import check_input, same_file
+from .program_devices import resolve_devices
 from .options import UsageError
 
 if TYPE_CHECKING:  # no IREE at import
@@ -76,6 +82,7 @@ class CompileOptions:
     host_entry_points: bool = True  # not --no-host-entry-points
     result_storage_twins: bool = True  # not --no-result-storage-twins
     cuda_matmul_configs: bool = True  # not --no-cuda-matmul-configs
+    cpu_data_tiling: bool = True  # not --no-cpu-data-tiling
     compile_to: str | None = None  # --compile-to: the IR after this stage
     iree_flags: Sequence[str] = ()  # --iree-* flags, passed to IREE unchanged
     # MLIR's own flags (--mlir-timing, ...): IREE reads them from its global
@@ -228,9 +235,20 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
             **compile_options) -> CompileResult:
     """Compiles ``source`` for ``devices``; ``compile_options`` are
     CompileOptions' fields. Raises CompileError."""
-    job = _Compile(source, devices, CompileOptions(**compile_options))
+    opts = CompileOptions(**compile_options)
+    job = _Compile(source, devices, opts)
     try:
-        return job.run()
+        try:
+            return job.run()
+        except Exception as e:
+            if not (job.own_data_tiling and _data_tiling_may_be_why(e)):
+                raise
+            # mdc's own default may have broken the program: compile it as without (module docstring).
+            first, job = job, _Compile(source, devices, dataclasses.replace(opts, cpu_data_tiling=False))
+            result = job.run()
+            result.warnings.insert(0, _data_tiling_dropped(e))
+            result.timings[:0] = [("first try (with data tiling)", sum(t for _, t in first.timings))]
+            return result
     except CompileError:
         raise
     except Exception as e:
@@ -238,6 +256,27 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
         if error is None:
             raise
         raise error from e
+
+
+def _data_tiling_may_be_why(error: Exception) -> bool:
+    """Whether a compile with mdc's data tiling that failed so may compile
+    without it: a packed crossing, or IREE or mdc failing on the program
+    (not a command-line mistake)."""
+    from mdc.passes.analysis.crossings import PackedCrossing
+
+    flag_errors, _ = cli_errors.iree_error_types()
+    return isinstance(error, PackedCrossing) or (
+        as_compile_error(error) is not None and not isinstance(error, (UsageError, flag_errors)))
+
+
+def _data_tiling_dropped(error: Exception) -> CompileWarning:
+    from mdc.passes.analysis.crossings import PackedCrossing
+
+    if isinstance(error, PackedCrossing):
+        return CompileWarning(error.location, f"compiled without data tiling, which {error.why}")
+    who = "mdc" if isinstance(error, MdcError) else "IREE"
+    return CompileWarning(None, f"compiled without data tiling: with it, {who} failed: {_one_line(error)} "
+                                "(--no-cpu-data-tiling skips the first try)")
 
 
 class _Compile:
@@ -248,6 +287,7 @@ class _Compile:
         self.name = source.name if isinstance(source, MlirText) else os.fspath(source)
         self.warnings: list[CompileWarning] = []
         self.timings: list[tuple[str, float]] = []
+        self.own_data_tiling = False  # whether mdc turned data tiling on (options.cpu_code_flags)
 
     def _timed(self, step: str, body: Callable):
         start = time.perf_counter()
@@ -268,7 +308,8 @@ class _Compile:
         devices, hops = self._timed("read the program's devices", lambda: self._resolve(module, devices))
         link_overrides = options.resolve_link_names(links, devices)
         default_device = options.chosen_default_device(devices, list(opts.iree_flags))
-        compiler.set_flags(options.iree_flags(devices, list(opts.iree_flags)))
+        self.own_data_tiling = opts.cpu_data_tiling and bool(options.cpu_code_flags(devices, opts.iree_flags, hops))
+        compiler.set_flags(options.iree_flags(devices, list(opts.iree_flags), opts.cpu_data_tiling, hops))
         make_context = lambda twins: self._context(stages, devices, link_overrides, hops, default_device, twins)
         ctx, result = self._run_stages(stages, compiler, module, make_context)
         self.warnings += [CompileWarning(loc, message) for loc, message in ctx.report.warnings]
@@ -318,6 +359,8 @@ class _Compile:
     def _run_stages(self, stages, compiler, module, make_context):
         """Runs the stages on ``module``; owns the retry without
         result-storage twins (the module docstring says why)."""
+        from mdc.passes.analysis.crossings import PackedCrossing
+
         twins = self.opts.result_storage_twins
         pristine = module.clone() if twins else None
         ctx = make_context(twins)
@@ -326,7 +369,7 @@ class _Compile:
             result = stages.run(compiler, module, ctx, self.opts.compile_to)
         except Exception as e:
             if not ctx.report.storage_twins or as_compile_error(e) is None \
-                    or isinstance(e, cli_errors.iree_error_types()[0]):
+                    or isinstance(e, (cli_errors.iree_error_types()[0], PackedCrossing)):
                 self.timings += ctx.timings
                 raise
             retry = make_context(False)
@@ -373,49 +416,6 @@ def _has_public_function(module) -> bool:
     return False
 
 
-def resolve_devices(program, devices: list[Device]):
-    """The devices' names resolved against the program (``a`` is
-    ``device_a`` where it says ``@device_a``), checked against the devices
-    it defines and names; returns them, the devices it never names that
-    must still reach mdc's passes (options.staging_hops), and warnings for
-    devices it has no use for."""
-    from mdc.passes.ir.module_facts import defined_devices, referenced_devices
-
-    referenced = referenced_devices(program)
-    resolved, warnings = options.resolve_names(devices, referenced)
-    _check_defined_devices(resolved, devices, defined_devices(program))
-    given = {d.name for d in resolved}
-    for name, loc in referenced.items():
-        if name not in given:
-            # A device the program never names is likely this one misspelled.
-            raise UsageError(
-                f"the program uses device '@{name}', but no --device gives it",
-                location=format_location(loc),
-                notes=[f"{w} (misspelled?)" for w in warnings]
-                + [f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
-            )
-    hops = options.staging_hops(resolved, referenced)
-    warnings = [w for w in warnings if not any(f"device '{h}'" in w for h in hops)]
-    return resolved, hops, warnings
-
-
-def _check_defined_devices(devices, given, defined: dict) -> None:
-    """A --device must agree with the program's own definition of that device:
-    IREE may keep either one, while the manifest always records the flag."""
-    for d, flag in zip(devices, given):
-        if d.name not in defined:
-            continue
-        kind, ordinal, loc = defined[d.name]
-        if kind == d.kind and ordinal in (None, d.ordinal):
-            continue
-        program = kind if ordinal is None else f"{kind}[{ordinal}]"
-        raise MdcError(
-            f"the program defines device '@{d.name}' as {program}, but --device={flag.name}={flag.spec_as_given} says "
-            f"{d.spec_as_given}: make them agree, or drop the program's util.global",
-            location=format_location(loc),
-        )
-
-
 def _stage_dumper(directory: str):
     from .ireec import module_text
 
@@ -443,6 +443,7 @@ def iree_flags_for(source: str | None, devices: Mapping[str, str] | Sequence[str
     given, _ = check_request(devices, opts)
     if opts.mlir_flags:
         set_global_flags("mdc-compile", list(opts.mlir_flags))
+    hops = []
     if source is not None and os.path.exists(source):
-        given, _ = options.resolve_names(given, referenced_devices(Compiler([]).parse_file(source)))
-    return options.iree_flags(given, [*opts.iree_flags, *opts.mlir_flags])
+        given, hops = options.names_and_hops(given, referenced_devices(Compiler([]).parse_file(source)))
+    return options.iree_flags(given, [*opts.iree_flags, *opts.mlir_flags], opts.cpu_data_tiling, hops)

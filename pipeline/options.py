@@ -14,11 +14,24 @@ Per-backend defaults, each overridden by passing the same ``--iree-*`` flag:
 
 * local: ``--iree-hal-local-target-device-backends=llvm-cpu`` and
   ``--iree-llvmcpu-target-cpu=host`` (right when compiling and running on one
-  machine; for another machine pass ``--iree-llvmcpu-target-cpu=generic`` or
-  ``x86-64-v3``);
+  machine; for another machine name a CPU it has: ``x86-64-v3``, or
+  ``generic`` for any x86-64, which gets no CPU code defaults);
 * cuda: ``--iree-cuda-target=sm_80`` (sm_90 does not compile in 3.13.0; sm_80
   PTX runs on Hopper);
 * hip: ``--iree-rocm-target=gfx942``.
+
+A program with a local device that does work, compiled with llvm-cpu for a
+CPU that is no portable baseline, also gets mdc's CPU code defaults
+(``cpu_code_flags``): IREE's data tiling (``--iree-opt-data-tiling``) and
+all of llvm-cpu's ukernels, which IREE 3.13 leaves off; ``--no-cpu-data-tiling``
+(``cpu_data_tiling=False``) drops them. Data tiling is one flag for the whole
+module: every matmul gets an encoding, and each device's executable target
+resolves it (stream's specialize-encodings): a CPU's to packed tiles, cuda's
+and vulkan's (which have no resolver) to the plain layout, which IREE then
+drops. HIP has a data-tiling resolver of its own; mdc sets it to ``none``
+(``--iree-rocm-encoding-layout-resolver=none``), so a GPU's code is what it
+was without data tiling. A user's own data-tiling flag leaves all of it to
+IREE. docs/DESIGN.md section 12.
 """
 
 from __future__ import annotations
@@ -55,6 +68,26 @@ BACKEND_DEFAULTS: dict[str, list[tuple[str, str]]] = {
     ],
     "cuda": [("--iree-cuda-target", "sm_80")],
     "hip": [("--iree-rocm-target", "gfx942")],
+}
+
+# IREE's flags that turn data tiling on or off; a user who gives one of
+# them gets no CPU code defaults from mdc (cpu_code_flags).
+DATA_TILING_FLAGS = ("--iree-opt-data-tiling", "--iree-dispatch-creation-data-tiling",
+                     "--iree-global-opt-data-tiling")
+CPU_CODE_DEFAULTS: list[tuple[str, str]] = [
+    ("--iree-opt-data-tiling", "true"),
+    ("--iree-llvmcpu-enable-ukernels", "all"),
+]
+# Target CPUs for which mdc adds no CPU code defaults: x86-64 baselines
+# without AVX2, where llvm-cpu's ukernels have no fast path (a 256x2048 by
+# 2048x2048 f32 matmul took 2x to 8x longer data-tiled with them than
+# without data tiling, docs/PERFORMANCE.md) and data tiling without them
+# gains in one weight layout and loses in the other.
+PORTABLE_CPUS = ("generic", "x86-64", "x86-64-v2")
+# What keeps a GPU's code as it was without data tiling, by kind (cuda,
+# vulkan: nothing; they resolve every encoding to the plain layout).
+GPU_WITHOUT_DATA_TILING: dict[str, list[tuple[str, str]]] = {
+    "hip": [("--iree-rocm-encoding-layout-resolver", "none")],
 }
 
 
@@ -160,6 +193,13 @@ def staging_hops(devices: list[Device], referenced: dict[str, object]) -> list[s
     return hosts[:1]
 
 
+def names_and_hops(devices: list[Device], referenced: dict[str, object]) -> tuple[list[Device], list[str]]:
+    """The devices' names resolved (resolve_names, without its warnings)
+    and the local devices kept only to stage through (staging_hops)."""
+    resolved, _ = resolve_names(devices, referenced)
+    return resolved, staging_hops(resolved, referenced)
+
+
 def resolve_link_names(
     links: list[tuple[str, str, str]], devices: list[Device]
 ) -> dict[frozenset, tuple[str, str | None, str]]:
@@ -198,9 +238,22 @@ def add_codegen_arguments(parser) -> None:
         "device runs get measured tile configs: passes/targets/cuda/cuda_matmul_configs.py)")
 
 
-def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
+def add_cpu_code_arguments(parser) -> None:
+    """mdc-compile's flag for its CPU code defaults (cpu_code_flags)."""
+    parser.add_argument(
+        "--no-cpu-data-tiling", action="store_true",
+        help="keep IREE's own defaults for a local device's code (by default mdc-compile adds "
+        "--iree-opt-data-tiling and --iree-llvmcpu-enable-ukernels=all, and keeps a hip device's "
+        "layouts as without data tiling: docs/mdc-compile.md)")
+
+
+def iree_flags(devices: list[Device], passthrough: list[str], cpu_data_tiling: bool = True,
+               hops: list[str] = ()) -> list[str]:
     """The IREE flags mdc derives: target devices, backend defaults the user
-    did not override, then the user's own ``--iree-*`` flags."""
+    did not override, mdc's CPU code defaults unless ``cpu_data_tiling`` is
+    False (cpu_code_flags), then the user's own ``--iree-*`` flags.
+    ``hops``: the local devices kept only to stage between GPUs
+    (staging_hops), which do no work of the program's."""
     flags = [f"--iree-hal-target-device={d.name}={d.spec_as_given}" for d in devices]
     given = {f.split("=", 1)[0] for f in passthrough}
     kinds = []
@@ -211,7 +264,27 @@ def iree_flags(devices: list[Device], passthrough: list[str]) -> list[str]:
         for flag, value in BACKEND_DEFAULTS.get(kind, []):
             if flag not in given:
                 flags.append(f"{flag}={value}")
+    if cpu_data_tiling:
+        flags += cpu_code_flags(devices, passthrough, hops)
     return flags + list(passthrough)
+
+
+def cpu_code_flags(devices: list[Device], passthrough, hops=()) -> list[str]:
+    """mdc's CPU code defaults for a module of ``devices``, where a local one
+    does work (``hops`` do none), the user's own IREE flags ``passthrough``:
+    data tiling and every llvm-cpu ukernel, and for each GPU kind whose
+    resolver would data-tile its code too, the resolver set to the plain
+    layout. None where the user gives a data-tiling flag of their own, where
+    the local code is not llvm-cpu's, or where the target CPU is a portable
+    baseline (PORTABLE_CPUS)."""
+    kinds = list(dict.fromkeys(d.kind for d in devices if d.name not in hops))
+    given = dict(f.split("=", 1) if "=" in f else (f, "") for f in passthrough)
+    backends = given.get("--iree-hal-local-target-device-backends", "llvm-cpu").split(",")
+    if "local" not in kinds or given.keys() & set(DATA_TILING_FLAGS) or "llvm-cpu" not in backends \
+            or given.get("--iree-llvmcpu-target-cpu", "host") in PORTABLE_CPUS:
+        return []
+    defaults = CPU_CODE_DEFAULTS + [d for kind in kinds for d in GPU_WITHOUT_DATA_TILING.get(kind, [])]
+    return [f"{flag}={value}" for flag, value in defaults if flag not in given]
 
 
 # -- automatic placement (passes/transforms/assign_devices.py) ------------------------------

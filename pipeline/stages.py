@@ -30,7 +30,8 @@ from iree.compiler import ir
 
 from mdc.passes.infra import registry
 from mdc.passes.infra.diagnostics import MdcError
-from mdc.passes.ir.module_facts import module_default_device, mutable_globals, state_by_function
+from mdc.passes.analysis.crossings import check_packed_crossings
+from mdc.passes.ir.module_facts import device_targets, module_default_device, mutable_globals, state_by_function
 from mdc.passes.analysis.sizes import source_types
 from mdc.passes.analysis.tied_dims import tied_dims
 
@@ -76,6 +77,8 @@ def _python_passes(level: str):
             analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
                 ctx.record.source_types = source_types(module)
+            if level == "stream":
+                check_packed_crossings(module, ctx.report.crossings, device_targets(module))
             if level == "stream" and ctx.manifest_devices is not None:
                 write_manifest(module, ctx, analyses.memory_model(level))
             module.verify()

@@ -11,6 +11,8 @@ from iree.compiler import ir
 
 from ..infra.diagnostics import MdcError, format_location
 from .memory_model import LinkPolicy, MemoryModel
+from ..ir import ir_adapter as irx
+from ..ir.ir_util import walk
 from .sizes import TensorSize, measure
 
 
@@ -48,3 +50,48 @@ def policy_at(model: MemoryModel, src: str, dst: str, op: ir.Operation) -> LinkP
         return model.policy(src, dst)
     except MdcError as e:
         raise MdcError(e.message, location=format_location(op.location), notes=e.notes) from None
+
+
+class PackedCrossing(MdcError):
+    """A value in a data-tiled layout (an ``#iree_encoding`` tensor) crosses
+    between devices of different executable targets (check_packed_crossings)."""
+
+    def __init__(self, crossing: Crossing):
+        self.crossing = crossing
+        # What data tiling would do, for the error and for the driver's warning when it compiles without.
+        self.why = (f"would move this value from {crossing.source} to {crossing.target} in {crossing.source}'s "
+                    f"packed layout, and {crossing.target}'s code reads another one (IREE 3.13 packs a constant "
+                    f"on the device that holds it, not on the one that reads it)")
+        super().__init__(f"data tiling {self.why}: compile without it (--iree-opt-data-tiling=false)",
+                         location=crossing.location)
+
+
+def check_packed_crossings(module, crossings: list[Crossing], targets: dict[str, str]) -> None:
+    """Raises PackedCrossing for the first crossing whose value is in a
+    data-tiled layout and whose two devices have different executable
+    targets (``targets``: module_facts.device_targets): one of ``crossings``
+    (those mdc staged) or a ``stream.async.transfer`` left in ``module``
+    (between devices whose memory IREE shares). Data tiling gives a
+    matmul's operands an encoding that stream's specialize-encodings
+    resolves per device: a CPU's packed tiles, a GPU's plain layout. IREE
+    3.13 hoists the packing of a constant into an initializer on the
+    constant's own device and moves the packed bytes to the device whose
+    matmul reads them, which reads them in its own layout: wrong numbers
+    from mdc's staging, a failed compile from stock
+    (regress/iree_data_tiling_packed_crossing.test). Devices of one target
+    (two local CPUs compiled alike) resolve alike, and moving is right."""
+    for crossing in [*crossings, *_transfers(module)]:
+        if crossing.encoding and "#iree_encoding" in crossing.encoding \
+                and targets.get(crossing.source) != targets.get(crossing.target):
+            raise PackedCrossing(crossing)
+
+
+def _transfers(module):
+    """Each ``stream.async.transfer`` in ``module`` between two devices, as a
+    Crossing (its policy and bytes unknown)."""
+    for op in walk(module):
+        if op.name != irx.STREAM_ASYNC_TRANSFER:
+            continue
+        src, dst = irx.affinity_of(op, "source_affinity").single, irx.affinity_of(op, "target_affinity").single
+        if src and dst and src != dst:
+            yield Crossing(format_location(op.location), src, dst, None, "transfer", measure(op.operands[0]).encoding, "?")

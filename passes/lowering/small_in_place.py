@@ -95,16 +95,17 @@ class SmallInPlace(Lowering):
         block, not writing into the value, read the pinned buffer itself,
         and the fence is their results' (or, for a result whose one use is
         an update, into which IREE emplaces it, the update's: the barrier
-        must not be a second use that stops that). Any other use gets a
-        copy first, a copy dispatch on the destination, and the fence is
-        the copy's."""
+        must not be a second use that stops that). A data-tiling encode
+        read (_encode_readers) stands for the dispatches that read its
+        result. Any other use gets a copy first, a copy dispatch on the
+        destination, and the fence is the copy's."""
         for on_dst, size, dst, record_read, chosen in self._reads_in_place:
             block = on_dst.owner.operation.block
-            readers = [use.owner for use in on_dst.uses]
-            if not readers:
+            if not list(on_dst.uses):
                 continue
-            if all(_reads_without_writing(reader, on_dst, block, dst) for reader in readers):
-                done = [_emplaced_result(reader.results[0]) for reader in readers]
+            readers = _encode_readers(on_dst, block, dst)
+            if readers is not None and all(_reads_without_writing(r, v, block, dst) for r, v in readers):
+                done = [_emplaced_result(reader.results[0]) for reader, _ in readers]
             elif chosen is not None:
                 # A dynamic size whose readers cannot read in place: always
                 # copied into the destination's memory, which the host waits
@@ -125,6 +126,30 @@ class SmallInPlace(Lowering):
                     joined = stream.TimepointJoinOp(timepoints, results=[irx.timepoint_type()]).result
                 read = [] if chosen is None else [chosen[1]]
                 staging_call([], record_read, [export_fence(joined, dst)] + read)
+
+
+def _encode_readers(value: ir.Value, block, device: str):
+    """(reader, the value it reads) for each use of ``value``, a data-tiling
+    encode of it (``stream.tensor.encode``, which data tiling puts before a
+    matmul's operands) on ``device`` in ``block`` replaced by the readers
+    of the encode's result: IREE turns the encode into a dispatch that
+    reads ``value`` (a CPU's packing) or, where the device's target resolves
+    the encoding to the plain layout (cuda, vulkan), drops it, and the
+    readers after it read ``value`` itself. Either way ``value`` is read
+    when they are done. None where an encode's result has no reader."""
+    out = []
+    for use in value.uses:
+        reader = use.owner
+        if reader.name != irx.STREAM_TENSOR_ENCODE or reader.operation.block != block \
+                or irx.affinity_of(reader.operation).single != device:
+            out.append((reader, value))
+            continue
+        encoded = reader.results[0]
+        after = [u.owner for u in encoded.uses]
+        if not after:
+            return None
+        out += [(op, encoded) for op in after]
+    return out
 
 
 def _reads_without_writing(op, value: ir.Value, block, device: str) -> bool:

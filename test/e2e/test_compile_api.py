@@ -1,8 +1,9 @@
 """mdc.pipeline.compile, the Python twin of mdc.runtime_shim.load: a
 program compiled to bytes and to a file, loaded and run against numpy; the
 report; the one exception type, with a one-line message and the exit
-status the command line gives; a stage's IR; the retry without
-result-storage twins; and the warning for a program with nothing to call.
+status the command line gives; a stage's IR; the retries without
+result-storage twins and without data tiling; and the warning for a
+program with nothing to call.
 """
 
 from __future__ import annotations
@@ -211,6 +212,34 @@ def test_retry_without_result_storage_twins(tmp_path):
         doubled, moved = m.loop(x, 3)
         np.testing.assert_array_equal(np.asarray(doubled), (x.astype(np.int32) * 8).astype(np.int8))
         np.testing.assert_array_equal(np.asarray(moved), x)
+
+
+DYNAMIC_MATMUL = os.path.join(REPO, "test", "lit", "regress", "Inputs", "iree_data_tiling_dynamic_matmul.mlir")
+
+
+def test_data_tiling_dropped_where_iree_fails_with_it(tmp_path):
+    """mdc's CPU code defaults are best effort: IREE 3.13 fails on this
+    program with data tiling (regress/iree_data_tiling_dynamic_matmul.test),
+    so the driver compiles it without, says so, and the result is numpy's;
+    cpu_data_tiling=False skips the first try, and data tiling the caller
+    asked for is an error."""
+    from mdc.runtime_shim import load
+
+    result = compile(DYNAMIC_MATMUL, devices={"a": "local[0]"}, iree_flags=CPU)
+    (warning,) = result.warnings
+    assert warning.message.startswith("compiled without data tiling: with it, IREE failed: "), warning.message
+    assert "'affine.delinearize_index' op no basis element may be statically non-positive" in warning.message
+    assert "first try (with data tiling)" in [step for step, _ in result.timings]
+    result.save(tmp_path / "mm.vmfb")
+    a = np.linspace(-2, 2, 15, dtype=np.float32).reshape(3, 5)
+    b = np.linspace(1, -1, 20, dtype=np.float32).reshape(5, 4)
+    with load(str(tmp_path / "mm.vmfb"), ["local-task"]) as m:
+        np.testing.assert_allclose(np.asarray(m.mm(a, b)), np.tanh(a) @ b, rtol=1e-5, atol=1e-6)
+    plain = compile(DYNAMIC_MATMUL, devices={"a": "local[0]"}, iree_flags=CPU, cpu_data_tiling=False)
+    assert plain.warnings == [] and "first try (with data tiling)" not in [step for step, _ in plain.timings]
+    with pytest.raises(CompileError) as caught:
+        compile(DYNAMIC_MATMUL, devices={"a": "local[0]"}, iree_flags=[*CPU, "--iree-opt-data-tiling"])
+    assert caught.value.exit_code == 1 and "affine.delinearize_index" in str(caught.value)
 
 
 def test_text_source_and_no_public_function():

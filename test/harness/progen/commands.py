@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import Optional
 
+from mdc.pipeline.options import CPU_CODE_DEFAULTS
+
 from ..processes import limited, run_killing_group
 from .program import Program
 
@@ -22,6 +24,11 @@ def tool(name: str) -> str:
 
 
 CPU_FLAGS = ["--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"]
+# Stock IREE's flags for the comparison: mdc-compile's CPU code defaults too
+# (data tiling and ukernels, options.cpu_code_flags), which change f16
+# matmul results in the last bit; mdc's module and stock's are compared bit
+# for bit.
+STOCK_CPU_FLAGS = CPU_FLAGS + [f"{flag}={value}" for flag, value in CPU_CODE_DEFAULTS]
 RUNTIME_DEVICES = {1: ["local-task"], 2: ["local-task", "local-sync"], 3: ["local-task", "local-sync", "local-task"]}
 
 # Where mdc's side runs. "local": every device a CPU, staging forced
@@ -59,7 +66,7 @@ def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, stagi
 
 def stock_compile_cmd(src: str, out: str, devices: list[str], model: str) -> list[str]:
     devs = [f"--iree-hal-target-device={d}=local[{i}]" for i, d in enumerate(devices)]
-    return [tool("iree-compile"), src, *devs, *CPU_FLAGS, f"--iree-execution-model={model}", "-o", out]
+    return [tool("iree-compile"), src, *devs, *STOCK_CPU_FLAGS, f"--iree-execution-model={model}", "-o", out]
 
 
 def run_cmd(runner: str, vmfb: str, prog: Program, input_flags: list[str], outs: list[str],
