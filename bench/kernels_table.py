@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import math
 
+from .kernel_grid import Point
+from .kernel_timing import ERROR_LIMIT
 from .kernels import TARGETS
-
-# Largest error an output may have, relative to the reference's largest
-# magnitude (f16 and bf16 accumulate in their own type in these kernels).
-TOLERANCE = {"f32": 1e-3, "f16": 5e-2, "bf16": 1.5e-1}
 
 
 def _points(rows: list[dict]) -> dict[tuple, dict[str, dict]]:
@@ -44,10 +42,9 @@ def report(rows: list[dict], bandwidth: float | None) -> int:
         mdc, default = v.get("mdc"), v.get("default")
         torch_time = next((r.get("torch_us") for r in v.values() if r.get("torch_us")), None)
         for name, r in v.items():
-            if "failed" in r or r["error"] > TOLERANCE[dt]:
+            if "failed" in r or r["error"] > ERROR_LIMIT[dt]:
                 wrong.append(f"{target} {name} {dt} {lay} {m}x{k}x{n}: {r.get('failed') or 'error %.2e' % r['error']}")
-        floor = (2 if dt != "f32" else 4) * (m * k + k * n + m * n) / bandwidth * 1e6 if bandwidth and target == "cuda" \
-            else math.nan
+        floor = Point(dt, lay, m, k, n).bytes / bandwidth * 1e6 if bandwidth and target == "cuda" else math.nan
         ratio = _us(mdc) / torch_time if torch_time else math.nan
         dratio = _us(default) / torch_time if torch_time else math.nan
         limit = TARGETS.get((target, dt))

@@ -27,6 +27,7 @@ import time
 
 from .kernel_build import compile_functions
 from .kernel_grid import LAYOUTS, MS, TUNE_KNS, Point, function, grid
+from .kernel_timing import ERROR_LIMIT
 from .tune_space import candidates
 
 SEED = 44
@@ -124,9 +125,8 @@ def _groups(rows: list[dict]) -> dict[tuple, dict[tuple, dict[str, dict]]]:
 
 
 # Where IREE's default does not compile (bf16 with M >= 16 in 3.13), a
-# candidate is right within this much of the reference, and is measured
-# against torch instead.
-ERROR_LIMIT = {"f32": 1e-3, "f16": 5e-2, "bf16": 1.5e-1}
+# candidate is right within kernel_timing.ERROR_LIMIT of the reference, and
+# is measured against torch instead.
 
 
 def _ok(row: dict | None) -> bool:
