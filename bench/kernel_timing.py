@@ -2,13 +2,19 @@
 
 ``measure`` runs in a worker process, one module at a time: for each entry
 it makes the point's inputs from the seed, calls the function once and
-checks its output against a float32-accumulated reference, then times
+checks its output against a float64-accumulated reference, then times
 calls until about ``BUDGET_S`` has passed. A kernel's time is (median call
 - the floor module's median call) / R, the floor being a call of one tiny
 dispatch, so the launch gap between repeated dispatches stays in the
 kernel's time as it does in torch's back-to-back time. Each result is one
 JSON line, flushed, and a ``start`` line precedes each call, so the parent
 knows which function a crashed or hung worker was in.
+
+A module whose functions read their weight from a global (the CPU's:
+``kernel_grid.function``'s ``weight``) is loaded with those weights as
+parameters, made from the seed as the reference's are, so its calls run
+the matmul alone, as a model's do: IREE packs a parameter for its data
+tiling once, at load.
 
 torch's time for the point (CUDA events over back-to-back calls of
 ``x @ W`` or ``F.linear(x, W)``) is measured in the same worker when torch
@@ -24,6 +30,8 @@ import time
 import zlib
 
 import numpy as np
+
+from .kernel_grid import PARAMETER_SCOPE
 
 BUDGET_S = 0.03
 MAX_CALLS = 200
@@ -164,11 +172,20 @@ def torch_us(point: dict, x: np.ndarray, w: np.ndarray, on: str = "cuda") -> flo
 class Module:
     """One loaded vmfb on one device."""
 
-    def __init__(self, vmfb: str, device: str):
+    def __init__(self, vmfb: str, device: str, parameters: dict[str, np.ndarray] | None = None):
+        """``parameters``: the module's named parameters (PARAMETER_SCOPE),
+        kept alive with it."""
         import iree.runtime as rt
         self.rt = rt
         self.config = rt.Config(device)
         self.ctx = rt.SystemContext(config=self.config)
+        self.parameters = {name: np.ascontiguousarray(a) for name, a in (parameters or {}).items()}
+        if self.parameters:
+            index = rt.ParameterIndex()
+            for name, a in self.parameters.items():
+                index.add_buffer(name, a)
+            self.ctx.add_vm_module(rt.create_io_parameters_module(
+                self.config.vm_instance, index.create_provider(scope=PARAMETER_SCOPE)))
         with open(vmfb, "rb") as f:
             self.ctx.add_vm_module(rt.VmModule.copy_buffer(self.config.vm_instance, f.read()))
         self.functions = self.ctx.modules.module
@@ -211,39 +228,49 @@ def floor_us(vmfb: str, device: str) -> float:
     return mod.median_us(mod.functions["tiny"], [mod.upload(np.arange(4, dtype=np.float32), "f32")])
 
 
-def measure(vmfb: str, entries: list[dict], device: str, seed: int, floor: float, out) -> None:
+def _weights(parameters: list[dict], seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each parameter's name -> its point's (x, W), from the seed."""
+    return {q["name"]: inputs(q["point"], seed) for q in parameters}
+
+
+def measure(vmfb: str, entries: list[dict], device: str, seed: int, floor: float, out,
+            parameters: list[dict] | None = None) -> None:
     """The worker: one JSON line per entry of ``entries`` (a ``start`` line
-    before each), into ``out``."""
-    mod = Module(vmfb, device)
+    before each), into ``out``. ``parameters`` ({name, point}): the
+    module's weights, every one, whichever entries are left; an entry
+    with a ``weight`` takes x alone."""
+    made = _weights(parameters or [], seed)
+    mod = Module(vmfb, device, {name: w for name, (_, w) in made.items()})
     cache: dict = {}
     for e in entries:
         p = e["point"]
         key = json.dumps(p, sort_keys=True)
         if key not in cache:
             cache.clear()
-            x, w = inputs(p, seed)
+            x, w = made[e["weight"]] if "weight" in e else inputs(p, seed)
             ref = reference(p, x, w)
-            cache[key] = (mod.upload(x, p["dtype"]), mod.upload(w, p["dtype"]), ref,
-                          torch_us(p, x, w, e.get("target", "cuda")))
-        xd, wd, ref, torch_time = cache[key]
+            args = [mod.upload(x, p["dtype"])] + ([] if "weight" in e else [mod.upload(w, p["dtype"])])
+            cache[key] = (args, ref, torch_us(p, x, w, e.get("target", "cuda")))
+        args, ref, torch_time = cache[key]
         print(json.dumps({"start": e["function"]}), file=out, flush=True)
         fn = mod.functions[e["function"]]
-        err = error(mod.result(fn(xd, wd), p["dtype"]), ref)
-        call = mod.median_us(fn, [xd, wd])
+        err = error(mod.result(fn(*args), p["dtype"]), ref)
+        call = mod.median_us(fn, args)
         row = dict(e, error=err, call_us=call, kernel_us=max(call - floor, 0.0) / e["repeat"], torch_us=torch_time)
         print(json.dumps(row), file=out, flush=True)
 
 
 def worker_main(argv: list[str]) -> int:
     """``python -m bench.kernel_timing MODULES.json DEVICE SEED FLOOR OUT.jsonl``:
-    MODULES.json lists {vmfb, entries} (and optionally their own device
-    and floor), measured in turn."""
+    MODULES.json lists {vmfb, entries} (and optionally their own device,
+    floor and parameters), measured in turn."""
     modules, device, seed, floor, out = argv
     with open(modules) as f:
         todo = json.load(f)
     with open(out, "a") as f:
         for m in todo:
-            measure(m["vmfb"], m["entries"], m.get("device", device), int(seed), float(m.get("floor", floor)), f)
+            measure(m["vmfb"], m["entries"], m.get("device", device), int(seed), float(m.get("floor", floor)), f,
+                    m.get("parameters"))
     return 0
 
 

@@ -9,8 +9,15 @@ nn and nt. On cuda each point is compiled twice: by stock iree-compile
 cuda-matmul-configs pass sets the shipped table's config where a row
 covers the point), each dispatch repeated R times so a kernel's time is
 (call - empty call) / R (bench/kernel_timing.py). On the CPU (f32, every
-point) mdc-compile's CPU code with its defaults, and stock iree-compile's
-defaults ("default"), on local-task.
+point) mdc-compile's CPU code with its defaults (data tiling and
+ukernels), and stock iree-compile's defaults ("default"), on local-task.
+The cuda functions take the weight as an argument; the CPU functions, both
+variants, read it from an immutable global whose value is a named
+parameter, as a model's weights are: data tiling packs the weight into its
+tiled layout, which for an argument happens on every call (at batch 1 that
+packing is most of the call), and for a parameter once, in the module's
+initializer. ``run`` provides the parameters when it loads a CPU module,
+from the same arrays as the reference's.
 
 ``run`` measures in the same run torch's kernel (CUDA events, back to
 back; on the CPU the median call), the weight-read floor (the point's
@@ -31,7 +38,7 @@ import subprocess
 import sys
 
 from .kernel_build import CUDA, compile_functions
-from .kernel_grid import KNS, LAYOUTS, MS, Point, function, grid
+from .kernel_grid import KNS, LAYOUTS, MS, Point, function, grid, weight_name
 
 SEED = 45
 # The CPU code's target: AVX-512 without naming a chip, so a kit built here
@@ -93,7 +100,10 @@ def _work(points: list[Point], smoke: bool, parts: list[str] | None = None) -> l
             rep = p.repeat() if target == "cuda" else max(1, p.repeat() // 8)
             e = dict(function=f"{target}_{variant}_p{i}", point=dict(dtype=p.dtype, layout=p.layout, m=p.m, k=p.k, n=p.n),
                      target=target, variant=variant, repeat=rep)
-            groups.setdefault((p.dtype, p.layout, rep), []).append((e, function(e["function"], p)))
+            if target == "cpu":
+                e["weight"] = weight_name(p)
+            text = function(e["function"], p, weight=e.get("weight"))
+            groups.setdefault((p.dtype, p.layout, rep), []).append((e, text))
         for (dt, lay, rep), fns in sorted(groups.items()):
             for part in range(0, len(fns), MODULE_FUNCTIONS):
                 tag = f"{target}_{variant}_{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}"
@@ -119,7 +129,11 @@ def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, par
         print(f"{tag}: {len(ok)} compiled, {len(dropped)} refused", flush=True)
         for name, why in dropped.items():
             print(f"  {name}: {why}", flush=True)
-        return dict(vmfb=tag + ".vmfb", target=target, entries=[e for e, _ in fns if e["function"] in set(ok)])
+        entries = [e for e, _ in fns if e["function"] in set(ok)]
+        # The module's every weight, which its loader must provide as
+        # parameters whichever of its functions are still to be measured.
+        weights = [dict(name=e["weight"], point=e["point"]) for e in entries if "weight" in e]
+        return dict(vmfb=tag + ".vmfb", target=target, entries=entries, **(dict(parameters=weights) if weights else {}))
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         modules = list(pool.map(one, _work(points, smoke, parts)))

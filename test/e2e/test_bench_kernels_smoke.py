@@ -20,6 +20,10 @@ def _bench(*args):
 def test_kernels_smoke(tmp_path):
     built = _bench("kernels", "build", str(tmp_path), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr
+    # The CPU functions read their weight from a parameter, as a model's do.
+    modules = json.loads((tmp_path / "kernels.json").read_text())["modules"]
+    assert all(m["target"] == "cpu" and len(m["parameters"]) == len(m["entries"]) == 2 for m in modules), modules
+    assert all(e["weight"] in {q["name"] for q in m["parameters"]} for m in modules for e in m["entries"])
     ran = _bench("kernels", "run", str(tmp_path))
     assert ran.returncode == 0, ran.stdout + ran.stderr
     rows = re.findall(r"^cpu\s+f32\s+(nn|nt)\s+\d+\s+\d+\s+\d+ \|\s+nan\s+([\d.]+)\s+([\d.]+)", ran.stdout, re.M)
