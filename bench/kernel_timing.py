@@ -16,9 +16,10 @@ parameters, made from the seed as the reference's are, so its calls run
 the matmul alone, as a model's do: IREE packs a parameter for its data
 tiling once, at load.
 
-torch's time for the point (CUDA events over back-to-back calls of
+torch's cuda time for the point (CUDA events over back-to-back calls of
 ``x @ W`` or ``F.linear(x, W)``) is measured in the same worker when torch
-with CUDA is present.
+with CUDA is present; its CPU time comes with the entry, measured before
+in a process of its own (bench/kernel_torch_cpu.py).
 """
 
 from __future__ import annotations
@@ -108,25 +109,6 @@ def _torch():
     return _TORCH[0]
 
 
-def _torch_cpu():
-    try:
-        import torch
-        return torch
-    except ImportError:
-        return None
-
-
-def torch_cpu_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
-    """torch's CPU time, us: the median of calls."""
-    torch = _torch_cpu()
-    if torch is None:
-        return None
-    xt, wt = torch.from_numpy(as_float(x, point["dtype"])), torch.from_numpy(as_float(w, point["dtype"]))
-    op = (lambda: torch.nn.functional.linear(xt, wt)) if point["layout"] == "nt" else (lambda: xt @ wt)
-    with torch.no_grad():
-        return _median_wall(op)
-
-
 def _median_wall(op) -> float:
     op()
     t0 = time.perf_counter()
@@ -140,11 +122,8 @@ def _median_wall(op) -> float:
     return statistics.median(times) * 1e6
 
 
-def torch_us(point: dict, x: np.ndarray, w: np.ndarray, on: str = "cuda") -> float | None:
-    """torch's kernel time, us per call: on cuda back to back (CUDA
-    events), on the CPU the median call."""
-    if on == "cpu":
-        return torch_cpu_us(point, x, w)
+def torch_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
+    """torch's cuda kernel time, us per call, back to back (CUDA events)."""
     torch = _torch()
     if torch is None:
         return None
@@ -250,7 +229,8 @@ def measure(vmfb: str, entries: list[dict], device: str, seed: int, floor: float
             x, w = made[e["weight"]] if "weight" in e else inputs(p, seed)
             ref = reference(p, x, w)
             args = [mod.upload(x, p["dtype"])] + ([] if "weight" in e else [mod.upload(w, p["dtype"])])
-            cache[key] = (args, ref, torch_us(p, x, w, e.get("target", "cuda")))
+            # torch's CPU time comes with the entry (or is None: no torch).
+            cache[key] = (args, ref, e.get("torch_us") if e.get("target") == "cpu" else torch_us(p, x, w))
         args, ref, torch_time = cache[key]
         print(json.dumps({"start": e["function"]}), file=out, flush=True)
         fn = mod.functions[e["function"]]

@@ -20,12 +20,14 @@ initializer. ``run`` provides the parameters when it loads a CPU module,
 from the same arrays as the reference's.
 
 ``run`` measures in the same run torch's kernel (CUDA events, back to
-back; on the CPU the median call), the weight-read floor (the point's
-bytes over the device-to-device copy bandwidth torch reaches in the same
-run) and every module's kernel, checks each output against a float64
-reference, and prints one table with the targets: cuda f16/bf16 <= 1.5x
-torch and f32 <= 2.5x torch; the CPU <= 1.5x torch's CPU time. A target is
-met only if it is met at every point. Exit status 1 if any output is wrong.
+back; on the CPU the median call, in a process of its own, first, with
+torch's default thread count: bench/kernel_torch_cpu.py), the weight-read
+floor (the point's bytes over the device-to-device copy bandwidth torch
+reaches in the same run) and every module's kernel, checks each output
+against a float64 reference, and prints one table with the targets: cuda
+f16/bf16 <= 1.5x torch and f32 <= 2.5x torch; the CPU <= 1.5x torch's CPU
+time. A target is met only if it is met at every point. Exit status 1 if
+any output is wrong.
 """
 
 from __future__ import annotations
@@ -173,6 +175,25 @@ def copy_bandwidth() -> float | None:
     return 2 * a.numel() * 4 * 10 / (start.elapsed_time(end) * 1e-3)
 
 
+def with_torch_cpu(modules: list[dict], out: str, seed: int) -> list[dict]:
+    """``modules`` with torch's CPU time in each CPU entry still to be
+    measured, torch measured first in a process of its own
+    (bench/kernel_torch_cpu.py): no IREE runtime is loaded yet, in it or
+    in this one, whose local-task workers would spin beside it."""
+    from . import kernel_torch_cpu
+    from .kernel_runner import results
+    done = {r["function"] for r in results(out)}
+    points = {kernel_torch_cpu.key(e["point"]): e["point"] for m in modules if m["target"] == "cpu"
+              for e in m["entries"] if e["function"] not in done}
+    if not points:
+        return modules
+    measured, threads = kernel_torch_cpu.times(list(points.values()), seed, out + ".torch_cpu.jsonl")
+    print(f"torch on the CPU, in its own process: {len(measured)} of {len(points)} points"
+          + (f", {threads} threads" if threads else " (no torch)"), flush=True)
+    return [dict(m, entries=[dict(e, torch_us=measured.get(kernel_torch_cpu.key(e["point"]))) for e in m["entries"]])
+            if m["target"] == "cpu" else m for m in modules]
+
+
 def run(kit: str, out: str | None) -> int:
     from .kernel_runner import results, run_modules
     from .kernel_timing import floor_us
@@ -182,12 +203,13 @@ def run(kit: str, out: str | None) -> int:
     if any(m["target"] == "cuda" for m in meta["modules"]) and not cuda_available():
         return no_device("bench kernels", "cuda")
     out = out or os.path.join(kit, "results.jsonl")
+    modules = with_torch_cpu(meta["modules"], out, meta["seed"])
     floors = {t: floor_us(os.path.join(kit, f"floor_{t}.vmfb"), DEVICES[t])
-              for t in sorted({m["target"] for m in meta["modules"]})}
+              for t in sorted({m["target"] for m in modules})}
     bandwidth = copy_bandwidth()
     print("floors (one tiny dispatch a call): " + ", ".join(f"{t} {v:.1f} us" for t, v in floors.items())
           + (f"; GPU copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""), flush=True)
-    modules = [dict(m, device=DEVICES[m["target"]], floor=floors[m["target"]]) for m in meta["modules"]]
+    modules = [dict(m, device=DEVICES[m["target"]], floor=floors[m["target"]]) for m in modules]
     run_modules(modules, kit, out, "cuda", meta["seed"], 0.0)
     return report(results(out), bandwidth)
 

@@ -1,7 +1,14 @@
 """The kernel grid and the tuner (python -m bench kernels / tune), with a
 local-task device standing in for the GPU (--smoke): they build, run,
 check every output against a float64 reference and print their tables.
-The numbers mean nothing here; docs/PERFORMANCE.md has the GPU's."""
+The numbers mean nothing here; docs/PERFORMANCE.md has the GPU's.
+
+torch's CPU time is measured in a child process of its own
+(bench/kernel_torch_cpu.py). torch is not a dependency, so these tests
+run that path with a stand-in: a ``torch`` package first on PYTHONPATH
+that does the two products with numpy (and refuses to run beside IREE's
+runtime), or one whose import fails as a missing torch's does; whatever
+torch the machine has, the tests see the same."""
 
 import json
 import os
@@ -9,32 +16,87 @@ import re
 import subprocess
 import sys
 
+from bench import kernel_torch_cpu
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+FAKE_TORCH = """import contextlib, sys, types
+import numpy as np
+from_numpy = np.asarray
+get_num_threads = lambda: 3
+cuda = types.SimpleNamespace(is_available=lambda: False)
+nn = types.SimpleNamespace(functional=types.SimpleNamespace(linear=lambda x, w: x @ w.T))
+def no_grad():
+    # torch's CPU time is measured where no IREE runtime is loaded.
+    assert not any(m.startswith("iree") for m in sys.modules), "torch timed beside IREE"
+    return contextlib.nullcontext()
+"""
+NO_TORCH = "raise ImportError('No module named torch')\n"
 
-def _bench(*args):
+
+def _torch(folder, text: str) -> str:
+    os.makedirs(folder / "torch", exist_ok=True)
+    (folder / "torch" / "__init__.py").write_text(text)
+    return str(folder)
+
+
+def _bench(*args, path: str | None = None):
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, ROOT, env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+                          timeout=900, env=env)
+
+
+def _rows(stdout: str):
+    """(layout, default, mdc, torch) of the table's CPU rows."""
+    return re.findall(r"^cpu\s+f32\s+(nn|nt)\s+\d+\s+\d+\s+\d+ \|\s+nan\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|nan) ",
+                      stdout, re.M)
+
+
+def _results(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if '"start"' not in line]
 
 
 def test_kernels_smoke(tmp_path):
-    built = _bench("kernels", "build", str(tmp_path), "--smoke")
+    kit = tmp_path / "kit"
+    built = _bench("kernels", "build", str(kit), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr
     # The CPU functions read their weight from a parameter, as a model's do.
-    modules = json.loads((tmp_path / "kernels.json").read_text())["modules"]
+    modules = json.loads((kit / "kernels.json").read_text())["modules"]
     assert all(m["target"] == "cpu" and len(m["parameters"]) == len(m["entries"]) == 2 for m in modules), modules
     assert all(e["weight"] in {q["name"] for q in m["parameters"]} for m in modules for e in m["entries"])
-    ran = _bench("kernels", "run", str(tmp_path))
+
+    ran = _bench("kernels", "run", str(kit), path=_torch(tmp_path / "none", NO_TORCH))
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    rows = re.findall(r"^cpu\s+f32\s+(nn|nt)\s+\d+\s+\d+\s+\d+ \|\s+nan\s+([\d.]+)\s+([\d.]+)", ran.stdout, re.M)
-    assert len(rows) == 4, ran.stdout  # 2 M x 2 layouts, default and mdc each timed
+    assert "torch on the CPU, in its own process: 0 of 4 points (no torch)" in ran.stdout, ran.stdout
+    rows = _rows(ran.stdout)
+    assert len(rows) == 4 and all(t == "nan" for *_, t in rows), ran.stdout  # 2 M x 2 layouts
     assert "WRONG" not in ran.stdout
-    with open(tmp_path / "results.jsonl") as f:
-        results = [json.loads(line) for line in f if '"start"' not in line]
-    assert {r["variant"] for r in results} == {"default", "mdc"}
+    results = _results(kit / "results.jsonl")
+    assert {r["variant"] for r in results} == {"default", "mdc"} and len(results) == 8
     assert all(r["error"] < 1e-5 for r in results), results
 
+    out = tmp_path / "with_torch.jsonl"
+    ran = _bench("kernels", "run", str(kit), "--out", str(out), path=_torch(tmp_path / "fake", FAKE_TORCH))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "torch on the CPU, in its own process: 4 of 4 points, 3 threads" in ran.stdout, ran.stdout
+    rows = _rows(ran.stdout)
+    assert len(rows) == 4 and all(t != "nan" for *_, t in rows), ran.stdout
+    results = _results(out)
+    assert len(results) == 8 and all(r["torch_us"] > 0 and r["error"] < 1e-5 for r in results), results
 
+
+def test_torch_child_without_torch_measures_nothing(tmp_path, monkeypatch):
+    """A torch that cannot be imported: no times, no thread count, and the
+    file a run before left is not read as this run's."""
+    monkeypatch.syspath_prepend(_torch(tmp_path / "none", NO_TORCH))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "none"), ROOT]))
+    out = tmp_path / "torch.jsonl"
+    out.write_text(json.dumps(dict(key="f32_nn_1x8x8", torch_us=1.0, threads=2)) + "\n")
+    point = dict(dtype="f32", layout="nn", m=1, k=8, n=8)
+    assert kernel_torch_cpu.times([point], 45, str(out)) == ({}, None)
 def test_tune_smoke(tmp_path):
     built = _bench("tune", "build", str(tmp_path), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr
