@@ -4,11 +4,13 @@
 #
 #   here:  python -m bench tune build .gpu/tune && tar cJf .gpu/tune.tar.xz -C .gpu tune
 #          python -m bench kernels build .gpu/kernels && tar cJf .gpu/kernels.tar.xz -C .gpu kernels
+#          (the CPU half alone: build .gpu/kcpu --parts cpu_default,cpu_mdc)
 #   there: bash bench/gpu_kernels.sh tune|kernels KIT [SECONDS] [extra run flags]
 #
 # KIT names .gpu/KIT.tar.xz (a folder KIT inside). Needs the runtime wheel
 # in .whl/ (carry .whl and the tarball). Results go to
-# $OUT/KIT_results.jsonl; a run cut short by SECONDS keeps what it measured,
+# $OUT/KIT_results.jsonl (torch's CPU times, measured first in a process of
+# their own, beside it); a run cut short by SECONDS keeps what it measured,
 # and a later run given that file back as .gpu/KIT_results.jsonl goes on
 # from it.
 set -u
