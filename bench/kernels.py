@@ -227,12 +227,8 @@ def main(argv=None) -> int:
     r.add_argument("kit")
     r.add_argument("--out")
     args = ap.parse_args(argv)
-    from .kitframe import KitError
-    try:
-        return _dispatch(args)
-    except KitError as e:
-        print(f"bench kernels: error: {e}", file=sys.stderr)
-        return 1
+    from .kitframe import kit_errors_said
+    return kit_errors_said("bench kernels", lambda: _dispatch(args))
 
 
 def _dispatch(args) -> int:

@@ -77,10 +77,16 @@ def kit_main(description: str, build: Step, run: Step, argv: list[str] | None = 
             sp.add_argument(*names, **kw)
         sp.set_defaults(step=step)
     args = p.parse_args(argv)
+    return kit_errors_said(name or os.path.splitext(os.path.basename(sys.argv[0]))[0], lambda: args.step.does(args))
+
+
+def kit_errors_said(name: str, call: Callable[[], int]) -> int:
+    """``call()``'s exit status; a KitError it raises is said as ``NAME:
+    error: ...`` with exit status 1 (a user's mistake, not a traceback)."""
     try:
-        return args.step.does(args)
+        return call()
     except KitError as e:
-        print(f"{name or os.path.splitext(os.path.basename(sys.argv[0]))[0]}: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {e}", file=sys.stderr)
         return 1
 
 

@@ -204,12 +204,8 @@ def main(argv=None) -> int:
     p.add_argument("results", nargs="+")
     p.add_argument("-o", "--output")
     args = ap.parse_args(argv)
-    from .kitframe import KitError
-    try:
-        return _dispatch(args)
-    except KitError as e:
-        print(f"bench tune: error: {e}", file=sys.stderr)
-        return 1
+    from .kitframe import kit_errors_said
+    return kit_errors_said("bench tune", lambda: _dispatch(args))
 
 
 def _dispatch(args) -> int:
