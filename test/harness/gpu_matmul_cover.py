@@ -14,7 +14,8 @@ shipped one) and once off:
   "nn" and N x K "nt"), one vmfb called at M in kernel_grid.DYNAMIC_MS.
 
 The manifest records, per case, the row the table gives it (the config's
-candidate name, or "IREE default"). ``run(kit)`` calls each on the cuda
+candidate name, or "IREE default") and whether the pass set a config on
+it (``mdc-compile --compile-to=mdc``: the stream IR after mdc's passes). ``run(kit)`` calls each on the cuda
 device: its output against the reference (kernel_timing.error, within
 kernel_timing.ERROR_LIMIT) and the median wall time of a call, pass on
 against pass off. bench/kernel_timing.py's inputs and reference are the
@@ -90,6 +91,12 @@ def _row_of(case: dict, table: str | None) -> str:
     return row.candidate if row is not None else "IREE default"
 
 
+def _sets_config(cmd: list[str]) -> bool:
+    """Whether the compile ``cmd`` leaves a compilation_info in mdc's stream IR."""
+    r = subprocess.run([*cmd, "--compile-to=mdc", "-o", "-"], capture_output=True, text=True)
+    return r.returncode == 0 and "compilation_info" in r.stdout
+
+
 def build(kit: str, table: str | None = None, device: str = "cuda", only=None) -> int:
     """The cover kit in ``kit``; 1 if a case did not compile. ``device``:
     the one device's driver (another than cuda only to try the kit's
@@ -111,9 +118,10 @@ def build(kit: str, table: str | None = None, device: str = "cuda", only=None) -
             if r.returncode:
                 print(f"did not compile: {case['name']} ({setting}): {r.stderr.strip()[-300:]}", flush=True)
                 status = 1
+        set_ = _sets_config([*MDC, f"--device=a={device}[0]", *on, src])
         os.remove(src)
-        built.append(dict(case, row=_row_of(case, table)))
-        print("built", case["name"], "->", built[-1]["row"], flush=True)
+        built.append(dict(case, row=_row_of(case, table), set=set_))
+        print("built", case["name"], "->", built[-1]["row"], "(set)" if set_ else "(none set)", flush=True)
     write_manifest(kit, MANIFEST, dict(cases=built, seed=SEED, table=table or "shipped", device=device))
     return status
 
@@ -159,7 +167,9 @@ def run(kit: str, device: str = "cuda") -> tuple[list[str], bool]:
                              f"{g[1]:.1f} us, err {g[0]:.1e}{'' if ok else ' WRONG'}")
             ratio = (f"{got['on'][1] / got['off'][1]:.2f}x" if not any(isinstance(g, Exception) for g in got.values())
                      else "n/a")
-            rows.append(f"| {case['name']} | {m} | {case['row']} | {cells[0]} | {cells[1]} | {ratio} |")
+            row = case["row"] + ("" if case["set"] == (case["row"] != "IREE default") else " (set: MISMATCH)")
+            right = right and not row.endswith("MISMATCH)")
+            rows.append(f"| {case['name']} | {m} | {row} | {cells[0]} | {cells[1]} | {ratio} |")
             print("measured", case["name"], m, flush=True)
     return rows, right
 

@@ -93,10 +93,21 @@ def load_table(path: str = TABLE_PATH) -> tuple[MatmulConfig, ...]:
     return tuple(rows)
 
 
-@functools.lru_cache(maxsize=8)
 def table_at(path: str | None) -> tuple[MatmulConfig, ...]:
-    """The table at ``path`` (None: the shipped one), read once."""
-    return CONFIGS if path is None else load_table(path)
+    """The table at ``path`` (None: the shipped one), read again only
+    when the file changed."""
+    if path is None:
+        return CONFIGS
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise TableError(path, e.strerror) from None
+    return _cached(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(path: str, mtime_ns: int, size: int) -> tuple[MatmulConfig, ...]:
+    return load_table(path)
 
 
 CONFIGS = load_table()
