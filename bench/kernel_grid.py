@@ -2,12 +2,19 @@
 
 A point is one matmul y = x @ W as a model's linear layer brings it: x is
 M x K, W is K x N ("nn") or N x K ("nt", torch.nn.Linear's out x in),
-operands and result of one element type. ``program`` writes it the way
-torch exports it (a ``linalg.generic`` contraction), optionally with a
-``#iree_codegen.compilation_info`` on the op, and W either a function
+operands and result of one element type. ``function`` writes it as a
+``linalg.generic`` contraction (the way torch exports it), optionally with
+a ``#iree_codegen.compilation_info`` on the op, and W either a function
 argument or, as a model's weight is, an immutable global whose value is a
 named parameter (``#flow.parameter.named<PARAMETER_SCOPE::NAME>``) that
 the runtime provides when it loads the module.
+
+A batch point (``batch`` B > 0) is B such matmuls, as attention brings
+them: x is B x M x K and W is B x K x N ("nn", P x V) or B x N x K ("nt",
+Q x K^T); ``function`` writes it as ``linalg.batch_matmul``, the form IREE
+3.13's stream IR holds torch's in (docs/DESIGN.md section 9). A dynamic
+point (``dynamic``) is a matmul compiled with M dynamic (x is ? x K) and
+timed at M = ``m``.
 """
 
 from __future__ import annotations
@@ -28,6 +35,18 @@ PARAMETER_SCOPE = "kernels"
 TUNE_KNS = ((2048, 2048), (2048, 5632), (5632, 2048), (4096, 11008))
 
 
+# Attention's batch matmuls (``--ops batch``): B = batch x heads, query
+# length S in the M buckets, head dim D, key length T. Q x K^T is (M = S,
+# K = D, N = T), "nt"; P x V is (M = S, K = T, N = D), "nn".
+ATTENTION_BATCH = 32
+ATTENTION_MS = (1, 16, 128, 1024)
+HEAD_DIMS = (64, 128)
+KEY_LENGTHS = (128, 1024, 4096)
+# The Ms a dynamic-M config is timed at (``--ops dynamic``): multiples of
+# its tiles and not, from a decode step to a prefill.
+DYNAMIC_MS = (1, 7, 16, 100, 1024)
+
+
 @dataclasses.dataclass(frozen=True)
 class Point:
     dtype: str
@@ -35,19 +54,34 @@ class Point:
     m: int
     k: int
     n: int
+    batch: int = 0  # 0: one matmul; B: linalg.batch_matmul of B
+    dynamic: bool = False  # compiled with M dynamic, timed at m
+
+    @property
+    def op(self) -> str:
+        """The kind of op, as the table's rows name it."""
+        return "batch_matmul" if self.batch else "matmul"
 
     @property
     def key(self) -> str:
-        return f"{self.dtype}_{self.layout}_{self.m}x{self.k}x{self.n}"
+        return (f"{self.dtype}_{self.layout}_{self.m}x{self.k}x{self.n}" + (f"_b{self.batch}" if self.batch else "")
+                + ("_dyn" if self.dynamic else ""))
 
     @property
     def flops(self) -> int:
-        return 2 * self.m * self.k * self.n
+        return 2 * max(self.batch, 1) * self.m * self.k * self.n
 
     @property
     def bytes(self) -> int:
         """What one call must read and write at least: x, W and y once."""
-        return ELEMENT_BYTES[self.dtype] * (self.m * self.k + self.k * self.n + self.m * self.n)
+        return ELEMENT_BYTES[self.dtype] * max(self.batch, 1) * (self.m * self.k + self.k * self.n + self.m * self.n)
+
+    def as_dict(self) -> dict:
+        """The point as a kit's entries and results name it (batch and
+        dynamic only where set, so a plain matmul's reads as before)."""
+        out = dict(dtype=self.dtype, layout=self.layout, m=self.m, k=self.k, n=self.n)
+        out.update({"batch": self.batch} if self.batch else {}, **({"dynamic": True} if self.dynamic else {}))
+        return out
 
     def repeat(self) -> int:
         """How many times a timing module repeats the dispatch: enough that
@@ -60,6 +94,20 @@ def grid(dtypes=DTYPES, layouts=LAYOUTS, ms=MS, kns=KNS) -> list[Point]:
     return [Point(dt, lay, m, k, n) for dt, lay, m, (k, n) in itertools.product(dtypes, layouts, ms, kns)]
 
 
+def attention_grid(dtypes=("f32", "f16"), ms=ATTENTION_MS, head_dims=HEAD_DIMS, key_lengths=KEY_LENGTHS,
+                   batch=ATTENTION_BATCH) -> list[Point]:
+    """Q x K^T ("nt") and P x V ("nn") at every (S, D, T)."""
+    out = []
+    for dt, s, d, t in itertools.product(dtypes, ms, head_dims, key_lengths):
+        out += [Point(dt, "nt", s, d, t, batch), Point(dt, "nn", s, t, d, batch)]
+    return out
+
+
+def dynamic_grid(dtypes=("f32", "f16"), layouts=LAYOUTS, ms=DYNAMIC_MS, kns=KNS) -> list[Point]:
+    """Matmuls of dynamic M, each (K, N) timed at every M of ``ms``."""
+    return [Point(dt, lay, m, k, n, dynamic=True) for dt, lay, m, (k, n) in itertools.product(dtypes, layouts, ms, kns)]
+
+
 def mlir_type(dtype: str) -> str:
     return dtype
 
@@ -69,6 +117,10 @@ def weight_name(p: Point) -> str:
     return "w_" + p.key
 
 
+_BATCH_NT = ("indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> "
+             "(d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ")
+
+
 def function(name: str, p: Point, compilation_info: str | None = None, weight: str | None = None) -> str:
     """One ``func.func @name(x, W) -> y`` computing the point's matmul; with
     ``weight``, ``@name(x) -> y`` reading W from the global ``@weight``,
@@ -76,8 +128,12 @@ def function(name: str, p: Point, compilation_info: str | None = None, weight: s
     dt = mlir_type(p.dtype)
     bmap = "(d1, d2)" if p.layout == "nt" else "(d2, d1)"
     wshape = f"{p.n}x{p.k}" if p.layout == "nt" else f"{p.k}x{p.n}"
-    attrs = f" attrs = {{compilation_info = {compilation_info}}}" if compilation_info else ""
-    x, w, y = f"tensor<{p.m}x{p.k}x{dt}>", f"tensor<{wshape}x{dt}>", f"tensor<{p.m}x{p.n}x{dt}>"
+    m, pre = ("?" if p.dynamic else p.m), (f"{p.batch}x" if p.batch else "")
+    x, w, y = f"tensor<{pre}{m}x{p.k}x{dt}>", f"tensor<{pre}{wshape}x{dt}>", f"tensor<{pre}{m}x{p.n}x{dt}>"
+    assert not (p.dynamic and p.batch), "a dynamic M is a plain matmul's here"
+    empty = f"""%c0 = arith.constant 0 : index
+    %dm = tensor.dim %a, %c0 : {x}
+    %e = tensor.empty(%dm) : {y}""" if p.dynamic else f"%e = tensor.empty() : {y}"
     head = f"""  func.func @{name}(%a: {x}, %b: {w}) -> {y} {{
 """
     if weight:
@@ -85,10 +141,19 @@ def function(name: str, p: Point, compilation_info: str | None = None, weight: s
   func.func @{name}(%a: {x}) -> {y} {{
     %b = util.global.load @{weight} : {w}
 """
-    return head + f"""    %z = arith.constant 0.0 : {dt}
-    %e = tensor.empty() : {y}
+    head += f"""    %z = arith.constant 0.0 : {dt}
+    {empty}
     %c = linalg.fill ins(%z : {dt}) outs(%e : {y}) -> {y}
-    %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {bmap}>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %b : {x}, {w}) outs(%c : {y}){attrs} {{
+"""
+    if p.batch:
+        maps, info = (_BATCH_NT if p.layout == "nt" else ""), (f"{{compilation_info = {compilation_info}}} "
+                                                              if compilation_info else "")
+        return head + f"""    %r = linalg.batch_matmul {maps}{info}ins(%a, %b : {x}, {w}) outs(%c : {y}) -> {y}
+    return %r : {y}
+  }}
+"""
+    attrs = f" attrs = {{compilation_info = {compilation_info}}}" if compilation_info else ""
+    return head + f"""    %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {bmap}>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %b : {x}, {w}) outs(%c : {y}){attrs} {{
     ^bb0(%p: {dt}, %q: {dt}, %o: {dt}):
       %m = arith.mulf %p, %q : {dt}
       %s = arith.addf %o, %m : {dt}

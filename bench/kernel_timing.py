@@ -49,21 +49,30 @@ def _bf16_value(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
+def shapes(point: dict) -> tuple[tuple, tuple]:
+    """(x's shape, W's): M x K and K x N or N x K, each with the batch
+    first for a batch point."""
+    m, k, n, b = point["m"], point["k"], point["n"], point.get("batch", 0)
+    lead = (b,) if b else ()
+    return lead + (m, k), lead + ((n, k) if point["layout"] == "nt" else (k, n))
+
+
 def inputs(point: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(x, W) in the point's dtype (bf16 as uint16 bits), W in its layout:
     uniform in [-1, 1), W scaled by 1/sqrt(K). Drawn by torch on the GPU
     where there is one (fast for the largest W), else by numpy."""
-    key = zlib.crc32(f"{point['k']}x{point['n']}x{point['m']}".encode())
-    m, k, n = point["m"], point["k"], point["n"]
-    wshape = (n, k) if point["layout"] == "nt" else (k, n)
+    batch = f"x{point['batch']}" if point.get("batch") else ""
+    key = zlib.crc32(f"{point['k']}x{point['n']}x{point['m']}{batch}".encode())
+    k = point["k"]
+    xshape, wshape = shapes(point)
     torch = _torch()
     if torch is not None:
         g = torch.Generator(device="cuda").manual_seed(seed * 2**32 + key)
-        x = (torch.rand((m, k), generator=g, device="cuda") * 2 - 1).cpu().numpy()
+        x = (torch.rand(xshape, generator=g, device="cuda") * 2 - 1).cpu().numpy()
         w = ((torch.rand(wshape, generator=g, device="cuda") * 2 - 1) / k ** 0.5).cpu().numpy()
     else:
         rng = np.random.default_rng([seed, key])
-        x = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+        x = rng.uniform(-1, 1, xshape).astype(np.float32)
         w = (rng.uniform(-1, 1, wshape) / np.sqrt(k)).astype(np.float32)
     if point["dtype"] == "bf16":
         return _bf16_bits(x), _bf16_bits(w)
@@ -76,13 +85,25 @@ def as_float(a: np.ndarray, dtype: str) -> np.ndarray:
 
 def reference(point: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     xf, wf = as_float(x, point["dtype"]), as_float(w, point["dtype"])
+    nt = point["layout"] == "nt"
     torch = _torch()
     if torch is not None:
         with torch.no_grad():
             xt, wt = torch.from_numpy(xf).cuda().double(), torch.from_numpy(wf).cuda().double()
-            y = xt @ (wt.T if point["layout"] == "nt" else wt)
+            y = xt @ (wt.transpose(-1, -2) if nt else wt)
             return y.float().cpu().numpy()
-    return (xf.astype(np.float64) @ (wf.T if point["layout"] == "nt" else wf).astype(np.float64)).astype(np.float32)
+    return (xf.astype(np.float64) @ (np.swapaxes(wf, -1, -2) if nt else wf).astype(np.float64)).astype(np.float32)
+
+
+def _product(torch, point: dict, xt, wt):
+    """torch's own call for the point: F.linear for a weight out x in,
+    x @ W, and for a batch torch.matmul(x, W.transpose(-1, -2)), as
+    attention's Q x K^T is written."""
+    if point["layout"] != "nt":
+        return lambda: xt @ wt
+    if point.get("batch"):
+        return lambda: torch.matmul(xt, wt.transpose(-1, -2))
+    return lambda: torch.nn.functional.linear(xt, wt)
 
 
 # The largest error() a right output may have (f16 and bf16 accumulate in
@@ -130,7 +151,7 @@ def torch_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
     dt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[point["dtype"]]
     xt = torch.from_numpy(as_float(x, point["dtype"])).cuda().to(dt)
     wt = torch.from_numpy(as_float(w, point["dtype"])).cuda().to(dt)
-    op = (lambda: torch.nn.functional.linear(xt, wt)) if point["layout"] == "nt" else (lambda: xt @ wt)
+    op = _product(torch, point, xt, wt)
     for _ in range(3):
         op()
     torch.cuda.synchronize()

@@ -1,12 +1,16 @@
 """``python -m bench tune build|run|pick``: the CUDA matmul tuner.
 
-    python -m bench tune build KIT [--quick]      # here: every candidate compiled
+    python -m bench tune build KIT [--quick] [--ops matmul|batch|dynamic]  # here: every candidate compiled
     python -m bench tune run KIT [--out FILE]     # there: each timed, beside torch
     python -m bench tune pick RESULTS [-o TABLE]  # here: the table cuda-matmul-configs ships
 
 ``build`` writes, for every point of the tuning grid (bench/kernel_grid.py,
 TUNE_KNS), IREE's default and each candidate of bench/tune_space.py that
-fits it, as functions of timing modules (bench/kernel_build.py).
+fits it, as functions of timing modules (bench/kernel_build.py). ``--ops``
+picks the sub-space, one kit each: ``matmul`` (the default: the linear
+layers' matmuls by M bucket), ``batch`` (attention's batch matmuls,
+kernel_grid.attention_grid) or ``dynamic`` (matmuls compiled with M
+dynamic, each timed at kernel_grid.DYNAMIC_MS).
 ``run`` times each (bench/kernel_timing.py) in workers that may crash
 (bench/kernel_runner.py) and writes one JSON line per function. ``pick``
 chooses, per (dtype, layout, M bucket), the candidate with the smallest
@@ -26,7 +30,7 @@ import sys
 import time
 
 from .kernel_build import compile_functions
-from .kernel_grid import LAYOUTS, MS, TUNE_KNS, Point, function, grid
+from .kernel_grid import LAYOUTS, MS, TUNE_KNS, Point, attention_grid, dynamic_grid, function, grid
 from .kernel_timing import ERROR_LIMIT
 from .tune_space import candidates
 
@@ -36,6 +40,12 @@ QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048),))
 # A CPU stand-in for the GPU, so the whole path runs on a machine without
 # one (the configs are CUDA's: the smoke kit holds IREE's defaults alone).
 SMOKE = dict(dtypes=("f32", "bf16"), ms=(1, 8), kns=((256, 512),))
+OPS = ("matmul", "batch", "dynamic")
+# The batch and dynamic sub-spaces' grids: (full, --quick, --smoke).
+BATCH_GRIDS = (dict(), dict(ms=(1, 128), head_dims=(64,), key_lengths=(1024,)),
+               dict(dtypes=("f32",), ms=(1, 4), head_dims=(16,), key_lengths=(32,), batch=2))
+DYNAMIC_GRIDS = (dict(kns=TUNE_KNS), dict(ms=(1, 100, 1024), kns=((2048, 2048),)),
+                 dict(dtypes=("f32",), layouts=("nn",), ms=(1, 7), kns=((256, 512),)))
 CPU = ["iree-compile", "--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
        "--iree-llvmcpu-target-cpu=host"]
 # A candidate's output may differ from the reference by this much more
@@ -44,30 +54,51 @@ ERROR_SLACK = {"f32": 1e-4, "f16": 2e-2, "bf16": 4e-2}
 FASTER = 0.97
 
 
+def kind_of(point: dict) -> str:
+    """A point's kind, a row's: "matmul", "batch_matmul" or, for a
+    dynamic M, "dynamic_matmul"."""
+    return "dynamic_matmul" if point.get("dynamic") else "batch_matmul" if point.get("batch") else "matmul"
+
+
+def points(ops: str = "matmul", quick: bool = False, smoke: bool = False) -> list[Point]:
+    """The points of the sub-space ``ops`` (OPS)."""
+    at = 2 if smoke else 1 if quick else 0
+    if ops == "batch":
+        return attention_grid(**BATCH_GRIDS[at])
+    if ops == "dynamic":
+        return dynamic_grid(**DYNAMIC_GRIDS[at])
+    return (grid(**SMOKE) if smoke else grid(**QUICK) if quick else
+            grid(dtypes=("f32", "f16", "bf16"), layouts=LAYOUTS, ms=MS, kns=TUNE_KNS))
+
+
 def _entries(points: list[Point], smoke: bool = False) -> dict[tuple, list[tuple[dict, str]]]:
-    """Functions by (dtype, layout, repeat): (entry, text) pairs."""
+    """Functions by (kind, dtype, layout, repeat): (entry, text) pairs."""
     groups: dict[tuple, list] = {}
     for i, p in enumerate(points):
-        pt = dict(dtype=p.dtype, layout=p.layout, m=p.m, k=p.k, n=p.n)
+        pt = p.as_dict()
         for c in [None, *([] if smoke else candidates(p))]:
             name = f"p{i}_{c.name if c else 'default'}"
             e = dict(function=name, point=pt, candidate=c.name if c else "default", repeat=p.repeat())
             if c:
                 e.update(attribute=c.attribute, m_multiple=c.m_multiple, n_multiple=c.n_multiple,
                          k_multiple=c.k_multiple)
-            groups.setdefault((p.dtype, p.layout, p.repeat()), []).append((e, function(name, p, e.get("attribute"))))
+            key = (kind_of(pt), p.dtype, p.layout, p.repeat())
+            groups.setdefault(key, []).append((e, function(name, p, e.get("attribute"))))
     return groups
 
 
-def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2) -> int:
+# A module's name begins with its kind's (a plain matmul's with none, as before).
+_TAGS = {"matmul": "", "batch_matmul": "batch_", "dynamic_matmul": "dynamic_"}
+
+
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, ops: str = "matmul") -> int:
     os.makedirs(kit, exist_ok=True)
-    points = (grid(**SMOKE) if smoke else grid(**QUICK) if quick else
-              grid(dtypes=("f32", "f16", "bf16"), layouts=LAYOUTS, ms=MS, kns=TUNE_KNS))
     compiler = CPU if smoke else None
     work = []
-    for (dt, lay, rep), fns in sorted(_entries(points, smoke).items()):
+    for (kind, dt, lay, rep), fns in sorted(_entries(points(ops, quick, smoke), smoke).items()):
         for part in range(0, len(fns), MODULE_FUNCTIONS):
-            work.append((f"{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}", rep, fns[part:part + MODULE_FUNCTIONS]))
+            tag = f"{_TAGS[kind]}{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}"
+            work.append((tag, rep, fns[part:part + MODULE_FUNCTIONS]))
 
     def one(item):
         tag, rep, fns = item
@@ -116,11 +147,14 @@ def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None)
 
 
 def _groups(rows: list[dict]) -> dict[tuple, dict[tuple, dict[str, dict]]]:
-    """(dtype, layout, m) -> (k, n) -> candidate -> row."""
+    """(kind, dtype, layout, m) -> (m, k, n, batch) -> candidate -> row;
+    one group holds a dynamic M's every M (its m 0)."""
     g: dict = {}
     for r in rows:
-        p = r["point"]
-        g.setdefault((p["dtype"], p["layout"], p["m"]), {}).setdefault((p["k"], p["n"]), {})[r["candidate"]] = r
+        p, kind = r["point"], kind_of(r["point"])
+        key = (kind, p["dtype"], p["layout"], 0 if kind == "dynamic_matmul" else p["m"])
+        shape = (p["m"], p["k"], p["n"], p.get("batch", 0))
+        g.setdefault(key, {}).setdefault(shape, {})[r["candidate"]] = r
     return g
 
 
@@ -174,15 +208,15 @@ def _geo(values: list[float]) -> float:
 
 
 def summary(rows: list[dict]) -> str:
-    lines = ["dtype layout     M | default/torch  best/torch  best/default | best candidate "
-             "(best/default is best/torch where the default does not compile)"]
-    for (dt, lay, m), by_shape in sorted(_groups(rows).items()):
+    lines = ["kind           dtype layout     M | default/torch  best/torch  best/default | best candidate "
+             "(best/default is best/torch where the default does not compile; M 0: any M, of a dynamic M)"]
+    for (kind, dt, lay, m), by_shape in sorted(_groups(rows).items()):
         best, score = choose(by_shape)
         d_t = _geo([c["default"]["kernel_us"] / c["default"]["torch_us"] for c in by_shape.values()
                     if _ok(c.get("default")) and c["default"].get("torch_us")])
         b_t = (_geo([c[best]["kernel_us"] / c[best]["torch_us"] for c in by_shape.values() if c[best].get("torch_us")])
                if best else math.nan)
-        lines.append(f"{dt:5} {lay:6} {m:5} | {d_t:13.2f} {b_t:11.2f} {score:13.2f} | {best or '-'}")
+        lines.append(f"{kind:14} {dt:5} {lay:6} {m:5} | {d_t:13.2f} {b_t:11.2f} {score:13.2f} | {best or '-'}")
     failed = [r for r in rows if "failed" in r]
     lines.append(f"{len(rows)} functions measured, {len(failed)} failed")
     return "\n".join(lines)
@@ -195,6 +229,9 @@ def main(argv=None) -> int:
     b.add_argument("kit")
     b.add_argument("--quick", action="store_true", help="a few points only")
     b.add_argument("--smoke", action="store_true", help="IREE's CPU defaults on a few small points (no GPU)")
+    b.add_argument("--ops", choices=OPS, default="matmul",
+                   help="the sub-space: matmul (default: linear layers by M bucket), batch (attention's batch "
+                   "matmuls) or dynamic (matmuls of dynamic M)")
     r = sub.add_parser("run", help="time them (there)")
     r.add_argument("kit")
     r.add_argument("--out")
@@ -210,7 +247,7 @@ def main(argv=None) -> int:
 
 def _dispatch(args) -> int:
     if args.cmd == "build":
-        return build(args.kit, args.quick, args.smoke)
+        return build(args.kit, args.quick, args.smoke, ops=args.ops)
     if args.cmd == "run":
         return run(args.kit, args.out, args.device, args.dtypes.split(",") if args.dtypes else None)
     from .tune_pick import pick

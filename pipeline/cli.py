@@ -196,7 +196,8 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
         links=args.link, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
         host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
-        cuda_matmul_configs=not args.no_cuda_matmul_configs, cpu_data_tiling=not args.no_cpu_data_tiling,
+        cuda_matmul_configs=not args.no_cuda_matmul_configs, cuda_matmul_table=args.cuda_matmul_table,
+        cpu_data_tiling=not args.no_cpu_data_tiling,
         compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages,
         **_placement_options(args))
     driver.check_request(args.device, opts)
@@ -332,6 +333,7 @@ def opt_main(argv: list[str] | None = None) -> int:
     )
     _add_staging_arguments(parser)
     options.add_placement_arguments(parser)
+    options.add_cuda_matmul_table_argument(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(
         "--split-input-file", action="store_true",
@@ -379,7 +381,7 @@ def _opt(args) -> int:
             done = pass_driver.run_passes(
                 "\n" * first_line + chunk, passes, name=name, devices=args.device, links=args.link,
                 staging=args.staging, staging_pieces=args.staging_pieces, pinned_arguments=args.pinned_arguments,
-                **_placement_options(args))
+                cuda_matmul_table=args.cuda_matmul_table, **_placement_options(args))
         except CompileError as e:
             print(e.render("mdc-opt", args.verbose), file=sys.stderr)
             if not args.split_input_file:

@@ -82,6 +82,7 @@ class CompileOptions:
     host_entry_points: bool = True  # not --no-host-entry-points
     result_storage_twins: bool = True  # not --no-result-storage-twins
     cuda_matmul_configs: bool = True  # not --no-cuda-matmul-configs
+    cuda_matmul_table: str | None = None  # --cuda-matmul-table: the table's path (None: the shipped one)
     cpu_data_tiling: bool = True  # not --no-cpu-data-tiling
     compile_to: str | None = None  # --compile-to: the IR after this stage
     iree_flags: Sequence[str] = ()  # --iree-* flags, passed to IREE unchanged
@@ -106,6 +107,7 @@ class CompileOptions:
         if self.pinned_arguments and not self.manifest:
             raise UsageError("--pinned-arguments needs the manifest: it is how the runtime learns which "
                              "arguments to place in pinned memory", notes=["drop --no-manifest"])
+        options.check_cuda_matmul_table(self.cuda_matmul_table)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -346,10 +348,9 @@ class _Compile:
         opts = self.opts
         settings = registry.CompileSettings(
             links=link_overrides, staging=opts.staging, staging_pieces=opts.staging_pieces,
-            pinned_arguments=opts.pinned_arguments,
-            devices={d.name: d for d in devices},
+            pinned_arguments=opts.pinned_arguments, devices={d.name: d for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
-            cuda_matmul_configs=opts.cuda_matmul_configs, **options.placement_settings(opts))
+            **options.codegen_settings(opts), **options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

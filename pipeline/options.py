@@ -236,6 +236,32 @@ def add_codegen_arguments(parser) -> None:
         "--no-cuda-matmul-configs", action="store_true",
         help="keep IREE's default CUDA code for every matmul (by default, matmuls that only a cuda "
         "device runs get measured tile configs: passes/targets/cuda/cuda_matmul_configs.py)")
+    add_cuda_matmul_table_argument(parser)
+
+
+def add_cuda_matmul_table_argument(parser) -> None:
+    """mdc-compile's and mdc-opt's ``--cuda-matmul-table``."""
+    parser.add_argument(
+        "--cuda-matmul-table", metavar="FILE.json",
+        help="the table of measured CUDA matmul configs to read instead of the shipped one "
+        "(passes/targets/cuda/matmul_table.json): one `python -m bench tune pick -o FILE.json` wrote")
+
+
+def codegen_settings(opts) -> dict:
+    """The codegen flags of ``opts`` (driver.CompileOptions) as CompileSettings' fields."""
+    return {"cuda_matmul_configs": opts.cuda_matmul_configs, "cuda_matmul_table": opts.cuda_matmul_table}
+
+
+def check_cuda_matmul_table(path) -> None:
+    """``--cuda-matmul-table``'s file can be read as a table (None: the shipped one)."""
+    if path is None:
+        return
+    from mdc.passes.targets.cuda.matmul_table import TableError, table_at
+
+    try:
+        table_at(os.fspath(path))
+    except TableError as e:
+        raise UsageError(f"--cuda-matmul-table={path}: {e.why}") from None
 
 
 def add_cpu_code_arguments(parser) -> None:

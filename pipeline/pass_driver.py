@@ -51,27 +51,32 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
                staging: str = "emplace", staging_pieces: int | None = None,
                pinned_arguments: bool = False, place: str = "manual", gpu_memory: int | str | None = None,
                place_profile: str | None = None, place_objective: str = "latency",
-               max_dims: Mapping[str, int] | Sequence[str] = ()) -> PassesResult:
+               max_dims: Mapping[str, int] | Sequence[str] = (),
+               cuda_matmul_table: str | None = None) -> PassesResult:
     """Runs ``passes`` (names or registered pass classes) on the module
     ``text`` (``name`` stands for its file in locations) and verifies it.
-    ``place`` ... ``max_dims``: assign-devices' options, as
+    ``place`` ... ``max_dims``: assign-devices' options, and
+    ``cuda_matmul_table`` cuda-matmul-configs' table, as
     ``mdc.pipeline.compile`` takes them."""
     try:
         placement = options.placement_settings(types.SimpleNamespace(
             place=place, gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective,
             max_dims=max_dims))
         options.check_placement(list(devices), **placement)
-        return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement)
+        options.check_cuda_matmul_table(cuda_matmul_table)
+        return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments,
+                    dict(placement, cuda_matmul_table=cuda_matmul_table))
     except Exception as e:
         error = as_compile_error(e, given=dict(
             devices=devices, links=links, staging=staging, staging_pieces=staging_pieces, place=place,
-            gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective, max_dims=max_dims))
+            gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective, max_dims=max_dims,
+            cuda_matmul_table=cuda_matmul_table))
         if error is None:
             raise
         raise error from e
 
 
-def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, placement) -> PassesResult:
+def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments, more) -> PassesResult:
     from mdc.passes.infra import registry
 
     from .ireec import Compiler, module_text
@@ -84,7 +89,7 @@ def _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arg
     link_overrides = options.resolve_link_names([options.parse_link(link) for link in links],
                                                 list(known.values()))
     settings = registry.CompileSettings(links=link_overrides, staging=staging, staging_pieces=staging_pieces,
-                                        pinned_arguments=pinned_arguments, devices=known, **placement)
+                                        pinned_arguments=pinned_arguments, devices=known, **more)
     report = registry.Report()
     with compiler.context, module.location:
         # One manager for the whole list, as a compile's level runs its

@@ -57,7 +57,9 @@ class CompileSettings:
     affinity (module_facts.iree_default_device).
     ``host_entry_points``: whether host-entry-points adds twins.
     ``result_storage_twins``: whether result-storage-twins adds twins.
-    ``cuda_matmul_configs``: whether cuda-matmul-configs sets its configs.
+    ``cuda_matmul_configs``: whether cuda-matmul-configs sets its configs;
+    ``cuda_matmul_table``: the path of the table it reads them from
+    (``--cuda-matmul-table``; None: the shipped one).
     ``place``, ``gpu_memory``, ``place_profile``, ``place_objective``,
     ``max_dims``: automatic placement's flags (assign_devices.py):
     ``manual`` (nothing changes), ``auto`` or an assignment file; the
@@ -75,6 +77,7 @@ class CompileSettings:
     host_entry_points: bool = True
     result_storage_twins: bool = True
     cuda_matmul_configs: bool = True
+    cuda_matmul_table: str | None = None
     place: str = "manual"
     gpu_memory: int | None = None
     place_profile: str | None = None

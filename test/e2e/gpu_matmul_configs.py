@@ -2,6 +2,8 @@
 
     python test/e2e/gpu_matmul_configs.py build KIT_DIR   # here: mdc-compile, iree-compile
     python test/e2e/gpu_matmul_configs.py run KIT_DIR     # there: iree runtime + torch
+    python test/e2e/gpu_matmul_configs.py build KIT_DIR --cover-only [--table FILE.json]  # the cover kit alone
+    python test/e2e/gpu_matmul_configs.py run KIT_DIR --cover-only                        # a short run
 
 ``build`` makes two kits in KIT_DIR: ``matmul``, gpu_matmul.py's kit of the
 32x2048 by 2048x2048 matmul (f32 and f16, weight in x out "nn" and out x in
@@ -12,7 +14,11 @@ the pass on ("mdc") and off ("mdc_off"), whole calls only;
 and one workload kit per dtype and setting (``workload_f32_off``, ...): the
 bench workload's model at split k = 0 (the embedding on the CPU, every
 block and the head on the GPU), batch 32, sync, built with and without
-``--no-cuda-matmul-configs``.
+``--no-cuda-matmul-configs``; and the cover kit (``cover``,
+test/harness/gpu_matmul_cover.py): attention's batch matmuls (Q x K^T as
+batch_matmul and as the 4-loop generic, P x V) and a linear layer of
+dynamic M called at several M, each with the pass on (reading ``--table``,
+by default the shipped table) and off.
 
 ``run`` prints one table. The matmul's rows: each variant's whole call and
 kernel (gpu_matmul.py says how each is timed) against torch's synchronized
@@ -20,7 +26,9 @@ call and back-to-back kernel, with the output's error. The workload's rows:
 tokens/s at batch 32 of mdc's module with the pass off and on, of stock
 IREE with everything on the GPU and of torch on the GPU, each checked
 against the kit's numpy reference, and each mdc row's ratio to torch's
-tokens/s. Exit status 1 if any result is wrong.
+tokens/s. A second table holds the cover cases: the row the table gave
+each, its call time and error with the pass on and off. Exit status 1 if
+any result is wrong.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ import sys
 
 import _harness_path  # noqa: F401  (test/ and the checkout on sys.path)
 from bench.kitframe import ROOT, Step, cuda_available, kit_main, markdown, no_device, option, read_manifest, verdict
-from harness import gpu_matmul
+from harness import gpu_matmul, gpu_matmul_cover
 
 MATMUL_VARIANTS = ("default", "table", "mdc", "mdc_off")
 DTYPES = ("f32", "f16")
@@ -39,9 +47,12 @@ SETTINGS = {"off": ["--mdc-flag=--no-cuda-matmul-configs"], "on": []}
 BATCH = 32
 
 
-def build(kit: str) -> int:
+def build(kit: str, cover_only: bool = False, table: str | None = None) -> int:
     os.makedirs(kit, exist_ok=True)
-    status = gpu_matmul.build(os.path.join(kit, "matmul"), 35, list(MATMUL_VARIANTS))
+    status = gpu_matmul_cover.build(os.path.join(kit, "cover"), table)
+    if cover_only:
+        return status
+    status |= gpu_matmul.build(os.path.join(kit, "matmul"), 35, list(MATMUL_VARIANTS))
     for dt in DTYPES:
         for setting, flags in SETTINGS.items():
             cmd = [sys.executable, "-m", "bench", "workload", "build", os.path.join(kit, f"workload_{dt}_{setting}"),
@@ -124,26 +135,36 @@ def _workload_rows(kit: str, calls: int, dtypes=DTYPES) -> tuple[list[str], bool
     return rows, right
 
 
-def run(kit: str, calls: int, dtypes=DTYPES, matmul_rows: bool = True) -> int:
+def run(kit: str, calls: int, dtypes=DTYPES, matmul_rows: bool = True, cover_only: bool = False) -> int:
+    cover, right_c = gpu_matmul_cover.run(os.path.join(kit, "cover"))
+    if cover_only:
+        print("\n" + gpu_matmul_cover.table(cover))
+        return verdict(right_c)
     matmul, right_m = _matmul_rows(kit) if matmul_rows else ([], True)
     work, right_w = _workload_rows(kit, calls, dtypes)
     print()
     print(markdown(("what", "variant", "mdc / IREE", "torch, same run", "ratio", "max error", "check"), "lllllrl",
                    matmul + work))
-    return verdict(right_m and right_w)
+    print("\n" + gpu_matmul_cover.table(cover))
+    return verdict(right_m and right_w and right_c)
 
 
 def _run(a) -> int:
     if not cuda_available():
         return no_device("gpu_matmul_configs", nothing="measured")
-    return run(a.kit, a.calls, tuple(a.dtype or DTYPES), not a.workload_only)
+    return run(a.kit, a.calls, tuple(a.dtype or DTYPES), not a.workload_only, a.cover_only)
 
 
-BUILD = Step(lambda a: build(a.kit), help="build the matmul and workload kits (here)")
+BUILD = Step(lambda a: build(a.kit, a.cover_only, a.table), [
+    option("--cover-only", action="store_true", help="the cover kit alone (batch matmuls, dynamic M)"),
+    option("--table", metavar="FILE.json", help="the table the cover kit's pass reads (--cuda-matmul-table; "
+           "default: the shipped one)")],
+    help="build the matmul, workload and cover kits (here)")
 RUN = Step(_run, [
     option("--calls", type=int, default=5, help="timed workload calls per row (default 5)"),
     option("--dtype", action="append", choices=DTYPES, help="the workload rows of this dtype only"),
-    option("--workload-only", action="store_true", help="no matmul rows (a short run)")],
+    option("--workload-only", action="store_true", help="no matmul rows (a short run)"),
+    option("--cover-only", action="store_true", help="the cover rows alone (a short run)")],
     help="measure them (GPU machine)")
 
 

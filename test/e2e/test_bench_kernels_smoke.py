@@ -109,3 +109,26 @@ def test_tune_smoke(tmp_path):
     # The smoke kit holds IREE's defaults alone: nothing can beat them.
     assert json.loads(table.read_text())["rows"] == []
     assert picked.stdout.count("no row:") == 8, picked.stdout
+
+
+def test_tune_smoke_batch_and_dynamic(tmp_path):
+    """The batch sub-space (linalg.batch_matmul, Q x K^T and P x V) and the
+    dynamic one (M dynamic, each function timed at two M): built, run and
+    checked against the reference."""
+    for ops, count in (("batch", 4), ("dynamic", 2)):
+        kit = tmp_path / ops
+        built = _bench("tune", "build", str(kit), "--smoke", "--ops", ops)
+        assert built.returncode == 0, built.stdout + built.stderr
+        ran = _bench("tune", "run", str(kit), "--device", "local-task")
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert re.search(rf"^{count} functions measured, 0 failed$", ran.stdout, re.M), ran.stdout
+        with open(kit / "results.jsonl") as f:
+            results = [json.loads(line) for line in f if '"start"' not in line]
+        assert all(r["error"] < 1e-5 for r in results), results
+        points = [r["point"] for r in results]
+        if ops == "batch":
+            assert {p["layout"] for p in points} == {"nn", "nt"} and all(p["batch"] == 2 for p in points)
+            assert "batch_matmul   f32   nt         4" in ran.stdout
+        else:
+            assert sorted(p["m"] for p in points) == [1, 7] and all(p["dynamic"] for p in points)
+            assert "dynamic_matmul f32   nn         0" in ran.stdout

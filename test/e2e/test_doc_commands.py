@@ -90,7 +90,8 @@ ELSEWHERE = (
     Elsewhere(r"python -m bench kernels (build|run) \S+", "test/e2e/test_bench_kernels_smoke.py",
               '_bench("kernels", "build"', "the kernel grid's kit and its measurement on the GPU machine; "
               "test_bench_kernels_smoke builds and runs its CPU half on a few points (--smoke)"),
-    Elsewhere(r"python -m bench tune (build|run|pick) \S+", "test/e2e/test_bench_kernels_smoke.py",
+    Elsewhere(r"python -m bench tune (build|run|pick) \S+( --ops (batch|dynamic))?",
+              "test/e2e/test_bench_kernels_smoke.py",
               '_bench("tune", "pick"', "the tuner's kit, its measurement on the GPU machine and the pick; "
               "test_bench_kernels_smoke builds, runs (on local-task) and picks a small one (--smoke)"),
     Elsewhere(r"python -m bench placement (build|run) \S+", "test/e2e/test_bench_placement_smoke.py",

@@ -84,3 +84,63 @@ def test_where_the_default_does_not_compile_the_candidate_nearest_torch_ships():
         if r["candidate"] != "default":
             r["error"] = 0.5
     assert rows_from(rows, "")[0] == []
+
+
+def _kind_rows(times, point_extra, ms=(16,)):
+    """Rows of a batch or dynamic point at each M of ``ms`` and two shapes."""
+    rows = []
+    for m in ms:
+        for r in _shapes(times, m=m):
+            r["point"].update(point_extra)
+            r["function"] += f"_{m}"
+            rows.append(r)
+    return rows
+
+
+def test_a_batch_matmul_row_names_its_op_and_takes_attentions_buckets():
+    rows = _kind_rows([{"default": 100, "a": 50}, {"default": 100, "a": 60}], {"batch": 32}, ms=(128,))
+    rows += _shapes([{"default": 100, "b": 50}, {"default": 100, "b": 50}], m=128)  # a plain matmul's
+    table, none = rows_from(rows, "")
+    assert none == []
+    batch, plain = table
+    assert (batch["op"], batch["candidate"], batch["m_min"], batch["m_max"]) == ("batch_matmul", "a", 17, 128)
+    assert [s["batch"] for s in batch["measured"]["shapes"]] == [32, 32]
+    assert "op" not in plain and (plain["m_min"], plain["m_max"]) == bucket(128) == (65, 128)
+
+
+def test_a_dynamic_m_row_is_chosen_over_every_m_and_holds_for_any_m():
+    ms = (1, 7, 1024)
+    rows = _kind_rows([{"default": 100, "a": 50, "b": 40}, {"default": 100, "a": 50, "b": 40}], {"dynamic": True},
+                      ms=ms)
+    # b is faster, but wrong at M = 7 (not a multiple of its tiles): a ships.
+    for r in rows:
+        if r["candidate"] == "b" and r["point"]["m"] == 7:
+            r["error"] = 0.5
+    table, none = rows_from(rows, "")
+    (row,) = table
+    assert (row["candidate"], row["m_dynamic"], row["m_min"], row["m_max"], row["m_multiple"]) == ("a", True, 1, 1024, 1)
+    assert sorted({s["m"] for s in row["measured"]["shapes"]}) == list(ms)
+    # Slower than the default at one M: the default stays, for any M.
+    for r in rows:
+        if r["candidate"] == "a" and r["point"]["m"] == 1:
+            r["kernel_us"] = 120
+    table, none = rows_from(rows, "")
+    assert [(r["candidate"], r["attribute"], r["m_dynamic"]) for r in table] == [("default", None, True)]
+    assert "any M" in none[0]
+
+
+def test_pick_replaces_only_the_kinds_it_measured(tmp_path):
+    import json
+    from bench.tune_pick import pick
+    old = [dict(dtype="f32", layout="nn", m_min=9, m_max=16, m_multiple=1, n_multiple=1, k_multiple=1,
+                candidate="old_matmul", attribute="#a<old>"),
+           dict(dtype="f32", layout="nn", m_min=9, m_max=16, m_multiple=1, n_multiple=1, k_multiple=1,
+                candidate="old_batch", attribute="#a<b>", op="batch_matmul")]
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps(dict(format=1, rows=old)))
+    results = tmp_path / "results.jsonl"
+    rows = _kind_rows([{"default": 100, "a": 50}, {"default": 100, "a": 50}], {"batch": 32}, ms=(16,))
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert pick([str(results)], str(table)) == 0
+    got = json.loads(table.read_text())["rows"]
+    assert [(r.get("op", "matmul"), r["candidate"]) for r in got] == [("batch_matmul", "a"), ("matmul", "old_matmul")]
