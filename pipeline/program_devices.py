@@ -23,6 +23,7 @@ def resolve_devices(program, devices: list[Device]):
     referenced = referenced_devices(program)
     resolved, warnings = options.resolve_names(devices, referenced)
     _check_defined_devices(resolved, devices, defined_devices(program))
+    _check_symbol_clashes(program, resolved, devices)
     given = {d.name for d in resolved}
     for name, loc in referenced.items():
         if name not in given:
@@ -53,3 +54,23 @@ def _check_defined_devices(devices, given, defined: dict) -> None:
             f"{d.spec_as_given}: make them agree, or drop the program's util.global",
             location=format_location(loc),
         )
+
+
+def _check_symbol_clashes(program, devices, given) -> None:
+    """IREE declares each device as a global named like the device; another
+    symbol of that name (a function ``@a`` beside ``--device=a=...``) makes
+    IREE fail with "redefinition of symbol", which says nothing of why."""
+    from mdc.passes.ir import ir_adapter as irx
+    names = {d.name: flag for d, flag in zip(devices, given)}
+    for op in irx.top_level_ops(program):
+        if irx.is_device_global(op) or "sym_name" not in op.attributes:
+            continue
+        name = op.attributes["sym_name"].value
+        if name in names:
+            flag = names[name]
+            raise UsageError(
+                f"{op.name} @{name} has the name of device '{name}' (--device={flag.name}={flag.spec_as_given}): "
+                f"IREE declares each device as a global of its name",
+                location=format_location(op.location),
+                notes=[f"rename the {op.name} or the device (e.g. --device=dev_{name}={flag.spec_as_given})"],
+            )
