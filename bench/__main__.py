@@ -12,6 +12,8 @@
     python -m bench workload run DIR     # there: it by split, against torch and stock IREE
     python -m bench placement build DIR  # here: --place=auto against hand splits and greedy fill
     python -m bench placement run DIR    # there: each placement measured, one table
+    python -m bench models build DIR     # here: whole models (workload, SwiGLU) all-GPU and all-CPU
+    python -m bench models run DIR       # there: each against torch on its device (issue 44 item 5)
     python -m bench kernels build|run DIR    # every grid matmul: mdc, stock IREE, torch (bench/kernels.py)
     python -m bench tune build|run|pick ...  # the CUDA matmul tuner (bench/tune.py)
 
@@ -84,6 +86,14 @@ blocks and one where greedy fill spends the budget on the embedding table:
 with or without the head) and greedy fill, as assignment files; the run
 measures each against its estimate and its peak GPU memory against the
 budget (bench/placement.py).
+
+``models`` compiles two whole models with their weights as named
+parameters, as an exported model holds them: the workload's stack and a
+Llama-style SwiGLU stack of our own (bench/swiglu.py: H = 2048, F = 5632,
+8 blocks, vocabulary 32000, 1.6 GB of f32 weights), each all on the GPU
+and all on the CPU, at 1 and 16 tokens a call, and measures each module
+and torch on the same device, each in a process of its own, every result
+checked against numpy (bench/models.py).
 
 With no cuda device, a measuring command says so and exits with status 2
 (``--allow-no-gpu``: it says so and exits 0).

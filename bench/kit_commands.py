@@ -170,6 +170,29 @@ def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config
     return placement_kit.build(plan, a.dir)
 
 
+def _models_build_options(b) -> None:
+    b.add_argument("--batch", type=whole(2), default=16, help="the larger batch size beside 1 (default 16)")
+    b.add_argument("--cpu", help="--iree-llvmcpu-target-cpu of the CPU modules (default x86-64-v4, the GPU "
+                                 "machine's AVX-512; host with --smoke)")
+    b.add_argument("--smoke", action="store_true", help="tiny sizes; a CPU module stands in for the GPU's")
+
+
+def _models_run_options(r) -> None:
+    r.add_argument("--calls", type=whole(1), default=20, help="timed calls a line (default 20)")
+    runtime_flag_option(r)
+
+
+def _models(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import models, models_kit
+
+    if a.step == "run":
+        check_runtime_flag_forms(p, a)
+        return models.run(config, a.dir, a.calls, tuple(a.runtime_flag))
+    plan = models_kit.Plan(models_kit.default_stacks(a.smoke), (1, a.batch),
+                           a.cpu or ("host" if a.smoke else models_kit.CPU_TARGET), a.smoke)
+    return models_kit.build(plan, a.dir)
+
+
 KITS = {
     "workload": TwoStep("a transformer-like stack split between the CPU and the GPU",
                         "workload build DIR (here, with the compiler), then workload run DIR (on the GPU machine, "
@@ -179,6 +202,10 @@ KITS = {
                          "placement build DIR (here, with the compiler), then placement run DIR (on the GPU "
                          "machine, runtime only); see bench/placement.py",
                          _placement_build_options, _placement_run_options, _placement),
+    "models": TwoStep("whole models at 1 and 16 tokens, mdc against torch on the GPU and on the CPU",
+                      "models build DIR (here, with the compiler), then models run DIR (on the GPU machine, "
+                      "runtime only; torch when present); see bench/models.py",
+                      _models_build_options, _models_run_options, _models),
 }
 
 

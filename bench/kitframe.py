@@ -284,9 +284,10 @@ def run_timed(cmd, timeout: float | None = None, *, cwd: str | None = None, env:
                r.stderr, r.returncode)
 
 
-def compile_jobs(out: str, jobs: dict[str, list[str]], workers: int = 1) -> int:
+def compile_jobs(out: str, jobs: dict[str, list[str]], workers: int = 1, *, warnings: bool = False) -> int:
     """Runs each job (a compiler's command line) with ``-o OUT/NAME``,
-    ``workers`` at a time; 1 (having said which and why) if one fails."""
+    ``workers`` at a time; 1 (having said which and why) if one fails.
+    ``warnings``: say what a job that succeeded printed on stderr."""
     def one(item):
         name, cmd = item
         return name, cmd, subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
@@ -296,6 +297,8 @@ def compile_jobs(out: str, jobs: dict[str, list[str]], workers: int = 1) -> int:
             if r.returncode:
                 print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
                 return 1
+            if warnings and r.stderr.strip():
+                print(f"{name}: {' '.join(cmd)} said:\n{r.stderr.rstrip()}")
     return 0
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import os
 import re
 
 import numpy as np
@@ -100,10 +101,15 @@ class Stack:
 
     def ids(self, batch: int) -> np.ndarray:
         """The token ids a run of ``batch`` tokens is checked with."""
-        return (_bits(self.seed, 1 << 20 | batch, batch) % np.uint64(self.vocab)).astype(np.int64)
+        return token_ids(self.seed, self.vocab, batch)
 
 
 # -- weights ---------------------------------------------------------------------
+
+
+def token_ids(seed: int, vocab: int, batch: int) -> np.ndarray:
+    """``batch`` token ids below ``vocab`` made from ``seed``."""
+    return (_bits(seed, 1 << 20 | batch, batch) % np.uint64(vocab)).astype(np.int64)
 
 
 def _bits(seed: int, salt: int, count: int, start: int = 0) -> np.ndarray:
@@ -136,21 +142,24 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
-def _scale(stack: Stack, name: str) -> tuple[float, float]:
+def _scale(stack, name: str, shape: tuple[int, ...]) -> tuple[float, float]:
     """(offset, half-width) of a weight's uniform values: unit-variance
-    products for the matrices, gains near one, embeddings in [-1, 1)."""
+    products for the matrices (over their input size: a matrix's last size
+    out x in, its first in x out), gains near one, embeddings in [-1, 1)."""
     if name.startswith("norm"):
         return 1.0, 0.1
     if name == "embedding":
         return 0.0, 1.0
-    return 0.0, math.sqrt(3.0 / stack.hidden)
+    return 0.0, math.sqrt(3.0 / (shape[-1] if stack.out_in else shape[0]))
 
 
-def weight(stack: Stack, index: int, chunk: int = 1 << 22) -> np.ndarray:
-    """Weight ``index`` of ``stack.weights()``, float32, 64-byte aligned:
-    24 random bits per value, scaled exactly (same bits everywhere)."""
+def weight(stack, index: int, chunk: int = 1 << 22) -> np.ndarray:
+    """Weight ``index`` of ``stack.weights()`` (a Stack's, or another
+    model's with names of the same kinds: swiglu.py's), float32, 64-byte
+    aligned: 24 random bits per value, scaled exactly (same bits
+    everywhere)."""
     name, shape, _ = stack.weights()[index]
-    offset, half = _scale(stack, name)
+    offset, half = _scale(stack, name, shape)
     out = aligned_empty(shape).reshape(-1)
     for start in range(0, out.size, chunk):
         count = min(chunk, out.size - start)
@@ -161,9 +170,14 @@ def weight(stack: Stack, index: int, chunk: int = 1 << 22) -> np.ndarray:
     return out.reshape(shape)
 
 
-def weights(stack: Stack) -> list[np.ndarray]:
-    """Every weight, in the stack's dtype (f16: each f32 weight rounded)."""
-    made = [weight(stack, i) for i in range(len(stack.weights()))]
+def weights(stack) -> list[np.ndarray]:
+    """Every weight, in the stack's dtype (f16: each f32 weight rounded);
+    made by a few threads at once (numpy leaves the lock while it works),
+    the same bits as one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as pool:
+        made = list(pool.map(lambda i: weight(stack, i), range(len(stack.weights()))))
     if stack.dtype == "f32":
         return made
     return [aligned_copy(w.astype(stack.numpy_dtype)) for w in made]
@@ -373,6 +387,16 @@ def placement_program(stack: Stack, batch: int) -> str:
     every weight a ``util.global`` of a named parameter
     (``#flow.parameter.named<"model"::"NAME">``, NAME as in
     ``Stack.weights``) that the run supplies as a parameter archive."""
+    return parameter_program(stack, batch, lambda i, h: _block(i, h, batch, stack.hidden, stack.out_in, stack.dtype))
+
+
+def parameter_program(stack, batch: int, block) -> str:
+    """A stack's program with its weights as named parameters (scope
+    ``PARAMETER_SCOPE``, the names of ``stack.weights()``) and one function
+    @forward_b<batch> of the token ids: the embedding lookup, then
+    ``block(i, h)`` (the lines of block i, reading the activation ``h`` and
+    leaving ``%r<i>``; each weight is the SSA value ``_argument_name``
+    gives its name), then the final rmsnorm and the head."""
     lines = [f"// {stack.blocks} blocks, hidden {stack.hidden}, vocab {stack.vocab}; no devices named, "
              f"weights as parameters of scope {PARAMETER_SCOPE!r}"]
     for name, shape, _ in stack.weights():
@@ -389,7 +413,7 @@ def placement_program(stack: Stack, batch: int) -> str:
     lines += _embedding(b, stack)
     h = "%h"
     for i in range(stack.blocks):
-        lines += _block(i, h, b, stack.hidden, stack.out_in, stack.dtype)
+        lines += block(i, h)
         h = f"%r{i}"
     lines += _rmsnorm_ops(h, "%gout", "%nf", b, stack.hidden, stack.dtype)
     lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.out_in)

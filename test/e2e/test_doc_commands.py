@@ -97,6 +97,9 @@ ELSEWHERE = (
     Elsewhere(r"python -m bench placement (build|run) \S+", "test/e2e/test_bench_placement_smoke.py",
               '_bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
               "test_bench_placement_smoke builds and runs a small one (--smoke)"),
+    Elsewhere(r"python -m bench models (build|run) \S+", "test/e2e/test_bench_models_smoke.py",
+              '_bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
+              "test_bench_models_smoke builds and runs small ones on local devices (--smoke)"),
     Elsewhere(r"python -m bench compile-time", "test/e2e/test_doc_commands.py", "def test_bench_compile_time",
               "a timing of minutes of compiles; test_bench_compile_time below runs it at one layer, once"),
 )
