@@ -240,6 +240,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("pick", help="choose the rows to ship (here)")
     p.add_argument("results", nargs="+")
     p.add_argument("-o", "--output")
+    p.add_argument("--card", action="append", help="the card a results file was measured on (once for all files, "
+                   "or once a file, in order); each row records it")
     args = ap.parse_args(argv)
     from .kitframe import kit_errors_said
     return kit_errors_said("bench tune", lambda: _dispatch(args))
@@ -251,7 +253,7 @@ def _dispatch(args) -> int:
     if args.cmd == "run":
         return run(args.kit, args.out, args.device, args.dtypes.split(",") if args.dtypes else None)
     from .tune_pick import pick
-    return pick(args.results, args.output)
+    return pick(args.results, args.output, cards=args.card)
 
 
 if __name__ == "__main__":

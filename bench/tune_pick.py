@@ -66,6 +66,7 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
     table, none = [], []
     for (kind, dt, lay, m), by_shape in sorted(_groups(rows).items()):
         name = f"{dt} {lay} M={m}" if kind == "matmul" else f"{kind} {dt} {lay} " + ("any M" if not m else f"M={m}")
+        card = device or _cards(by_shape)
         best, score = choose(by_shape)
         if best is None:
             none.append(f"{name}: no candidate right at every shape")
@@ -74,7 +75,7 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
         ratios = [c[best]["kernel_us"] / c["default"]["kernel_us"] for c in by_shape.values()] if compiles else [0]
         if max(ratios) > FASTER:
             none.append(f"{name}: best {best} at {score:.2f}x the default, but {max(ratios):.2f}x at worst")
-            table.append(_default_row(kind, dt, lay, m, by_shape, device))
+            table.append(_default_row(kind, dt, lay, m, by_shape, card))
             continue
         any_row = next(iter(by_shape.values()))[best]
         low, high = _span(kind, m, by_shape)
@@ -86,9 +87,14 @@ def rows_from(rows: list[dict], device: str) -> tuple[list[dict], list[str]]:
         m_multiple = 1 if kind == "dynamic_matmul" else any_row["m_multiple"]
         table.append(dict(dtype=dt, layout=lay, m_min=low, m_max=high, m_multiple=m_multiple,
                           n_multiple=any_row["n_multiple"], k_multiple=any_row["k_multiple"], candidate=best,
-                          attribute=any_row["attribute"], measured=dict(device=device, shapes=shapes),
+                          attribute=any_row["attribute"], measured=dict(device=card, shapes=shapes),
                           **_KINDS[kind]))
     return table, none
+
+
+def _cards(by_shape: dict) -> str:
+    """The cards the group's results were measured on (pick's --card)."""
+    return ", ".join(sorted({r["card"] for c in by_shape.values() for r in c.values() if r.get("card")}))
 
 
 def _default_row(kind: str, dt: str, lay: str, m: int, by_shape: dict, device: str) -> dict:
@@ -125,8 +131,15 @@ def _rows_at(path: str) -> list[dict]:
                        "pick with -o NEW.json") from None
 
 
-def pick(paths: list[str], output: str | None, device: str = "") -> int:
-    rows = [r for p in paths for r in results(p)]
+def pick(paths: list[str], output: str | None, device: str = "", cards: list[str] | None = None) -> int:
+    """``cards``: the card each results file was measured on, in order
+    (one name for all of them, or none), recorded in each row's
+    ``measured.device``."""
+    cards = cards or []
+    if len(cards) not in (0, 1, len(paths)):
+        raise KitError(f"--card given {len(cards)} times for {len(paths)} results files: give it once, or once a file")
+    named = cards if len(cards) == len(paths) else cards * len(paths) if cards else [""] * len(paths)
+    rows = [dict(r, card=card) if card else r for p, card in zip(paths, named) for r in results(p)]
     table, none = rows_from(rows, device)
     out = output or TABLE
     rows_out = merged(_rows_at(out), table)

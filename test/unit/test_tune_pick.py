@@ -144,3 +144,22 @@ def test_pick_replaces_only_the_kinds_it_measured(tmp_path):
     assert pick([str(results)], str(table)) == 0
     got = json.loads(table.read_text())["rows"]
     assert [(r.get("op", "matmul"), r["candidate"]) for r in got] == [("batch_matmul", "a"), ("matmul", "old_matmul")]
+
+
+def test_pick_records_the_card_each_results_file_was_measured_on(tmp_path):
+    import json
+    import pytest
+    from bench.kitframe import KitError
+    from bench.tune_pick import pick
+    files = []
+    for name, dtype in (("a.jsonl", "f32"), ("b.jsonl", "bf16")):
+        rows = [dict(r, point=dict(r["point"], dtype=dtype))
+                for r in _shapes([{"default": 100, "x": 50}, {"default": 100, "x": 50}])]
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(str(tmp_path / name))
+    table = tmp_path / "table.json"
+    assert pick(files, str(table), cards=["H100", "H200"]) == 0
+    got = {r["dtype"]: r["measured"]["device"] for r in json.loads(table.read_text())["rows"]}
+    assert got == {"f32": "H100", "bf16": "H200"}
+    with pytest.raises(KitError, match="--card given 3 times for 2 results files"):
+        pick(files, str(table), cards=["a", "b", "c"])
