@@ -148,8 +148,11 @@ def budget_text(nbytes: int) -> str:
 
 def _why_all_host(report: dict) -> str:
     """Why the search left everything on the host (nothing for a file's
-    assignment, which says so itself): the budget of 0 asked for it, or it
-    is the fastest estimate."""
+    assignment, which says so itself): the budget of 0 asked for it, a
+    budget too small for any work there (``budget_too_small``, the search's
+    warning), or it is the fastest estimate."""
     if report.get("source"):
         return ""
+    if report.get("budget_too_small"):  # the warning says why, and what budget would do
+        return f", as --gpu-memory={report['budget_bytes']} fits no work on {report['accelerator']}"
     return ", as --gpu-memory=0 asks" if report["budget_bytes"] == 0 else ", the fastest"

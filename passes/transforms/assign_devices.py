@@ -121,6 +121,8 @@ class _Placer:
             found = find_assignment(graph, self.cost, budget, objective, reserved)
             assignment = found.assignment
             report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
+            if found.too_small:  # a budget too small for any work there: all on the host, and why
+                report["budget_too_small"] = found.too_small
         else:
             # No search ran: "search" says what the graph's shape lets it be.
             assignment = assignment_for(self.options.place, self.file, graph, functions)
@@ -159,7 +161,9 @@ class AssignDevices(ModulePass):
             placements[graph.function] = placement
         if not placements:
             return None
+        warnings = [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
+                    if p.get("budget_too_small")]
         if len(placements) == 1:
-            return Report(placement=next(iter(placements.values())))
+            return Report(placement=next(iter(placements.values())), warnings=warnings)
         summary = "; ".join(p["summary"] for p in placements.values())
-        return Report(placement={"functions": placements, "summary": summary})
+        return Report(placement={"functions": placements, "summary": summary}, warnings=warnings)
