@@ -40,7 +40,8 @@ from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
-from ..assignment.extract import read_function
+from ..assignment.dim_names import argument_bounds, check_max_dims
+from ..assignment.extract import function_parts, read_function
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment
 from ..assignment.search import find_assignment, is_chain
@@ -148,6 +149,7 @@ class AssignDevices(ModulePass):
             return None
         host, accelerator = host_and_accelerator(options.devices)
         functions = public_functions(module)
+        bounds = _checked_bounds(functions, options.max_dims)
         placer = _Placer(options)
         decided: dict = {}
         placements = {}
@@ -164,6 +166,19 @@ class AssignDevices(ModulePass):
         warnings = [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
                     if p.get("budget_too_small")]
         if len(placements) == 1:
-            return Report(placement=next(iter(placements.values())), warnings=warnings)
+            return Report(placement=next(iter(placements.values())), warnings=warnings, argument_bounds=bounds)
         summary = "; ".join(p["summary"] for p in placements.values())
-        return Report(placement={"functions": placements, "summary": summary}, warnings=warnings)
+        return Report(placement={"functions": placements, "summary": summary}, warnings=warnings,
+                      argument_bounds=bounds)
+
+
+def _checked_bounds(functions: list, max_dims: dict) -> dict:
+    """--max-dim checked against the functions to place (each name a
+    dynamic dimension of one: dim_names.check_max_dims), and the bounds of
+    their arguments' dimensions, which the manifest records for the runtime
+    to check each call against."""
+    if not max_dims:
+        return {}
+    parts = [function_parts(f) for f in functions]
+    check_max_dims(parts, max_dims)
+    return argument_bounds(parts, max_dims)
