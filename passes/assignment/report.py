@@ -129,8 +129,14 @@ def summary_line(report: dict) -> str:
     if used.get("copies", 1) > 1:
         in_flight = CALLS_IN_FLIGHT[report["objective"]]
         budget = f" ({used['copies']} copies for {in_flight} calls in flight){budget}"
-    where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
-             else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
+    kept = sum(1 for u in units if u.get("why"))  # kept on the host: the accelerator cannot run them right
+    if kept == len(units):
+        where = f"all {len(units)} units on {report['host']}, as {report['accelerator']} cannot run them right"
+    else:
+        where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
+                 else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
+        if kept:
+            where += f" ({kept} kept on {report['host']}: {report['accelerator']} cannot run them right)"
     function = report["function"] + (f" from {report['source']}" if report.get("source") else "")
     count = len(report["crossings"])
     return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "

@@ -40,6 +40,7 @@ from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
+from ..assignment.device_limits import keep_on_host, kept_warning
 from ..assignment.dim_names import argument_bounds, check_max_dims
 from ..assignment.extract import function_parts, read_function
 from ..assignment.report import placement_report, summary_line
@@ -152,24 +153,41 @@ class AssignDevices(ModulePass):
         bounds = _checked_bounds(functions, options.max_dims)
         placer = _Placer(options)
         decided: dict = {}
-        placements = {}
+        placements: dict = {}
+        warnings: list = []
         for function in functions:
             hoist_constants(module, function)
             read = read_function(function, host, accelerator, options.max_dims)
             graph = _pin_decided(read.graph, decided)
+            kept: dict = {}
+            if options.place == AUTO:  # a file's assignment is the user's, kept as given
+                graph, kept = keep_on_host(graph, read.parts.units, options.devices[accelerator].kind)
             assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
             apply_assignment(module, read.parts, graph, assignment)
             placements[graph.function] = placement
+            if kept:
+                warnings.append(_note_kept(placement, graph, options.devices[accelerator].kind, kept))
         if not placements:
             return None
-        warnings = [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
-                    if p.get("budget_too_small")]
+        warnings += [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
+                     if p.get("budget_too_small")]
         if len(placements) == 1:
             return Report(placement=next(iter(placements.values())), warnings=warnings, argument_bounds=bounds)
         summary = "; ".join(p["summary"] for p in placements.values())
         return Report(placement={"functions": placements, "summary": summary}, warnings=warnings,
                       argument_bounds=bounds)
+
+
+def _note_kept(placement: dict, graph: WorkGraph, kind: str, kept: dict) -> tuple:
+    """Each unit auto kept on the host because the accelerator (of
+    ``kind``) cannot run it right gets its ``why`` in the report; returns
+    the warning (location, message) that names them."""
+    for entry in placement["units"]:
+        if entry["id"] in kept:
+            entry["why"] = kept[entry["id"]]
+    placement["summary"] = summary_line(placement)
+    return graph.units[min(kept)].location, kept_warning(graph, kind, kept)
 
 
 def _checked_bounds(functions: list, max_dims: dict) -> dict:

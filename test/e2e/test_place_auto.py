@@ -207,6 +207,31 @@ def test_auto_placement_on_local_and_lavapipe(name, budget, on_gpu, tmp_path, pr
     _check_results(tmp_path, name, VULKAN_PAIR, vmfb, mdc_run, stock_results)
 
 
+@pytest.mark.vulkan
+def test_auto_keeps_narrow_tensors_off_lavapipe_and_matches_numpy(tmp_path, profile, run_tool):
+    """Issue 45: auto put f16 work on lavapipe, where stock IREE 3.13 does
+    not compile an f16 matmul and reads and writes f16 wrong. With gpu fast,
+    auto now keeps the f16 matmul and the unit reading its f16 result on the
+    host and puts the f32 rest on lavapipe; the module compiles and matches
+    numpy (the f16 matmul rounded to f16, as the program says)."""
+    from mdc.runtime_shim import load
+
+    source = Path(__file__).resolve().parents[2] / "test" / "lit" / "assign" / "Inputs" / "f16_then_f32.mlir"
+    vmfb, report = tmp_path / "mixed.vmfb", tmp_path / "mixed.json"
+    r = _mdc_compile(run_tool, source, VULKAN_PAIR[0], VULKAN_PAIR[1], "--place=auto", f"--place-profile={profile}",
+                     f"--report={report}", "-o", vmfb)
+    assert r.returncode == 0, r.stderr
+    units = json.loads(report.read_text())["placement"]["units"]
+    assert [u["device"] for u in units] == ["cpu", "cpu", "gpu", "gpu"]
+    assert all("f16 tensors" in u["why"] for u in units[:2])
+    a, b = (np.round(RNG.standard_normal((64, 64)) / 8, 3).astype(np.float16) for _ in range(2))
+    y = RNG.standard_normal((64, 64)).astype(np.float32)
+    product = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16).astype(np.float32)
+    with load(str(vmfb), list(VULKAN_PAIR[2])) as m:
+        got = np.asarray(m.main(a, b, y))
+    np.testing.assert_allclose(got, np.tanh(product) + y, rtol=1e-3, atol=1e-3)
+
+
 def test_the_same_program_and_profile_give_the_same_vmfb_and_report(tmp_path, profile, run_tool):
     """Determinism: twice the same compile, byte-identical vmfb and the
     same report and summary."""
