@@ -7,7 +7,14 @@ weight of a program, written into it before IREE assigns devices.
   public function's work graph.
 * ``--place=auto``: the assignment of least estimated time under
   ``--gpu-memory``, by the cost model of ``--place-profile`` (else the
-  built-in profile) and ``--place-objective`` (assignment/search.py).
+  built-in profile) and ``--place-objective`` (assignment/search.py),
+  with the units stock IREE does not run right on the accelerator's kind
+  kept on the host (assignment/device_limits.py). A budget too small for
+  any work there places everything on the host, with a warning.
+
+``--max-dim``'s names are checked against the functions first
+(assignment/dim_names.py), and the bounds of their arguments' dimensions
+are left for the manifest, so that the runtime refuses a call above one.
 
 Either way the assignment is written as hand-placed programs write it
 (assignment/rewrite.py), so the rest of the pipeline stages every crossing
