@@ -424,4 +424,5 @@ def add_placement_arguments(parser) -> None:
                         "with two in flight (throughput)")
     parser.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
                         help="an upper bound for a dynamic dimension, for --place (argI.dJ: dimension J of "
-                        "argument I; the error that asks for one names it)")
+                        "argument I; the error that asks for one names it); mdc-run and the Python API refuse a "
+                        "call above an argument's bound")
