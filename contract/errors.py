@@ -1,9 +1,10 @@
-"""MdcError, the one-line user error every mdc tool prints, and
-format_location, which gives it its ``file:line:col``.
+"""MdcError, the one-line user error every mdc tool prints, UsageError,
+the one for a command line that is wrong (status 2), and format_location,
+which gives an error its ``file:line:col``.
 
 It lives in contract/, not in passes/, because contract/ modules raise it
 too (machine_profile.py's ProfileError is one) and contract/ imports
-nothing of passes/ or pipeline/: passes/infra/diagnostics.py re-exports both
+nothing of passes/ or pipeline/: passes/infra/diagnostics.py re-exports the
 names, so every existing ``from mdc.passes.infra.diagnostics import MdcError``
 gets this same class. No IREE imports.
 """
@@ -39,3 +40,10 @@ class MdcError(Exception):
         lines = [f"{where}error: {self.message}"]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+class UsageError(MdcError):
+    """A malformed command line: a flag unknown, malformed, missing or
+    contradicting another (or the program it is given: a ``--max-dim`` that
+    names no dynamic dimension of it), or a file it names that cannot be
+    used. The tools exit with status 2 for it (1 for everything else)."""

@@ -25,6 +25,7 @@ out each optional key it has nothing for::
      "result_storage": {"f": {"function": "f$into", "results": [0, 2]}},
      "functions": {"main": {"model": "sync", "arguments": [...], "results": [...]}},
      "tied_dims": {"main": [[[0, 0], [1, 0]]]},
+     "argument_bounds": {"main": [[0, 0, 4096]]},
      "result_devices": {"f": {"0": "device_b"}},
      "mutable_globals": ["counter"],
      "state_by_function": {"step": ["counter"], "encode": []}}
@@ -94,6 +95,15 @@ out each optional key it has nothing for::
   dimension]`` pairs (two or more); the example ties dimension 0 of
   arguments 0 and 1, one dynamic batch. The shim refuses a call given
   different sizes for a group. Absent: nothing is checked.
+* ``ARGUMENT_BOUNDS`` (optional, with ``--place`` and ``--max-dim``): per
+  public function, ``[argument index, dimension, bound]`` for each dynamic
+  dimension of a tensor argument that ``--max-dim=argI.dJ=N`` bounded
+  (passes/assignment/dim_names.py): the placement and its accelerator
+  budget assumed no call exceeds it, so the shim refuses a call that
+  does, naming the argument, its size and the bound. A sync function that
+  only calls a coarse-fences one (``calls``) carries that one's bounds.
+  Absent (no bound given, or a manifest written before mdc-compile
+  recorded them): nothing is checked.
 * ``RESULT_DEVICES`` (optional): for each public function IREE declared,
   the device each tensor result lives on where its declaration names none
   (``{"f": {"0": "device_b"}}``): such a result ends wherever the program
@@ -144,12 +154,13 @@ NO_HOST_ENTRY_POINTS = "no_host_entry_points"
 RESULT_STORAGE = "result_storage"
 FUNCTIONS = "functions"
 TIED_DIMS = "tied_dims"
+ARGUMENT_BOUNDS = "argument_bounds"
 RESULT_DEVICES = "result_devices"
 MUTABLE_GLOBALS = "mutable_globals"
 STATE_BY_FUNCTION = "state_by_function"
 TOP_LEVEL_KEYS = (FORMAT_KEY, DEVICES, DEFAULT, STAGING, PINNED_ARGUMENTS, HOST, HOST_ENTRY_POINTS,
-                  NO_HOST_ENTRY_POINTS, RESULT_STORAGE, FUNCTIONS, TIED_DIMS, RESULT_DEVICES, MUTABLE_GLOBALS,
-                  STATE_BY_FUNCTION)
+                  NO_HOST_ENTRY_POINTS, RESULT_STORAGE, FUNCTIONS, TIED_DIMS, ARGUMENT_BOUNDS, RESULT_DEVICES,
+                  MUTABLE_GLOBALS, STATE_BY_FUNCTION)
 
 # The keys of a "devices" entry.
 DEVICE_NAME, DEVICE_SPEC, DEVICE_KIND, DEVICE_ORDINAL = "name", "spec", "kind", "ordinal"

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .manifest import (DEFAULT, DEVICE_KIND, DEVICE_NAME, DEVICE_ORDINAL, DEVICE_SPEC, DEVICES, FORMAT, FORMAT_KEY,
+from .manifest import (ARGUMENT_BOUNDS, DEFAULT, DEVICE_KIND, DEVICE_NAME, DEVICE_ORDINAL, DEVICE_SPEC, DEVICES, FORMAT, FORMAT_KEY,
                        FUNCTION_ARGUMENTS, FUNCTION_CALLS, FUNCTION_MODEL, FUNCTION_RESULTS, FUNCTIONS, HOST,
                        HOST_ENTRY_POINTS, KEY, MODEL_COARSE_FENCES, MODEL_SYNC, MUTABLE_GLOBALS, NO_HOST_ENTRY_POINTS,
                        PINNED_ARGUMENTS, RESULT_DEVICES, RESULT_STORAGE, STAGING, STAGING_FROM, STAGING_OWNER,
@@ -131,6 +131,8 @@ class FunctionEntry:
 
 
 TiedGroups = tuple[tuple[tuple[int, int], ...], ...]
+# (argument index, dimension, bound) per bounded dimension of a function's arguments.
+ArgumentBounds = tuple[tuple[int, int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ class Manifest:
     state_by_function: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
     # (function, its groups of tied (argument, dimension)) per function with any.
     tied_dims: tuple[tuple[str, TiedGroups], ...] = ()
+    # (function, its bounded argument dimensions) per function with any.
+    argument_bounds: tuple[tuple[str, ArgumentBounds], ...] = ()
     # (function, result index, device) for results their declaration places nowhere.
     result_devices: tuple[tuple[str, int, str], ...] = ()
 
@@ -194,6 +198,10 @@ class Manifest:
         """@function's groups of tied (argument, dimension), () for none."""
         return next((g for f, g in self.tied_dims if f == function), ())
 
+    def bounds_of(self, function: str) -> ArgumentBounds:
+        """@function's bounded (argument, dimension, bound), () for none."""
+        return next((b for f, b in self.argument_bounds if f == function), ())
+
     def state_of(self, function: str) -> Optional[tuple[str, ...]]:
         """The mutable globals @function refers to: () for none, all of
         them where the manifest does not say, None where it does not say
@@ -228,6 +236,8 @@ class Manifest:
             out[FUNCTIONS] = {e.name: e.to_dict() for e in self.functions}
         if self.tied_dims:
             out[TIED_DIMS] = {f: [[list(m) for m in g] for g in groups] for f, groups in self.tied_dims}
+        if self.argument_bounds:
+            out[ARGUMENT_BOUNDS] = {f: [list(b) for b in bounds] for f, bounds in self.argument_bounds}
         if self.result_devices:
             out[RESULT_DEVICES] = _grouped(self.result_devices)
         if self.mutable_globals is not None:
@@ -351,6 +361,15 @@ def _tied_groups(groups) -> TiedGroups:
     return out
 
 
+def _argument_bounds(bounds) -> ArgumentBounds:
+    """A function's bounds: [argument, dimension, bound] triples of
+    integers, the indices from 0, the bound above 0."""
+    out = tuple((int(k), int(i), int(n)) for k, i, n in _array(bounds))
+    if any(min(k, i) < 0 or n < 1 for k, i, n in out):
+        raise ManifestError("has a negative index or a bound below 1")
+    return out
+
+
 def _mutable_globals(value) -> Optional[tuple[str, ...]]:
     if value is None:
         return None
@@ -383,6 +402,8 @@ _READERS = (
     ("mutable_globals", MUTABLE_GLOBALS, _mutable_globals, None),
     ("state_by_function", STATE_BY_FUNCTION, _state_by_function, None),
     ("tied_dims", TIED_DIMS, lambda v: tuple((str(f), _tied_groups(g)) for f, g in _object(v).items()), ()),
+    ("argument_bounds", ARGUMENT_BOUNDS,
+     lambda v: tuple((str(f), _argument_bounds(b)) for f, b in _object(v).items()), ()),
     ("result_devices", RESULT_DEVICES, _by_index, ()),
 )
 

@@ -248,6 +248,7 @@ def _check_usage(args) -> None:
     for flag, path, endings in (("--report", args.report, (".json", ".md")), ("--graph", args.graph, (".svg", ".dot"))):
         if path and not path.endswith(endings):
             raise UsageError(f"{flag}={path}: the file name must end in {' or '.join(endings)}")
+    _check_report_stage(args)
     if args.print_iree_flags:
         return
     if not args.output:
@@ -261,6 +262,19 @@ def _check_usage(args) -> None:
         for stage in ("source", *options.STAGE_NAMES):  # the files stages.run dumps
             check_not_input("--dump-stages", args.dump_stages, args.input,
                              os.path.join(args.dump_stages, f"{stage}.mlir"))
+
+
+def _check_report_stage(args) -> None:
+    """--report and --graph describe what mdc's stream-level passes did: a
+    --compile-to that stops before them (input, flow, stream-tensor) leaves
+    nothing to write, so asking for both is a contradiction, as the Python
+    API's save_report says too."""
+    if args.compile_to is None or options.STAGE_NAMES.index(args.compile_to) >= options.STAGE_NAMES.index("mdc"):
+        return
+    for flag, path in (("--report", args.report), ("--graph", args.graph)):
+        if path:
+            raise UsageError(f"{flag}={path} needs mdc's passes, which --compile-to={args.compile_to} stops before: "
+                             "give --compile-to=mdc (or a later stage), or leave --compile-to out")
 
 
 def _check_writable(flag: str, path) -> None:

@@ -23,7 +23,7 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                   functions: dict | None = None, storage_twins=(), mutable_globals=(),
                   state_by_function: dict | None = None, tied_dims: dict | None = None,
                   default: str | None = None, no_host_entry_points: bool = False,
-                  result_devices: dict | None = None) -> str:
+                  result_devices: dict | None = None, argument_bounds: dict | None = None) -> str:
     """``devices``: the --device options (contract Devices, specs as given), in order.
     ``pinned_arguments``: {function: {argument index: device}}, as
     abi.pinned_arguments_of reads it off the module. ``host_entry_points``:
@@ -38,7 +38,10 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
     ``default``: the module's default device (module_facts.module_default_device).
     ``no_host_entry_points``: mdc-compile was given --no-host-entry-points.
     ``result_devices``: {function: {result index: device}} of results their
-    declaration places nowhere (stub_signatures.undeclared_result_devices)."""
+    declaration places nowhere (stub_signatures.undeclared_result_devices).
+    ``argument_bounds``: {function: [(argument, dimension, bound)]} that
+    --max-dim gave the placed functions (dim_names.argument_bounds); a sync
+    function of ``functions`` that calls one of them gets its bounds too."""
     return Manifest(
         devices=tuple(devices),
         staging=tuple(Staging(src, dst, policy.owner, policy.via) for src, dst, policy in model.staged_pairs()),
@@ -54,8 +57,20 @@ def manifest_json(devices, model: MemoryModel, pinned_arguments: dict | None = N
                            if mutable_globals and state_by_function else None),
         tied_dims=tuple((f, tuple(tuple(tuple(member) for member in group) for group in groups))
                         for f, groups in (tied_dims or {}).items()),
+        argument_bounds=_bounds(argument_bounds or {}, functions or {}),
         result_devices=_flat(result_devices),
     ).to_json()
+
+
+def _bounds(by_function: dict, functions: dict) -> tuple:
+    """(function, bounds) of the placed functions, and of each function
+    that only calls one of them with its own arguments (a sync wrapper:
+    StubSignature.calls), in the order given."""
+    found = dict(by_function)
+    for name, sig in functions.items():
+        if sig.calls in by_function and name not in found:
+            found[name] = by_function[sig.calls]
+    return tuple((f, tuple(tuple(b) for b in bounds)) for f, bounds in found.items() if bounds)
 
 
 def _flat(by_function: dict | None) -> tuple:

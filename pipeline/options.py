@@ -45,13 +45,9 @@ from mdc.contract.manifest_record import Device
 from mdc.contract.place_options import AUTO as PLACE_AUTO
 from mdc.contract.place_options import MANUAL as PLACE_MANUAL
 from mdc.contract.place_options import OBJECTIVES as PLACE_OBJECTIVES
-from mdc.passes.infra.diagnostics import MdcError
-
-
-class UsageError(MdcError):
-    """A malformed command line: a flag unknown, malformed, missing or
-    contradicting another, or a file it names that cannot be used. The
-    tools exit with status 2 for it (1 for everything else)."""
+# UsageError is contract/errors.py's, so that a pass can raise it too; the
+# pipeline's modules import it from here.
+from mdc.passes.infra.diagnostics import MdcError, UsageError  # noqa: F401
 
 # mdc-compile --compile-to's stages, in order (stages.py runs them; named
 # here so that parsing the command line needs no IREE).
@@ -343,20 +339,33 @@ def parse_size(flag: str, text) -> int:
     return int(Fraction(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
 
 
+# The names passes/assignment/bounds.py gives dynamic dimensions.
+_DIM_NAME = re.compile(r"^(?:arg\d+|u\d+\.r\d+)\.d\d+$")
+
+
 def parse_max_dim(text: str) -> tuple[str, int]:
     """``NAME=N`` of ``--max-dim`` (passes/assignment/bounds.py names the
     dimensions: ``argI.dJ``, ``uU.rR.dJ``)."""
     name, _, value = text.partition("=")
     if not name or not value.isdigit() or int(value) < 1:
         raise UsageError(f"--max-dim={text}: expected NAME=N with N a whole number above 0, e.g. --max-dim=arg0.d0=64")
+    if not _DIM_NAME.match(name):
+        raise UsageError(f"--max-dim={text}: '{name}' names no dimension: a name is argI.dJ (dimension J of argument "
+                         "I, from 0) or uU.rR.dJ (of result R of unit U), e.g. --max-dim=arg0.d0=64")
     return name, int(value)
 
 
 def max_dims_of(given) -> dict[str, int]:
-    """``--max-dim`` flags (``["NAME=N", ...]``) or a mapping, as {name: bound}."""
-    if isinstance(given, dict):
-        return {name: parse_max_dim(f"{name}={value}")[1] for name, value in given.items()}
-    return dict(parse_max_dim(text) for text in given)
+    """``--max-dim`` flags (``["NAME=N", ...]``) or a mapping, as {name: bound};
+    one name given two bounds is an error."""
+    texts = [f"{name}={value}" for name, value in given.items()] if isinstance(given, dict) else given
+    bounds: dict[str, int] = {}
+    for text in texts:
+        name, bound = parse_max_dim(text)
+        if bounds.get(name, bound) != bound:
+            raise UsageError(f"--max-dim={name}={bound} contradicts --max-dim={name}={bounds[name]}: give one bound")
+        bounds[name] = bound
+    return bounds
 
 
 def placement_settings(opts) -> dict:
@@ -376,6 +385,11 @@ def check_placement(devices: list, place: str, gpu_memory, place_profile, place_
         raise UsageError(f"--place-objective={place_objective}: expected latency or throughput")
     if place != PLACE_AUTO and gpu_memory is not None:
         raise UsageError("--gpu-memory needs --place=auto")
+    if place == PLACE_MANUAL and max_dims:
+        # Only --place reads the bounds: without it a bound would be ignored, and the run never checked.
+        name, bound = next(iter(max_dims.items()))
+        raise UsageError(f"--max-dim={name}={bound} needs --place=auto (or --place=FILE.json): "
+                         "without --place no dimension is bounded")
     if place == PLACE_MANUAL:
         # The profile and the objective also give a file's assignment its estimates.
         for flag, given in (("--place-profile", place_profile),
@@ -410,4 +424,5 @@ def add_placement_arguments(parser) -> None:
                         "with two in flight (throughput)")
     parser.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
                         help="an upper bound for a dynamic dimension, for --place (argI.dJ: dimension J of "
-                        "argument I; the error that asks for one names it)")
+                        "argument I; the error that asks for one names it); mdc-run and the Python API refuse a "
+                        "call above an argument's bound")

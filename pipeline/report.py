@@ -27,6 +27,7 @@ from mdc.passes.infra.outputs import Report
 from mdc.passes.analysis.sizes import real_size
 
 from .module_record import ModuleRecord
+from .placement_markdown import placement_markdown
 
 _COLOURS = {"local": "#3b7dd8", "cuda": "#3a9d5d", "hip": "#c0392b", "vulkan": "#8e44ad"}
 # For a second device of a driver already drawn (a CPU pair, two GPUs), so
@@ -177,6 +178,8 @@ def report_markdown(data: dict, source: str) -> str:
     if data.get("dimensions"):
         lines += ["", "## Dynamic dimensions", ""]
         lines += [f"- `{d['name']}`: {d['is']}" for d in data["dimensions"]]
+    if data.get("placement"):  # --place: what assign-devices decided
+        lines += placement_markdown(data["placement"])
     lines.append("")
     return "\n".join(lines)
 

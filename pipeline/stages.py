@@ -124,7 +124,8 @@ def write_manifest(module, ctx: "PipelineContext", model) -> None:
         dict(ctx.report.host_twins), HostEntryPointOptions.of(settings).host, functions,
         ctx.report.storage_twins, record.program_state, record.state_by_function,
         record.tied_dims, default=record.default_device, no_host_entry_points=not settings.host_entry_points,
-        result_devices=undeclared_result_devices(module)), functions)
+        result_devices=undeclared_result_devices(module),
+        argument_bounds=ctx.report.argument_bounds), functions)
 
 
 def _check_default_device(module, ctx: "PipelineContext"):

@@ -19,11 +19,12 @@ class ArgumentCheck:
     """The checks for the inputs of ``signature`` in ``module``:
     ``devices``, the device index each input is read on; ``pinned``, input
     index -> the device in whose pinned memory it is read; ``tied``, the
-    groups of dimensions that must be equal (Manifest.tied)."""
+    groups of dimensions that must be equal (Manifest.tied); ``bounds``,
+    the dimensions a call must not exceed (Manifest.bounds)."""
 
-    def __init__(self, module, signature: Signature, devices: list[int], pinned: dict[int, int], tied):
+    def __init__(self, module, signature: Signature, devices: list[int], pinned: dict[int, int], tied, bounds=()):
         self.module, self.signature = module, signature
-        self.devices, self.pinned, self.tied = devices, pinned, tied
+        self.devices, self.pinned, self.tied, self.bounds = devices, pinned, tied, bounds
 
     def prepare(self, args: Sequence) -> list[tuple[object, object]]:
         """Positional inputs -> (array, HAL element type as an int,
@@ -34,8 +35,10 @@ class ArgumentCheck:
         if len(args) != len(sig.args):
             raise ShimTypeError(f"@{sig.name} takes {len(sig.args)} input(s), {len(args)} given")
         inputs = [self.checked(i, arg) for i, arg in enumerate(args)]
-        if self.tied:
-            values.check_tied_dims(sig, self.tied, [input_shape(arg) for arg, _ in inputs])
+        if self.tied or self.bounds:
+            shapes = [input_shape(arg) for arg, _ in inputs]
+            values.check_tied_dims(sig, self.tied, shapes)
+            values.check_bounds(sig, self.bounds, shapes)
         return inputs
 
     def checked(self, i: int, arg) -> tuple[object, object]:

@@ -62,7 +62,8 @@ class Function(FunctionAPI):
                                 f"argument of {signature.text}")
         self._pinned = {i: module.binding[d] for i, d in pinned.items()}
         tied = manifest.tied(signature) if manifest is not None else ()
-        self._arguments = ArgumentCheck(module, signature, self._arg_devices, self._pinned, tied)
+        bounds = manifest.bounds(signature) if manifest is not None else ()
+        self._arguments = ArgumentCheck(module, signature, self._arg_devices, self._pinned, tied, bounds)
         for v in signature.results:
             if not (v.is_tensor or v.type == "!hal.buffer_view" or v.type in values.SCALAR_TYPES):
                 raise ShimError(f"@{self.name}: result %{v.name} has unsupported type {v.type}")

@@ -102,6 +102,18 @@ class Manifest(manifest_record.Manifest):
                                     f"which has no such dimension: {signature.text}")
         return groups
 
+    def bounds(self, signature: "Signature") -> tuple[tuple[int, int, int], ...]:
+        """The (argument, dimension, bound) of ``signature``'s function that
+        a call must not exceed (mdc-compile's --max-dim under --place);
+        ShimError if one names no dimension of a tensor argument."""
+        bounds = self.bounds_of(signature.name)
+        for k, i, _ in bounds:
+            arg = signature.args[k] if k < len(signature.args) else None
+            if arg is None or not arg.is_tensor or i >= len(arg.type.shape):
+                raise ShimError(f"{MANIFEST_KEY} bounds dimension {i} of input {k} of @{signature.name}, "
+                                f"which has no such dimension: {signature.text}")
+        return bounds
+
     def placed_results(self, signature: "Signature") -> "Signature":
         """``signature`` with each result its declaration places nowhere on
         the device the manifest says it lives on."""

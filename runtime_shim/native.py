@@ -174,6 +174,7 @@ class NativeFunction(FunctionAPI):
             raise ShimError(f"@{name} returns a scalar, which a module run by iree-run-module "
                             "cannot return here")
         self._tied = module.manifest.tied(self.signature) if module.manifest is not None else ()
+        self._bounds = module.manifest.bounds(self.signature) if module.manifest is not None else ()
         self._init_api(lambda v, sig: module._where(v, sig) + ", through iree-run-module")
 
     @property
@@ -212,8 +213,10 @@ class NativeFunction(FunctionAPI):
                 raise ShimError(f"{where}: given a Placed input, which a module run by "
                                 "iree-run-module cannot take; pass the array")
             out.append(values.checked_tensor(arg, value, where))
-        if self._tied:
-            values.check_tied_dims(sig, self._tied, [np.shape(arg) for arg, _ in out])
+        if self._tied or self._bounds:
+            shapes = [np.shape(arg) for arg, _ in out]
+            values.check_tied_dims(sig, self._tied, shapes)
+            values.check_bounds(sig, self._bounds, shapes)
         return out
 
     def _invoke(self, inputs: list) -> list[tuple[object, object]]:

@@ -140,6 +140,19 @@ def check_tied_dims(signature, groups, shapes: list) -> None:
                                 f"{shapes[k][i]}; the program requires them equal (one dynamic size)")
 
 
+def check_bounds(signature, bounds, shapes: list) -> None:
+    """ShimError unless each bounded (argument, dimension, bound) of
+    ``signature`` (Manifest.bounds) is at most its bound in ``shapes``,
+    each argument's shape: the placement was made for sizes up to it."""
+    for k, i, bound in bounds:
+        size = shapes[k][i]
+        if size > bound:
+            value = signature.args[k]
+            raise ShimError(f"@{signature.name} input {k} (%{value.name}: {value.type}): dimension {i} is {size}, "
+                            f"above the bound {bound} the module was placed for (mdc-compile "
+                            f"--max-dim=arg{k}.d{i}={bound}); compile it again with a larger --max-dim")
+
+
 def shape_mismatch(where: str, value, shape: tuple[int, ...], given: str = "") -> ShimError:
     """The error for a tensor of ``shape`` (``given``: what it is) where
     `value` (a manifest.Value) is declared: both shapes, ? for a dynamic

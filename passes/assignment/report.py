@@ -129,8 +129,14 @@ def summary_line(report: dict) -> str:
     if used.get("copies", 1) > 1:
         in_flight = CALLS_IN_FLIGHT[report["objective"]]
         budget = f" ({used['copies']} copies for {in_flight} calls in flight){budget}"
-    where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
-             else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
+    kept = sum(1 for u in units if u.get("why"))  # kept on the host: the accelerator cannot run them right
+    if kept == len(units):
+        where = f"all {len(units)} units on {report['host']}, as {report['accelerator']} cannot run them right"
+    else:
+        where = (f"{on_accelerator} of {len(units)} units on {report['accelerator']}" if on_accelerator
+                 else f"all {len(units)} units on {report['host']}{_why_all_host(report)}")
+        if kept:
+            where += f" ({kept} kept on {report['host']}: {report['accelerator']} cannot run them right)"
     function = report["function"] + (f" from {report['source']}" if report.get("source") else "")
     count = len(report["crossings"])
     return (f"placed @{function}: {where}, {format_seconds(report['estimate_seconds'])} {per_call} estimated "
@@ -148,8 +154,11 @@ def budget_text(nbytes: int) -> str:
 
 def _why_all_host(report: dict) -> str:
     """Why the search left everything on the host (nothing for a file's
-    assignment, which says so itself): the budget of 0 asked for it, or it
-    is the fastest estimate."""
+    assignment, which says so itself): the budget of 0 asked for it, a
+    budget too small for any work there (``budget_too_small``, the search's
+    warning), or it is the fastest estimate."""
     if report.get("source"):
         return ""
+    if report.get("budget_too_small"):  # the warning says why, and what budget would do
+        return f", as --gpu-memory={report['budget_bytes']} fits no work on {report['accelerator']}"
     return ", as --gpu-memory=0 asks" if report["budget_bytes"] == 0 else ", the fastest"

@@ -43,10 +43,15 @@ class Found:
     """The search's answer: ``assignment``, and whether it is ``exact``
     (proven of least estimated time within the budget): the graph is a
     chain (``is_chain``) and the programme kept every partial assignment
-    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``)."""
+    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``).
+    ``too_small``: where a budget above 0 fits no work on the accelerator,
+    so everything stays on the host, the one line that says so (a warning:
+    the largest unit and weight, the least budget any work fits in and
+    whether auto puts work there at that budget); else None."""
 
     assignment: Assignment
     exact: bool
+    too_small: Optional[str] = None
 
 
 def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
@@ -99,9 +104,18 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
     (budget.program_budget), and whether it is proven least (Found.exact;
     a budget of 0 asks for everything on the host, which no bound cuts).
 
-    Raises BudgetError when the budget is above 0 and no assignment with a
-    unit on the accelerator fits it (or when even the pinned units and
-    the caller's values do not fit)."""
+    Where the budget is above 0 and no assignment with a unit on the
+    accelerator fits it, everything stays on the host, as with a budget of
+    0, and Found.too_small says why. Raises BudgetError only where not even
+    that fits: units pinned to the accelerator, or the caller's values
+    there."""
+    return _find(graph, cost, budget_bytes, objective, reserved_bytes, explain=True)
+
+
+def _find(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int], objective: str, reserved_bytes: int,
+          explain: bool) -> Found:
+    """``find_assignment``; ``explain``: whether Found.too_small says why
+    (False: the search it runs for that says nothing, so it never recurses)."""
     check_objective(objective)
     if budget_bytes is not None and budget_bytes < 0:
         raise MdcError(f"the accelerator budget must not be negative, not {budget_bytes} bytes")
@@ -113,8 +127,8 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
     user_budget = budget_bytes
     if budget_bytes is not None:
         budget_bytes = program_budget(budget_bytes, reserved_bytes, objective)
-        if budget_bytes <= 0:
-            raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
+        if budget_bytes <= 0:  # the runtime's own bytes leave none: any work is over the budget
+            return _all_on_host(graph, cost, objective, user_budget, reserved_bytes, True, explain)
     outcome = run_programme(graph, cost, objective, budget_bytes)
     best = outcome.best
     candidates = [] if best is None else [best]
@@ -125,7 +139,8 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
         fitting += [a for a in _single_units(graph)
                     if fits(accelerator_bytes(graph, a), budget_bytes)]
         if _could_use_accelerator(graph) and not any(_uses_accelerator(graph, a) for a in fitting):
-            raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
+            return _all_on_host(graph, cost, objective, user_budget, reserved_bytes,
+                                is_chain(graph) and outcome.exhaustive, explain)
     if not fitting:
         raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     def key(a: Assignment):
@@ -204,10 +219,27 @@ def _rank(graph: WorkGraph, assignment: Assignment) -> int:
     return rank
 
 
-def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int, reserved_bytes: int = 0) -> str:
-    """The one line of a BudgetError (``budget_bytes``: the user's, the
-    runtime's ``reserved_bytes`` included)."""
-    where = f"the accelerator budget of {format_bytes(budget_bytes)} fits no placement on '{graph.accelerator}'"
+def _all_on_host(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int, reserved_bytes: int,
+                 exact: bool, explain: bool) -> Found:
+    """Everything on the host, for a budget above 0 that fits no work on
+    the accelerator (``budget_bytes``: the user's), with the warning that
+    says so; BudgetError where not even that fits (``_too_small``)."""
+    chosen = all_on(graph, graph.host)
+    if _uses_accelerator(graph, chosen) or not fits(accelerator_bytes(graph, chosen), 0):
+        raise BudgetError(_too_small(graph, cost, objective, budget_bytes, reserved_bytes))
+    if not explain:
+        return Found(chosen, exact, "")
+    return Found(chosen, exact, _too_small(graph, cost, objective, budget_bytes, reserved_bytes, warning=True))
+
+
+def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int, reserved_bytes: int = 0,
+               warning: bool = False) -> str:
+    """The one line of a BudgetError, or with ``warning`` of Found.too_small
+    (``budget_bytes``: the user's, the runtime's ``reserved_bytes``
+    included)."""
+    where = (f"--gpu-memory={budget_bytes} ({format_bytes(budget_bytes)}) fits no work on '{graph.accelerator}'"
+             if warning else
+             f"the accelerator budget of {format_bytes(budget_bytes)} fits no placement on '{graph.accelerator}'")
     if reserved_bytes:
         where += (f" beside the {format_bytes(reserved_bytes)} the runtime itself takes there "
                   f"(the machine profile's reserved_bytes)")
@@ -226,9 +258,35 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
     needed = _smallest_budget(graph, cost, objective)
     if needed is not None:
         needed = device_bytes(needed, reserved_bytes, objective)
-        parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on "
-                     f"'{graph.accelerator}' (--gpu-memory=0 keeps it all on '{graph.host}')")
+        if warning:
+            parts.append(_least_budget(graph, cost, objective, reserved_bytes, needed))
+        else:
+            # An error: the program's own transfers or affinities keep work or values there.
+            parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that holds what the "
+                         f"program itself puts on '{graph.accelerator}'")
+    if warning:
+        where += f", so everything stays on '{graph.host}', as with --gpu-memory=0"
     return where + (": " + "; ".join(parts) if parts else "")
+
+
+def _least_budget(graph: WorkGraph, cost: CostModel, objective: str, reserved_bytes: int, needed: int) -> str:
+    """The warning's last part: the least budget ``needed`` in which any
+    work fits on the accelerator, and whether auto puts work there at that
+    budget; where it does not (the host is faster there), what it does
+    with no budget at all."""
+    acc, host = graph.accelerator, graph.host
+    at_least = _find(graph, cost, needed, objective, reserved_bytes, explain=False).assignment
+    if _uses_accelerator(graph, at_least):
+        return f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that puts work on '{acc}'"
+    text = (f"--gpu-memory={needed} ({format_bytes(needed)}) is the least in which any unit fits on '{acc}', "
+            f"but auto's estimate keeps everything on '{host}' at that budget")
+    unlimited = _find(graph, cost, None, objective, reserved_bytes, explain=False).assignment
+    if not _uses_accelerator(graph, unlimited):
+        return text + f" and with none ('{host}' is faster for this program)"
+    count = sum(1 for device in unlimited.units.values() if device == acc)
+    total = device_bytes(accelerator_bytes(graph, unlimited).total, reserved_bytes, objective)
+    return text + (f"; with no budget it puts {count} of {len(graph.units)} units on '{acc}', in "
+                   f"--gpu-memory={total} ({format_bytes(total)})")
 
 
 def _smallest_budget(graph: WorkGraph, cost: CostModel, objective: str) -> Optional[int]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 # Defined in contract/ so that contract modules can raise it without
 # importing passes/; re-exported here, where the passes and tools import it.
-from mdc.contract.errors import MdcError, format_location
+from mdc.contract.errors import MdcError, UsageError, format_location
 
-__all__ = ["MdcError", "format_location", "render_warning"]
+__all__ = ["MdcError", "UsageError", "format_location", "render_warning"]
 
 
 def render_warning(tool: str, location: str | None, message: str) -> str:

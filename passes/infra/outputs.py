@@ -45,6 +45,9 @@ class Report:
     # What assign-devices decided (--place other than manual): the
     # placement report, JSON-ready (assign_devices.py), else None.
     placement: dict | None = None
+    # --max-dim's bounds of public functions' argument dimensions, which
+    # assign-devices placed with: {function: [(argument, dimension, bound)]}.
+    argument_bounds: dict = dataclasses.field(default_factory=dict)
 
     def extend(self, other: "Report") -> None:
         """Adds what one pass reported (``other``) to this report."""
@@ -57,3 +60,4 @@ class Report:
         self.warnings.extend(other.warnings)
         if other.placement is not None:
             self.placement = other.placement
+        self.argument_bounds.update(other.argument_bounds)

@@ -7,7 +7,14 @@ weight of a program, written into it before IREE assigns devices.
   public function's work graph.
 * ``--place=auto``: the assignment of least estimated time under
   ``--gpu-memory``, by the cost model of ``--place-profile`` (else the
-  built-in profile) and ``--place-objective`` (assignment/search.py).
+  built-in profile) and ``--place-objective`` (assignment/search.py),
+  with the units stock IREE does not run right on the accelerator's kind
+  kept on the host (assignment/device_limits.py). A budget too small for
+  any work there places everything on the host, with a warning.
+
+``--max-dim``'s names are checked against the functions first
+(assignment/dim_names.py), and the bounds of their arguments' dimensions
+are left for the manifest, so that the runtime refuses a call above one.
 
 Either way the assignment is written as hand-placed programs write it
 (assignment/rewrite.py), so the rest of the pipeline stages every crossing
@@ -40,7 +47,9 @@ from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
-from ..assignment.extract import read_function
+from ..assignment.device_limits import keep_on_host, kept_warning
+from ..assignment.dim_names import argument_bounds, check_max_dims
+from ..assignment.extract import function_parts, read_function
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment
 from ..assignment.search import find_assignment, is_chain
@@ -121,6 +130,8 @@ class _Placer:
             found = find_assignment(graph, self.cost, budget, objective, reserved)
             assignment = found.assignment
             report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
+            if found.too_small:  # a budget too small for any work there: all on the host, and why
+                report["budget_too_small"] = found.too_small
         else:
             # No search ran: "search" says what the graph's shape lets it be.
             assignment = assignment_for(self.options.place, self.file, graph, functions)
@@ -146,20 +157,53 @@ class AssignDevices(ModulePass):
             return None
         host, accelerator = host_and_accelerator(options.devices)
         functions = public_functions(module)
+        bounds = _checked_bounds(functions, options.max_dims)
         placer = _Placer(options)
         decided: dict = {}
-        placements = {}
+        placements: dict = {}
+        warnings: list = []
         for function in functions:
             hoist_constants(module, function)
             read = read_function(function, host, accelerator, options.max_dims)
             graph = _pin_decided(read.graph, decided)
+            kept: dict = {}
+            if options.place == AUTO:  # a file's assignment is the user's, kept as given
+                graph, kept = keep_on_host(graph, read.parts.units, options.devices[accelerator].kind)
             assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
             apply_assignment(module, read.parts, graph, assignment)
             placements[graph.function] = placement
+            if kept:
+                warnings.append(_note_kept(placement, graph, options.devices[accelerator].kind, kept))
         if not placements:
             return None
+        warnings += [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
+                     if p.get("budget_too_small")]
         if len(placements) == 1:
-            return Report(placement=next(iter(placements.values())))
+            return Report(placement=next(iter(placements.values())), warnings=warnings, argument_bounds=bounds)
         summary = "; ".join(p["summary"] for p in placements.values())
-        return Report(placement={"functions": placements, "summary": summary})
+        return Report(placement={"functions": placements, "summary": summary}, warnings=warnings,
+                      argument_bounds=bounds)
+
+
+def _note_kept(placement: dict, graph: WorkGraph, kind: str, kept: dict) -> tuple:
+    """Each unit auto kept on the host because the accelerator (of
+    ``kind``) cannot run it right gets its ``why`` in the report; returns
+    the warning (location, message) that names them."""
+    for entry in placement["units"]:
+        if entry["id"] in kept:
+            entry["why"] = kept[entry["id"]]
+    placement["summary"] = summary_line(placement)
+    return graph.units[min(kept)].location, kept_warning(graph, kind, kept)
+
+
+def _checked_bounds(functions: list, max_dims: dict) -> dict:
+    """--max-dim checked against the functions to place (each name a
+    dynamic dimension of one: dim_names.check_max_dims), and the bounds of
+    their arguments' dimensions, which the manifest records for the runtime
+    to check each call against."""
+    if not max_dims:
+        return {}
+    parts = [function_parts(f) for f in functions]
+    check_max_dims(parts, max_dims)
+    return argument_bounds(parts, max_dims)

@@ -194,9 +194,14 @@ def test_the_python_api_takes_the_placement_keywords(tmp_path):
 
     source, placement = _write_case(tmp_path, CASES[2])
     result = mdc_compile(source, ["cpu=local[0]", "gpu=local[1]"], links=["cpu:gpu=staged"], place=str(placement),
-                         max_dims={"arg0.d0": 4}, compile_to="mdc", iree_flags=["--iree-llvmcpu-target-cpu=host"])
+                         compile_to="mdc", iree_flags=["--iree-llvmcpu-target-cpu=host"])
     assert [u["device"] for u in result.report.placement["units"]] == ["gpu", "gpu", "cpu", "cpu"]
     assert "stream.tensor.dispatch on(#hal.device.affinity<@gpu>)" in result.text
+    # The program's dimensions are all static: a bound for one is a mistake, named as the keyword.
+    with pytest.raises(CompileError, match=r"max_dims entry 'arg0.d0=4': arg0.d0 of @main is static") as e:
+        mdc_compile(source, ["cpu=local[0]", "gpu=local[1]"], place=str(placement), max_dims={"arg0.d0": 4},
+                    compile_to="mdc")
+    assert e.value.exit_code == 2
     with pytest.raises(CompileError, match="needs exactly two devices") as e:
         mdc_compile(source, ["cpu=local[0]"], place="auto")
     assert e.value.exit_code == 2

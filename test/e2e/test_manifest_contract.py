@@ -36,6 +36,7 @@ FULL = (
     '"results":[{"type":"!hal.buffer_view","device":null}]},'
     '"main":{"model":"sync","arguments":[],"results":[],"calls":"main$async"}},'
     '"tied_dims":{"f":[[[0,0],[1,0]]]},'
+    '"argument_bounds":{"main$async":[[0,0,4096]],"main":[[0,0,4096]]},'
     '"result_devices":{"f":{"1":"device_c"}},'
     '"mutable_globals":["counter"],'
     '"state_by_function":{"f":["counter"],"g":[]}}'
@@ -61,6 +62,7 @@ def test_round_trip_is_byte_identical():
     assert m.function("main") == FunctionEntry("main", keys.MODEL_SYNC, (), (), "main$async")
     assert m.function("main$async").arguments == (ValueEntry("tensor<?x8xf32>", "device_b"),)
     assert m.tied_groups("f") == (((0, 0), (1, 0)),) and m.tied_groups("g") == ()
+    assert m.bounds_of("main") == ((0, 0, 4096),) and m.bounds_of("f") == ()
     assert m.result_devices == (("f", 1, "device_c"),)
     assert (m.state_of("f"), m.state_of("g"), m.state_of("h")) == (("counter",), (), ("counter",))
 
@@ -100,7 +102,8 @@ def test_the_writer_emits_the_format_byte_for_byte():
     text = manifest_json(devices, Model(), {"f": {0: "device_b", 2: "device_b"}, "g": {1: "device_c"}},
                          {"f": "f$host"}, "device_a", functions, [("f", "f$into", [0, 2])], ["counter"],
                          {"f": ["counter"], "g": []}, {"f": [[(0, 0), (1, 0)]]}, default="device_b",
-                         no_host_entry_points=True, result_devices={"f": {1: "device_c"}})
+                         no_host_entry_points=True, result_devices={"f": {1: "device_c"}},
+                         argument_bounds={"main$async": [(0, 0, 4096)]})
     assert text == FULL
     # Nothing to say: only the keys the format always carries.
     bare = manifest_json(devices[:1], type("NoStaging", (), {"staged_pairs": lambda self: []})(), {}, {}, "device_a",
@@ -138,6 +141,7 @@ def test_older_manifests_read_as_today():
     assert m.default is None and m.default_device == "x"
     assert m.staging == () and m.mutable_globals is None and m.state_of("f") is None
     assert m.pinned_arguments == () and m.host is None and m.tied_dims == () and not m.no_host_entry_points
+    assert m.argument_bounds == () and m.bounds_of("f") == ()
     # The writer's own spec spelling survives a round trip; the record's
     # spec is KIND[ORDINAL] however it was spelled.
     assert [d["spec"] for d in json.loads(m.to_json())["devices"]] == ["local[2]", "cuda"]
@@ -186,6 +190,10 @@ BAD = [
     (_with(tied_dims={"f": [[[0, 0]]]}), "tied_dims", "fewer than two"),
     (_with(tied_dims={"f": [[[0, -1], [1, 0]]]}), "tied_dims", "negative"),
     (_with(tied_dims={"f": [[0, 1]]}), "tied_dims", "cannot unpack"),
+    (_with(argument_bounds={"f": [[0, 0, 0]]}), "argument_bounds", "a bound below 1"),
+    (_with(argument_bounds={"f": [[-1, 0, 8]]}), "argument_bounds", "a negative index"),
+    (_with(argument_bounds={"f": [[0, 8]]}), "argument_bounds", "not enough values"),
+    (_with(argument_bounds=[[0, 0, 8]]), "argument_bounds", "not a JSON object"),
     (_with(result_devices={"f": {"0": "z"}}), "result_devices", "places results on device 'z', which it does not"),
     (_with(result_devices={"f": {"out": "device_a"}}), "result_devices", "invalid literal"),
     (_with(mutable_globals="counter"), "mutable_globals", "is not a list"),
@@ -249,8 +257,10 @@ def test_one_device_record():
 # -- manifest keys are named in contract/ only ----------------------------------
 
 # pipeline/report.py writes another document (--report's JSON), whose own
-# keys happen to share these names.
-OTHER_DOCUMENTS = {"pipeline/report.py": {"devices", "name", "spec", "from", "to", "kind"}}
+# keys happen to share these names; pipeline/placement_markdown.py reads its
+# "placement" (passes/assignment/report.py's).
+OTHER_DOCUMENTS = {"pipeline/report.py": {"devices", "name", "spec", "from", "to", "kind"},
+                   "pipeline/placement_markdown.py": {"functions", "function", "host", "name", "device"}}
 
 
 def key_literals(source: str, names) -> list[tuple[int, str]]:

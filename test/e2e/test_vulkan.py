@@ -310,7 +310,8 @@ def test_canary_stock_vulkan_f16_arithmetic(tmp_path):
     7xf16 tensor returns x itself, with the last element 0. mdc's f16
     crossings on Vulkan are therefore checked where f16 values only move.
     When this canary fails, compare f16 arithmetic on Vulkan too (progen's
-    VULKAN_F16_STATUS and the f16 tolerance above)."""
+    VULKAN_F16_STATUS and the f16 tolerance above), and narrow --place=auto's
+    rule that keeps narrow tensors off Vulkan (passes/assignment/device_limits.py)."""
     src = tmp_path / "add.mlir"
     src.write_text(F16_ADD)
     vmfb = tmp_path / "add.vmfb"
@@ -336,7 +337,8 @@ def test_canary_stock_vulkan_narrow_tail(tmp_path):
     """Stock IREE 3.13 on lavapipe, one Vulkan device and no mdc: x + x on a
     6xi8 tensor (6 bytes) gives the first 4 elements right and 0 for the
     2 after the last whole 32-bit word. When this canary fails, drop
-    stock_vulkan_narrow_bug's tail rule and progen's VULKAN_NARROW rule."""
+    stock_vulkan_narrow_bug's tail rule and progen's VULKAN_NARROW rule,
+    and narrow --place=auto's Vulkan rule (passes/assignment/device_limits.py)."""
     src = tmp_path / "add.mlir"
     src.write_text(I8_ADD)
     vmfb = tmp_path / "add.vmfb"
