@@ -23,20 +23,15 @@ STALL_S = 40.0
 
 def _read(path: str) -> tuple[dict[str, dict], str | None]:
     """(results by function, the function started last without a result)."""
+    from .kitframe import json_lines
     done, started = {}, None
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if "start" in row:
-                    started = row["start"]
-                else:
-                    done[row["function"]] = row
-                    if row["function"] == started:
-                        started = None
+    for row in json_lines(path):
+        if "start" in row:
+            started = row["start"]
+        else:
+            done[row["function"]] = row
+            if row["function"] == started:
+                started = None
     return done, started
 
 

@@ -76,16 +76,11 @@ def times(points: list[dict], seed: int, out: str) -> tuple[dict[str, float], in
     except subprocess.TimeoutExpired:
         print("torch on the CPU: child timed out", flush=True)
     os.remove(points_path)
+    from .kitframe import json_lines
     measured, threads = {}, None
-    if os.path.exists(out):
-        with open(out) as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                measured[row["key"]] = row["torch_us"]
-                threads = row["threads"]
+    for row in json_lines(out):
+        measured[row["key"]] = row["torch_us"]
+        threads = row["threads"]
     return measured, threads
 
 

@@ -222,6 +222,19 @@ def parameter_archive(path: str, scope: str, named) -> str:
     return f"{scope}={path}"
 
 
+def json_lines(path: str):
+    """The JSON objects of the file at ``path``, one a line; a line cut off
+    mid-write (a run stopped by its deadline) or no file gives nothing."""
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
 def kit_mib(kit: str) -> float:
     """The kit's size in MiB (its files, not its folders)."""
     return sum(os.path.getsize(os.path.join(kit, n)) for n in os.listdir(kit)
