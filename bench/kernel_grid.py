@@ -153,7 +153,15 @@ def function(name: str, p: Point, compilation_info: str | None = None, weight: s
   }}
 """
     attrs = f" attrs = {{compilation_info = {compilation_info}}}" if compilation_info else ""
-    return head + f"""    %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {bmap}>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %b : {x}, {w}) outs(%c : {y}){attrs} {{
+    maps = f"affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {bmap}>, affine_map<(d0, d1, d2) -> (d0, d1)>"
+    return head + mul_add_generic(maps, '"parallel", "parallel", "reduction"', x, w, y, dt, attrs)
+
+
+def mul_add_generic(maps: str, iterators: str, x: str, w: str, y: str, dt: str, attrs: str = "") -> str:
+    """The end of a function body: ``%r = %c + %a * %b`` as a
+    ``linalg.generic`` of those indexing maps and iterator types (the
+    contraction torch exports), then its return."""
+    return f"""    %r = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}} ins(%a, %b : {x}, {w}) outs(%c : {y}){attrs} {{
     ^bb0(%p: {dt}, %q: {dt}, %o: {dt}):
       %m = arith.mulf %p, %q : {dt}
       %s = arith.addf %o, %m : {dt}

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from bench.kernel_grid import DYNAMIC_MS, Point, function, module
+from bench.kernel_grid import DYNAMIC_MS, Point, function, module, mul_add_generic
 from bench.kitframe import failed, markdown, read_manifest, write_manifest
 
 BATCH, HEAD_DIM, KEY_LENGTH = 32, 64, 1024
@@ -48,15 +48,7 @@ def _generic_batch(name: str, p: Point) -> str:
     %z = arith.constant 0.0 : {dt}
     %e = tensor.empty() : {y}
     %c = linalg.fill ins(%z : {dt}) outs(%e : {y}) -> {y}
-    %r = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}} ins(%a, %b : {x}, {w}) outs(%c : {y}) {{
-    ^bb0(%p: {dt}, %q: {dt}, %o: {dt}):
-      %m = arith.mulf %p, %q : {dt}
-      %s = arith.addf %o, %m : {dt}
-      linalg.yield %s : {dt}
-    }} -> {y}
-    return %r : {y}
-  }}
-"""
+""" + mul_add_generic(maps, '"parallel", "parallel", "parallel", "reduction"', x, w, y, dt)
 
 
 def cases() -> list[dict]:
