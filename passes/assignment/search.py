@@ -28,7 +28,7 @@ from .cost_model import CostModel
 from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)
 from .programme import run_programme
-from .work_graph import Assignment, WorkGraph
+from .work_graph import Assignment, Elsewhere, WorkGraph
 
 __all__ = ["OBJECTIVES", "BudgetError", "Found", "all_on", "assignment_of", "estimate_seconds",
            "find_assignment", "greedy_fill", "is_chain", "solve", "weight_devices"]
@@ -43,10 +43,13 @@ class Found:
     """The search's answer: ``assignment``, and whether it is ``exact``
     (proven of least estimated time within the budget): the graph is a
     chain (``is_chain``) and the programme kept every partial assignment
-    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``)."""
+    its rule keeps, no bound of programme.py cut it (``Outcome.exhaustive``).
+    ``crowded``: everything is on the host because the module's other
+    functions hold the budget (``WorkGraph.elsewhere``), not by choice."""
 
     assignment: Assignment
     exact: bool
+    crowded: bool = False
 
 
 def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
@@ -101,7 +104,9 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
 
     Raises BudgetError when the budget is above 0 and no assignment with a
     unit on the accelerator fits it (or when even the pinned units and
-    the caller's values do not fit)."""
+    the caller's values do not fit), unless the module's other functions
+    hold it (``graph.elsewhere``): then everything is on the host
+    (Found.crowded)."""
     check_objective(objective)
     if budget_bytes is not None and budget_bytes < 0:
         raise MdcError(f"the accelerator budget must not be negative, not {budget_bytes} bytes")
@@ -125,7 +130,11 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
         fitting += [a for a in _single_units(graph)
                     if fits(accelerator_bytes(graph, a), budget_bytes)]
         if _could_use_accelerator(graph) and not any(_uses_accelerator(graph, a) for a in fitting):
-            raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
+            everything_here = all_on(graph, graph.host)
+            if graph.elsewhere == Elsewhere() or not fits(accelerator_bytes(graph, everything_here), budget_bytes):
+                raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
+            # The functions placed before this one hold the budget: it runs on the host, and says why.
+            return Found(everything_here, is_chain(graph), crowded=True)
     if not fitting:
         raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     def key(a: Assignment):
@@ -211,6 +220,9 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
     if reserved_bytes:
         where += (f" beside the {format_bytes(reserved_bytes)} the runtime itself takes there "
                   f"(the machine profile's reserved_bytes)")
+    if graph.elsewhere.weights or graph.elsewhere.working:
+        where += (f" beside what the module's other public functions hold there ({format_bytes(graph.elsewhere.weights)}"
+                  f" of weights, calls of up to {format_bytes(graph.elsewhere.working)})")
     copies = COPIES[objective]
     if copies > 1:
         where += (f" with {CALLS_IN_FLIGHT[objective]} calls in flight (--place-objective={objective}), which hold "
