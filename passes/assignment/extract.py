@@ -166,8 +166,13 @@ def _fills_storage(op, sources: dict) -> bool:
     return sources.get(outs, ("", None))[0] == "free"
 
 
-def _weight_kind(global_op) -> str:
-    return "parameter" if irx.is_named_parameter(irx.get_attr(global_op, "initial_value")) else "constant"
+def weight_kind(global_op) -> str:
+    """``parameter``, ``constant``, or ``computed``: a global with no value
+    of its own, which an initializer computes at start-up (hoist.py's)."""
+    initial = irx.get_attr(global_op, "initial_value")
+    if initial is None:
+        return "computed"
+    return "parameter" if irx.is_named_parameter(initial) else "constant"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,7 +230,7 @@ def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
         if kind in ("unit", "argument") and bnd.is_tensor(value):
             edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value),
                               _value_number(kind, parts.origins.get(value, value))))
-    weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
+    weights = tuple(Weight(name, global_bytes(globals_[name]), weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())
     graph = WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
@@ -233,7 +238,7 @@ def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     return ReadFunction(graph, parts)
 
 
-def _global_bytes(global_op) -> int:
+def global_bytes(global_op) -> int:
     shaped = ir.RankedTensorType(ir.TypeAttr(global_op.attributes["type"]).value)
     if not shaped.has_static_shape:
         raise CannotModel(f"the global @{irx.symbol_name(global_op)} has a dynamic shape",

@@ -15,7 +15,10 @@ as it does for those. It needs exactly two devices: the *host*, where
 arguments and results live (the local device; of two local devices, the
 first given), and the *accelerator*, the other one. A table or matrix
 written inline (a non-splat tensor ``arith.constant``) first becomes a
-global, so that it is a weight like the others (assignment/constants.py).
+global, so that it is a weight like the others (assignment/constants.py),
+and work that reads only weights (a PyTorch Linear's transpose) a global
+computed at start-up, a weight too (assignment/hoist.py); the weights
+only such start-up work reads live on the host.
 Each public function is placed on its own, in program order (for a
 PyTorch export, IREE's coarse-fences ``@main$async``: its imports are the
 arguments, its exports the results; assignment/boundary.py); a weight two functions read stays
@@ -41,8 +44,9 @@ from ..assignment.boundary import has_tensor_work
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
 from ..assignment.extract import read_function
+from ..assignment.hoist import hoist_weight_work, start_up_reads
 from ..assignment.report import placement_report, summary_line
-from ..assignment.rewrite import apply_assignment
+from ..assignment.rewrite import apply_assignment, place_globals
 from ..assignment.search import find_assignment, is_chain
 from ..assignment.work_graph import Assignment, WorkGraph
 from ..infra.diagnostics import MdcError
@@ -151,15 +155,19 @@ class AssignDevices(ModulePass):
         placements = {}
         for function in functions:
             hoist_constants(module, function)
+            hoist_weight_work(module, function)
             read = read_function(function, host, accelerator, options.max_dims)
             graph = _pin_decided(read.graph, decided)
             assignment, placement = placer.place(graph, len(functions))
             decided.update(assignment.weights)
             apply_assignment(module, read.parts, graph, assignment)
             placements[graph.function] = placement
+        # Weights only start-up work reads (hoist.py) stay on the host.
+        start_up = place_globals(module, {name: host for name in start_up_reads(module) if name not in decided})
         if not placements:
             return None
+        extra = {"start_up_weights": start_up} if start_up else {}
         if len(placements) == 1:
-            return Report(placement=next(iter(placements.values())))
+            return Report(placement={**next(iter(placements.values())), **extra})
         summary = "; ".join(p["summary"] for p in placements.values())
-        return Report(placement={"functions": placements, "summary": summary})
+        return Report(placement={"functions": placements, "summary": summary, **extra})
