@@ -19,10 +19,14 @@ global, so that it is a weight like the others (assignment/constants.py),
 and work that reads only weights (a PyTorch Linear's transpose) a global
 computed at start-up, a weight too (assignment/hoist.py); the weights
 only such start-up work reads live on the host.
-Each public function is placed on its own, in program order (for a
+Each public function is placed in program order (for a
 PyTorch export, IREE's coarse-fences ``@main$async``: its imports are the
-arguments, its exports the results; assignment/boundary.py); a weight two functions read stays
-where the first put it. The placement (per unit: device, and with auto the
+arguments, its exports the results; assignment/boundary.py); a weight two
+functions read stays where the first put it, and one budget holds the
+module: each function's search counts what the functions placed before it
+keep on the accelerator (their weights, the working memory of their
+calls; assignment/work_graph.Elsewhere), and each report the whole
+module's bytes. The placement (per unit: device, and with auto the
 estimates; per weight: device and bytes) is left for ``--report`` under
 ``"placement"`` with a one-line summary that the tools print on stderr.
 
@@ -41,14 +45,15 @@ from mdc.contract.place_options import AUTO, MANUAL
 from ..ir import ir_adapter as irx
 from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
+from ..assignment.budget import elsewhere_of
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
 from ..assignment.extract import read_function
 from ..assignment.hoist import hoist_weight_work, start_up_reads
 from ..assignment.report import placement_report, summary_line
 from ..assignment.rewrite import apply_assignment, place_globals
-from ..assignment.search import find_assignment, is_chain
-from ..assignment.work_graph import Assignment, WorkGraph
+from ..assignment.search import Found, find_assignment, is_chain
+from ..assignment.work_graph import WorkGraph
 from ..infra.diagnostics import MdcError
 from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
@@ -107,6 +112,11 @@ def _pin_decided(graph: WorkGraph, decided: dict) -> WorkGraph:
     return dataclasses.replace(graph, weights=weights)
 
 
+def _placed(chosen: list) -> list:
+    """(graph, assignment) of each (graph, Found)."""
+    return [(graph, found.assignment) for graph, found in chosen]
+
+
 class _Placer:
     """The cost model of ``--place-profile`` (else the built-in profile) and
     the assignment of each function: the search's (``--place=auto``) or the
@@ -118,20 +128,21 @@ class _Placer:
         self.options = options
         self.file = None if options.place == AUTO else read_assignment_file(options.place)
 
-    def place(self, graph: WorkGraph, functions: int) -> tuple[Assignment, dict]:
-        budget, objective = self.options.gpu_memory, self.options.place_objective
-        reserved = self.cost.reserved_bytes(graph.accelerator)
+    def choose(self, graph: WorkGraph, functions: int) -> Found:
+        """The assignment of ``graph``: the search's, or the file's (whose
+        ``exact`` is what the graph's shape lets it be, since no search ran)."""
         if self.file is None:
-            found = find_assignment(graph, self.cost, budget, objective, reserved)
-            assignment = found.assignment
-            report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
-        else:
-            # No search ran: "search" says what the graph's shape lets it be.
-            assignment = assignment_for(self.options.place, self.file, graph, functions)
-            report = {"source": self.options.place,
-                      **placement_report(graph, assignment, self.cost, budget, objective, reserved,
-                                         exact=is_chain(graph))}
-        return assignment, {**report, "summary": summary_line(report)}
+            return find_assignment(graph, self.cost, self.options.gpu_memory, self.options.place_objective,
+                                   self.cost.reserved_bytes(graph.accelerator))
+        return Found(assignment_for(self.options.place, self.file, graph, functions), is_chain(graph))
+
+    def report(self, graph: WorkGraph, found: Found) -> dict:
+        report = placement_report(graph, found.assignment, self.cost, self.options.gpu_memory,
+                                  self.options.place_objective, self.cost.reserved_bytes(graph.accelerator),
+                                  exact=found.exact, crowded=found.crowded)
+        if self.file is not None:
+            report = {"source": self.options.place, **report}
+        return {**report, "summary": summary_line(report)}
 
 
 class AssignDevices(ModulePass):
@@ -152,18 +163,25 @@ class AssignDevices(ModulePass):
         functions = public_functions(module)
         placer = _Placer(options)
         decided: dict = {}
-        placements = {}
+        chosen = []  # (graph, Found) per function, in order
         for function in functions:
             hoist_constants(module, function)
             hoist_weight_work(module, function)
             read = read_function(function, host, accelerator, options.max_dims)
             graph = _pin_decided(read.graph, decided)
-            assignment, placement = placer.place(graph, len(functions))
-            decided.update(assignment.weights)
-            apply_assignment(module, read.parts, graph, assignment)
-            placements[graph.function] = placement
+            graph = dataclasses.replace(graph, elsewhere=elsewhere_of(graph, _placed(chosen)))
+            found = placer.choose(graph, len(functions))
+            decided.update(found.assignment.weights)
+            apply_assignment(module, read.parts, graph, found.assignment)
+            chosen.append((graph, found))
         # Weights only start-up work reads (hoist.py) stay on the host.
         start_up = place_globals(module, {name: host for name in start_up_reads(module) if name not in decided})
+        placements = {}
+        for graph, found in chosen:
+            # Each report counts every other function, before and after it: the module's bytes.
+            others = _placed([(g, f) for g, f in chosen if g.function != graph.function])
+            placements[graph.function] = placer.report(
+                dataclasses.replace(graph, elsewhere=elsewhere_of(graph, others)), found)
         if not placements:
             return None
         extra = {"start_up_weights": start_up} if start_up else {}
