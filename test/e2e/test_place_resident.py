@@ -201,6 +201,27 @@ def test_two_functions_sharing_weights_run_as_numpy(pair, objective, budget, pro
         np.testing.assert_allclose(got, np.tanh(x @ w["a"]) @ w[last], rtol=1e-4, atol=1e-5)
 
 
+def test_calls_of_both_functions_hold_the_budget_in_one_process(programs, compile_placed):
+    """On the CPU pair, in one process: the second device's allocator (the
+    GPU's role, staging included) holds every weight from the load, and
+    calls of either function, one after the other, peak at the weights and
+    one call's working memory, within the budget (a call's working memory
+    is given back when it ends: the max over functions, not the sum)."""
+    from mdc.runtime_shim import load
+
+    vmfb, placement = compile_placed("shared", CPU_PAIR, SHARED_BUDGET)
+    x = RNG.standard_normal((BATCH, SHARED_N)).astype(np.float32)
+    with load(str(vmfb), list(CPU_PAIR[1])) as m:
+        allocator = m.devices[1].allocator
+        loaded = allocator.statistics["device_bytes_peak"]
+        for function in ("first", "second", "first", "second"):
+            getattr(m, function)(x)
+        peak = allocator.statistics["device_bytes_peak"]
+    weights = placement["functions"]["first"]["accelerator_bytes"]["weights"]
+    assert loaded == weights, (loaded, weights)
+    assert loaded < peak <= placement["functions"]["second"]["accelerator_bytes"]["total"] <= SHARED_BUDGET
+
+
 @pytest.mark.vulkan
 @pytest.mark.parametrize("name,function,budget,flags", [
     ("mlp", "main", MLP_BUDGET, ()),
