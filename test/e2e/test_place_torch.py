@@ -160,6 +160,23 @@ def test_split_under_budget_runs_as_torch(name, placed, mdc_run, tmp_path):
     _run_both_ways(mdc_run, vmfb, name, ("local-task", "local-task"), tmp_path)
 
 
+@pytest.mark.parametrize("name", list(BUDGETS))
+def test_no_weight_crosses_devices_in_a_call(name, fast_gpu_profile, run_tool):
+    """IREE's flow IR of the split: @main$async moves no global. Without
+    data tiling IREE left a weight hoisted on the host and moved to the
+    GPU in the call (a Linear's transpose placed apart from its matmul, or
+    a broadcast of one over the batch); with it, the move was hoisted too
+    and the weight kept on the GPU unbudgeted."""
+    r = run_tool([sys.executable, "-m", "mdc.pipeline", EXPORTED / f"{name}.mlir", *CPU_PAIR, "--place=auto",
+                  f"--place-profile={fast_gpu_profile}", f"--gpu-memory={BUDGETS[name]}", *MAX_DIMS.get(name, ()),
+                  "--no-cpu-data-tiling", "--compile-to=flow", "-o", "-"], timeout=300)
+    assert r.returncode == 0, r.stderr
+    main = r.stdout[r.stdout.index("util.func public @main$async"):]
+    main = main[:main.index("\n  }\n")]
+    assert "flow.tensor.transfer" in main, name  # the split: values cross
+    assert not re.findall(r"flow\.tensor\.transfer %__\S+", main), name
+
+
 def test_dynamic_batch_without_a_bound_names_the_dimension(run_tool, fast_gpu_profile, tmp_path):
     out = tmp_path / "x.vmfb"
     r = run_tool([sys.executable, "-m", "mdc.pipeline", EXPORTED / "dynamic_batch.mlir", *CPU_PAIR, "--place=auto",

@@ -1,8 +1,9 @@
 // Work that reads weights but that assign-devices does not hoist (hoist.py):
 // each function keeps its units. @returned hands the transpose of @w out
 // (unit 0 transpose); @broadcast broadcasts the transpose of @w over a
-// batch of 2, more bytes than @w holds, as IREE hoists no broadcast (the
-// transpose is hoisted; units 0 broadcast, 1 batch_matmul); @argument
+// batch of 2, more bytes than @w holds, which IREE fuses into its reader
+// (the transpose is hoisted; the broadcast is a view of that weight, run
+// where its reader runs: unit 0 batch_matmul); @argument
 // adds an argument to @v (unit 0 add); @moved moves @v itself (units 0
 // transfer, pinned, 1 exp); @iota reads no weight (units 0 iota, 1 add).
 #id = affine_map<(d0, d1, d2) -> (d1, d2)>
