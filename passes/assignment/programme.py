@@ -4,9 +4,12 @@ It runs over the units in program order. A partial assignment of the
 first k units is summarised by its key (the device of unit k, the
 devices used so far, and for every weight read both before and after
 unit k, the devices that read it so far) and by a vector: the
-accelerator bytes counted so far (whole-call bytes, the peak of the
-positions passed, the bytes live at the current position, the bytes live
-at every later position) and its time so far (latency: one number;
+accelerator bytes counted so far (whole-call bytes: the weights on the
+accelerator apart from the rest, since what the module's other
+functions hold, ``WorkGraph.elsewhere``, sits beside the first and under
+the second; the peak of the positions passed, the bytes live at the
+current position, the bytes live at every later position) and its time
+so far (latency: one number;
 throughput: the latency sum and each device's units alone, the
 objective's max of estimate.py). Per key, a partial
 assignment is dropped where another kept one is as good in every
