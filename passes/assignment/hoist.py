@@ -28,9 +28,12 @@ result. The weights such initializers read, where no function reads them
 too, live on the host (assign_devices.py).
 
 Not hoisted: a ``flow.tensor.transfer`` (a move the program makes itself),
-an expression a function returns, and work that reads no weight (an
-``iota`` of constants is per-call work as before). The same expression in
-two functions, or twice in one, is one global.
+an expression a function returns, work that reads no weight (an ``iota``
+of constants is per-call work as before), and work that makes more bytes
+than the weights it reads (a broadcast over a batch, which IREE fuses
+into its reader: the work graph reads it as a view of the weight,
+extract.py). The same expression in two functions, or twice in one, is
+one global.
 """
 
 from __future__ import annotations
