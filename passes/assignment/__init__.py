@@ -8,9 +8,12 @@ program as written, before IREE assigns any device:
 
 * work_graph.py: the program as units of work, weights and the values
   between them (what every other module here reads);
+* constants.py and hoist.py: what becomes a weight before the graph is
+  read (a table written inline; work that reads only weights, computed
+  once at start-up);
 * cost_model.py: seconds for a unit on a device and for a crossing, from a
   machine profile (contract/machine_profile.py);
-* budget.py: the accelerator bytes an assignment needs;
+* budget.py: the accelerator bytes an assignment needs, and a module's;
 * estimate.py: the estimated seconds of one call of an assignment;
 * search.py: the assignment of least estimated time within the budget,
   and the baselines it is compared with (programme.py: its dynamic

@@ -14,7 +14,13 @@ result at the last position):
   for the whole call.
 
 Activations and staging are summed per position and counted at their
-peak; total = weights + that peak. The rule is conservative, never below
+peak; total = weights + that peak. One budget holds the whole module
+(``WorkGraph.elsewhere``): the total also counts ``others``, what the
+module's other functions hold beside this one's (their weights this one
+does not read, and the working memory of their calls beyond this one's),
+so total = every weight once + the working memory of the hungriest call
+(``module_bytes``, the same sum over placed functions). The rule is
+conservative, never below
 what the assignment needs: an edge is counted on its own, as if no other
 edge shared its buffer (the work graph does not say whether two edges from
 one unit carry one value); a crossing's buffer is counted from its
@@ -28,21 +34,28 @@ import dataclasses
 from typing import Optional
 
 from .estimate import COPIES
-from .work_graph import Assignment, End, Weight, WorkGraph
+from .work_graph import Assignment, Elsewhere, End, Weight, WorkGraph
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
 
 @dataclasses.dataclass(frozen=True)
 class BudgetBreakdown:
-    """Accelerator bytes: ``weights`` + ``activations`` + ``staging`` =
-    ``total``, the last two at the position where their sum peaks (the
-    first such position)."""
+    """Accelerator bytes: ``weights`` + ``activations`` + ``staging`` +
+    ``others`` = ``total``, activations and staging at the position where
+    their sum peaks (the first such position); ``others``: the module's
+    other functions' (see the module's doc)."""
 
     weights: int
     activations: int
     staging: int
     total: int
+    others: int = 0
+
+    @property
+    def working(self) -> int:
+        """The working memory of one call: activations and staging."""
+        return self.activations + self.staging
 
 
 def positions(graph: WorkGraph) -> dict:
@@ -107,8 +120,54 @@ def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdo
     live = [a + s for a, s in zip(activations, staging)]
     peak_at = live.index(max(live))
     peak_staging = staging[peak_at] + whole_call_staging
-    total = weights + activations[peak_at] + peak_staging
-    return BudgetBreakdown(weights, activations[peak_at], peak_staging, total)
+    others = others_bytes(graph.elsewhere, activations[peak_at] + peak_staging)
+    total = weights + activations[peak_at] + peak_staging + others
+    return BudgetBreakdown(weights, activations[peak_at], peak_staging, total, others)
+
+
+def others_bytes(elsewhere: Elsewhere, working: int) -> int:
+    """What the module's other functions add to a function's ``working``
+    bytes: their weights it does not read, and their calls' working memory
+    beyond its own (calls run one at a time: DESIGN.md, section 11)."""
+    return elsewhere.weights + max(elsewhere.working - working, 0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleBytes:
+    """The accelerator bytes of a whole module's placement: ``weights``,
+    every weight any function keeps there, once; ``working``, the most
+    one call of any function needs beside them; ``total`` = the two."""
+
+    weights: int
+    working: int
+    total: int
+
+
+def module_bytes(placed) -> ModuleBytes:
+    """The module's accelerator bytes (see the module's doc) of
+    ``placed``, (graph, assignment) of each public function (weights of
+    one name are one weight)."""
+    resident: dict = {}
+    working = 0
+    for graph, assignment in placed:
+        alone = accelerator_bytes(dataclasses.replace(graph, elsewhere=Elsewhere()), assignment)
+        working = max(working, alone.working)
+        for weight in graph.weights:
+            if assignment.weights[weight.name] == graph.accelerator:
+                resident[weight.name] = weight.bytes
+    weights = sum(resident.values())
+    return ModuleBytes(weights, working, weights + working)
+
+
+def elsewhere_of(graph: WorkGraph, placed) -> Elsewhere:
+    """What the functions ``placed`` before ``graph``'s, (graph,
+    assignment) each, hold on the accelerator beside it: their weights
+    there that ``graph`` does not read, and their hungriest call."""
+    reads = {w.name for w in graph.weights}
+    module = module_bytes(placed)
+    shared = {w.name: w.bytes for g, a in placed for w in g.weights
+              if w.name in reads and a.weights[w.name] == g.accelerator}
+    return Elsewhere(module.weights - sum(shared.values()), module.working)
 
 
 def fits(breakdown: BudgetBreakdown, budget_bytes: Optional[int]) -> bool:

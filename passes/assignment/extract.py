@@ -15,6 +15,12 @@ The ops of the function's body, in program order, are read as:
 * *free*: ``tensor.empty``, tensor ``arith.constant`` and a ``linalg.fill``
   of a ``tensor.empty``: storage or constants IREE makes where they are
   used, so no edge starts at them;
+* *a view of a weight*: an op that reads one weight and free values alone
+  and hands its result to units only (what hoist.py leaves of such work:
+  a broadcast of a weight over a batch, larger than the weight): IREE
+  fuses it into its reader where both are on one device, and hoists it
+  into a global, moved every call, where they are not; so it is no unit,
+  and its readers read the weight, which lives with them;
 * scalar ops (index arithmetic, ``tensor.dim``): not work, not placed.
 
 Edges run from the unit, argument or weight that makes each tensor a unit
@@ -148,6 +154,9 @@ def function_parts(function) -> FunctionParts:
         elif op.name in FREE_OPS or _fills_storage(op, sources):
             for r in op.results:
                 sources[r] = ("free", None)
+        elif (viewed := _weight_viewed(op, sources)) is not None:
+            for r in op.results:
+                sources[r] = ("weight", viewed)
         else:
             used = [v for v in op.operands if v in sources] + _captured(op, sources)
             uid = len(units)
@@ -158,6 +167,21 @@ def function_parts(function) -> FunctionParts:
     return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins)
 
 
+def _weight_viewed(op, sources: dict) -> str | None:
+    """The weight ``op`` is a view of (see the module's doc), or None."""
+    if op.name == irx.FLOW_TENSOR_TRANSFER:
+        return None
+    read = {sources[v] for v in [*op.operands, *_captured(op, sources)] if v in sources} - {("free", None)}
+    if len(read) != 1 or next(iter(read))[0] != "weight":
+        return None
+    for r in op.results:
+        for use in r.uses:
+            owner = use.owner.operation
+            if irx.is_return(owner) or owner.name in BOUNDARY_OPS:
+                return None
+    return next(iter(read))[1]
+
+
 def _fills_storage(op, sources: dict) -> bool:
     """A ``linalg.fill`` of a ``tensor.empty``: storage for its user."""
     if op.name != irx.LINALG_FILL:
@@ -166,8 +190,13 @@ def _fills_storage(op, sources: dict) -> bool:
     return sources.get(outs, ("", None))[0] == "free"
 
 
-def _weight_kind(global_op) -> str:
-    return "parameter" if irx.is_named_parameter(irx.get_attr(global_op, "initial_value")) else "constant"
+def weight_kind(global_op) -> str:
+    """``parameter``, ``constant``, or ``computed``: a global with no value
+    of its own, which an initializer computes at start-up (hoist.py's)."""
+    initial = irx.get_attr(global_op, "initial_value")
+    if initial is None:
+        return "computed"
+    return "parameter" if irx.is_named_parameter(initial) else "constant"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,7 +254,7 @@ def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
         if kind in ("unit", "argument") and bnd.is_tensor(value):
             edges.append(Edge(key if kind == "unit" else (kind, key), ("result", i), b.bytes(value),
                               _value_number(kind, parts.origins.get(value, value))))
-    weights = tuple(Weight(name, _global_bytes(globals_[name]), _weight_kind(globals_[name]), tuple(ids),
+    weights = tuple(Weight(name, global_bytes(globals_[name]), weight_kind(globals_[name]), tuple(ids),
                            irx.affinity_of(globals_[name], GLOBAL_AFFINITY).single)
                     for name, ids in users.items())
     graph = WorkGraph(irx.symbol_name(func_op), host, accelerator, tuple(units), weights, tuple(edges),
@@ -233,7 +262,7 @@ def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     return ReadFunction(graph, parts)
 
 
-def _global_bytes(global_op) -> int:
+def global_bytes(global_op) -> int:
     shaped = ir.RankedTensorType(ir.TypeAttr(global_op.attributes["type"]).value)
     if not shaped.has_static_shape:
         raise CannotModel(f"the global @{irx.symbol_name(global_op)} has a dynamic shape",

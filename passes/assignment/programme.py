@@ -4,9 +4,12 @@ It runs over the units in program order. A partial assignment of the
 first k units is summarised by its key (the device of unit k, the
 devices used so far, and for every weight read both before and after
 unit k, the devices that read it so far) and by a vector: the
-accelerator bytes counted so far (whole-call bytes, the peak of the
-positions passed, the bytes live at the current position, the bytes live
-at every later position) and its time so far (latency: one number;
+accelerator bytes counted so far (whole-call bytes: the weights on the
+accelerator apart from the rest, since what the module's other
+functions hold, ``WorkGraph.elsewhere``, sits beside the first and under
+the second; the peak of the positions passed, the bytes live at the
+current position, the bytes live at every later position) and its time
+so far (latency: one number;
 throughput: the latency sum and each device's units alone, the
 objective's max of estimate.py). Per key, a partial
 assignment is dropped where another kept one is as good in every
@@ -46,11 +49,11 @@ from typing import Optional
 
 import numpy
 
-from .budget import positions, takes_accelerator_bytes, weight_bytes
+from .budget import others_bytes, positions, takes_accelerator_bytes, weight_bytes
 from .cost_model import CostModel
 from .estimate import (assignment_of, canonical_edges, crossing_edges, objective_seconds, weight_crossings,
                        weight_home)
-from .work_graph import Assignment, Unit, WorkGraph
+from .work_graph import Assignment, Elsewhere, Unit, WorkGraph
 
 # The most partial assignments a front keeps per key.
 MAX_FRONT = 128
@@ -66,10 +69,13 @@ MAX_OPEN_WEIGHTS = 4
 @dataclasses.dataclass(frozen=True)
 class _Partial:
     """A partial assignment of units 0..k: bytes counted so far (see the
-    module's doc), its time components, its devices as a number (unit 0 the
-    highest bit, 1 for the accelerator) and, for every weight read both
-    before and after it, the devices that read it so far."""
+    module's doc; ``resident``, the weights on the accelerator, and
+    ``whole``, the rest of the whole-call bytes), its time components, its
+    devices as a number (unit 0 the highest bit, 1 for the accelerator)
+    and, for every weight read both before and after it, the devices that
+    read it so far."""
 
+    resident: int
     whole: int
     peak: int
     current: int
@@ -78,8 +84,10 @@ class _Partial:
     rank: int
     readers: tuple = ()
 
-    def total(self) -> int:
-        return self.whole + max(self.peak, self.current)
+    def total(self, elsewhere: Elsewhere) -> int:
+        """The module's bytes with it (budget.accelerator_bytes' total)."""
+        working = self.whole + max(self.peak, self.current)
+        return self.resident + working + others_bytes(elsewhere, working)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,7 +183,8 @@ class Programme:
         """The key and partial assignment before unit 0: whole-call bytes
         and time that no unit's device changes."""
         graph, cost = self.graph, self.cost
-        whole = sum(self._weight_bytes(w, frozenset()) for w in graph.weights)
+        resident = sum(self._weight_bytes(w, frozenset())[0] for w in graph.weights)
+        whole = sum(self._weight_bytes(w, frozenset())[1] for w in graph.weights)
         # Edges from an argument to a result: both ends are the caller's, no
         # unit's device changes them (so no assignment's units are needed).
         fixed = [e for e in canonical_edges(graph) if not isinstance(e.source, int) and not isinstance(e.target, int)]
@@ -186,7 +195,7 @@ class Programme:
         for edge, source, target in crossing_edges(graph, Assignment({}, {}), fixed):
             crossing += cost.crossing_seconds(edge.bytes, source, target)
         times = (crossing,) if self.objective == "latency" else (0.0, 0.0, crossing)
-        return (None, frozenset(), ()), _Partial(whole, 0, 0, 0, times, 0)
+        return (None, frozenset(), ()), _Partial(resident, whole, 0, 0, 0, times, 0)
 
     def run(self, budget_bytes: Optional[int]) -> dict:
         """Key -> front after the last unit."""
@@ -198,7 +207,7 @@ class Programme:
                 for partial in fronts[key]:
                     for device in step.devices:
                         new_key, new = self._extend(position, step, key, partial, device)
-                        if budget_bytes is None or new.total() <= budget_bytes:
+                        if budget_bytes is None or new.total(self.graph.elsewhere) <= budget_bytes:
                             grown.setdefault(new_key, []).append(new)
             fronts = self._trim({k: self._front(v) for k, v in grown.items()})
         return fronts
@@ -209,7 +218,7 @@ class Programme:
         if sum(len(front) for front in fronts.values()) <= MAX_PARTIALS:
             return fronts
         self.cut = True
-        ranked = sorted(((self.objective_seconds(p.times), p.total(), p.rank, _key_order(k), k, p)
+        ranked = sorted(((self.objective_seconds(p.times), p.total(self.graph.elsewhere), p.rank, _key_order(k), k, p)
                          for k, front in fronts.items() for p in front), key=lambda r: r[:4])
         trimmed: dict = {}
         for *_, key, partial in ranked[:MAX_PARTIALS]:
@@ -237,7 +246,8 @@ class Programme:
         if device not in used:
             self._add(times, device, cost.call_seconds(device))
         self._add(times, device, cost.unit_seconds(step.unit, device), unit=True)
-        whole, peak, before, later = partial.whole, partial.peak, partial.current, partial.later
+        resident, whole = partial.resident, partial.whole
+        peak, before, later = partial.peak, partial.current, partial.later
         current = later
         for source_device, moved in step.from_arguments:
             nbytes = moved.bytes
@@ -269,14 +279,16 @@ class Programme:
             seen = readers.pop(weight.name, frozenset())
             if device not in seen:
                 now = seen | {device}
-                whole += self._weight_bytes(weight, now) - self._weight_bytes(weight, seen)
+                (r_now, w_now), (r_seen, w_seen) = self._weight_bytes(weight, now), self._weight_bytes(weight, seen)
+                resident += r_now - r_seen
+                whole += w_now - w_seen
                 for home, reader in self._new_weight_crossings(weight, seen, now):
                     self._add(times, None, cost.crossing_seconds(weight.bytes, home, reader))
             if last > position:
                 readers[weight.name] = seen | {device}
         peak = max(peak, before) if position > 0 else 0
         readers = tuple(sorted(readers.items()))
-        new = _Partial(whole, peak, current, later, tuple(times),
+        new = _Partial(resident, whole, peak, current, later, tuple(times),
                        partial.rank * 2 + (device == acc), readers)
         if len(readers) <= MAX_OPEN_WEIGHTS:
             told = readers
@@ -301,10 +313,10 @@ class Programme:
     def _home(self, weight, readers: frozenset) -> str:
         return weight_home(weight, readers, self.graph.host, self.acc)
 
-    def _weight_bytes(self, weight, readers: frozenset) -> int:
+    def _weight_bytes(self, weight, readers: frozenset) -> tuple[int, int]:
         """A weight's whole-call accelerator bytes while ``readers`` read it
-        (budget.weight_bytes, weights and staging alike)."""
-        return sum(weight_bytes(weight, self._home(weight, readers), readers, self.acc))
+        (budget.weight_bytes: resident, staged)."""
+        return weight_bytes(weight, self._home(weight, readers), readers, self.acc)
 
     def _new_weight_crossings(self, weight, seen: frozenset, now: frozenset) -> list:
         """The weight's crossings (estimate.weight_crossings) read by ``now``
@@ -324,9 +336,9 @@ class Programme:
         """The partial assignments no other beats in every component, best
         first, at most MAX_FRONT."""
         def vector(p: _Partial) -> tuple:
-            return (p.whole, p.peak, p.current, p.later) + p.times
+            return (p.resident, p.whole, p.peak, p.current, p.later) + p.times
 
-        ordered = sorted(((self.objective_seconds(p.times), p.total()) + vector(p) + (p.rank,), p)
+        ordered = sorted(((self.objective_seconds(p.times), p.total(self.graph.elsewhere)) + vector(p) + (p.rank,), p)
                          for p in partials)
         kept: list = []
         # Bytes are below 2**53, so float64 holds them exactly.
@@ -365,7 +377,7 @@ def run_programme(graph: WorkGraph, cost: CostModel, objective: str,
     exhaustive = not programme.cut
     for key, front in fronts.items():
         for partial in front:
-            finals.append((programme.objective_seconds(partial.times), partial.total(), partial.rank,
+            finals.append((programme.objective_seconds(partial.times), partial.total(graph.elsewhere), partial.rank,
                            graph.accelerator in key[1]))
     if not finals:
         return Outcome(None, None, exhaustive)

@@ -23,15 +23,19 @@ from .work_graph import Assignment, End, WorkGraph
 
 def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
                      budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0,
-                     exact: bool = False) -> dict:
+                     exact: bool = False, crowded: bool = False) -> dict:
     """The report of ``assignment`` (see the module's doc); the
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
     where any work runs there, and the program's bytes as many times as
     the objective's calls hold it (``copies``, estimate.COPIES): ``total``
     is (weights + activations + staging) x copies + runtime
-    (budget.device_bytes). ``exact``: whether the search proved it least
+    (budget.device_bytes), ``others`` being what the module's other
+    functions hold there beside this one's (``graph.elsewhere``: the total
+    is the module's). ``exact``: whether the search proved it least
     (search.Found.exact); the report says ``"search": "exact"`` only then,
-    else ``"heuristic"``, which claims nothing."""
+    else ``"heuristic"``, which claims nothing. ``crowded``: everything is
+    on the host because the module's other functions hold the budget
+    (search.Found.crowded; the report says ``"crowded": true``)."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
@@ -59,6 +63,7 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
             "weights": breakdown.weights,
             "activations": breakdown.activations,
             "staging": breakdown.staging,
+            "others": breakdown.others,
             "runtime": runtime,
             "copies": copies,
             "total": total,
@@ -73,9 +78,10 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
             "seconds": cost.unit_seconds(unit, assignment.units[unit.id]),
             "bytes": unit_bytes(graph, unit.id),
         } for unit in graph.units],
-        "weights": [{"name": w.name, "bytes": w.bytes, "device": assignment.weights[w.name]}
+        "weights": [{"name": w.name, "bytes": w.bytes, "kind": w.kind, "device": assignment.weights[w.name]}
                     for w in graph.weights],
         "crossings": crossings(graph, assignment, cost),
+        **({"crowded": True} if crowded else {}),
     }
 
 
@@ -126,9 +132,11 @@ def summary_line(report: dict) -> str:
     per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
     used = report["accelerator_bytes"]
     budget = ", no budget" if report["budget_bytes"] is None else f" of {budget_text(report['budget_bytes'])}"
+    notes = ["the whole module's"] if used.get("others") else []
     if used.get("copies", 1) > 1:
-        in_flight = CALLS_IN_FLIGHT[report["objective"]]
-        budget = f" ({used['copies']} copies for {in_flight} calls in flight){budget}"
+        notes.append(f"{used['copies']} copies for {CALLS_IN_FLIGHT[report['objective']]} calls in flight")
+    if notes:
+        budget = f" ({', '.join(notes)}){budget}"
     kept = sum(1 for u in units if u.get("why"))  # kept on the host: the accelerator cannot run them right
     if kept == len(units):
         where = f"all {len(units)} units on {report['host']}, as {report['accelerator']} cannot run them right"
@@ -154,11 +162,14 @@ def budget_text(nbytes: int) -> str:
 
 def _why_all_host(report: dict) -> str:
     """Why the search left everything on the host (nothing for a file's
-    assignment, which says so itself): the budget of 0 asked for it, a
-    budget too small for any work there (``budget_too_small``, the search's
-    warning), or it is the fastest estimate."""
+    assignment, which says so itself): the module's other functions hold
+    the budget (``crowded``), the budget of 0 asked for it, a budget too
+    small for any work there (``budget_too_small``, the search's warning),
+    or it is the fastest estimate."""
     if report.get("source"):
         return ""
+    if report.get("crowded"):
+        return ", as the module's other functions hold the budget"
     if report.get("budget_too_small"):  # the warning says why, and what budget would do
         return f", as --gpu-memory={report['budget_bytes']} fits no work on {report['accelerator']}"
     return ", as --gpu-memory=0 asks" if report["budget_bytes"] == 0 else ", the fastest"

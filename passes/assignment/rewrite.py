@@ -31,7 +31,7 @@ from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
 from .boundary import annotate, promise
-from .extract import GLOBAL_AFFINITY, FunctionParts
+from .extract import GLOBAL_AFFINITY, FunctionParts, global_bytes, weight_kind
 from .work_graph import Assignment, WorkGraph
 
 
@@ -60,6 +60,23 @@ def _replace_uses_in(op, old, new) -> None:
         for i, value in enumerate(user.operands):
             if value == old:
                 user.operands[i] = new
+
+
+def place_globals(module, devices: dict) -> list:
+    """Gives each global of ``devices`` (name -> device) that names no
+    device its device, as ``apply_assignment`` gives a weight its; returns
+    ``{"name", "bytes", "kind", "device"}`` of each (as the report gives a
+    weight), the device it has now."""
+    placed = []
+    for op in irx.top_level_ops(module):
+        name = irx.symbol_name(op)
+        if op.name != irx.UTIL_GLOBAL or name not in devices:
+            continue
+        if GLOBAL_AFFINITY not in op.attributes:
+            op.attributes[GLOBAL_AFFINITY] = promise(devices[name])
+        placed.append({"name": name, "bytes": global_bytes(op), "kind": weight_kind(op),
+                       "device": irx.affinity_of(op, GLOBAL_AFFINITY).single})
+    return placed
 
 
 def apply_assignment(module, parts: FunctionParts, graph: WorkGraph, assignment: Assignment) -> None:

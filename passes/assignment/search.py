@@ -28,7 +28,7 @@ from .cost_model import CostModel
 from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)
 from .programme import run_programme
-from .work_graph import Assignment, WorkGraph
+from .work_graph import Assignment, Elsewhere, WorkGraph
 
 __all__ = ["OBJECTIVES", "BudgetError", "Found", "all_on", "assignment_of", "estimate_seconds",
            "find_assignment", "greedy_fill", "is_chain", "solve", "weight_devices"]
@@ -47,11 +47,15 @@ class Found:
     ``too_small``: where a budget above 0 fits no work on the accelerator,
     so everything stays on the host, the one line that says so (a warning:
     the largest unit and weight, the least budget any work fits in and
-    whether auto puts work there at that budget); else None."""
+    whether auto puts work there at that budget); else None.
+    ``crowded``: everything is on the host because the module's other
+    functions hold the budget (``WorkGraph.elsewhere``), not by choice;
+    ``too_small`` is then None (the budget would hold work without them)."""
 
     assignment: Assignment
     exact: bool
     too_small: Optional[str] = None
+    crowded: bool = False
 
 
 def greedy_fill(graph: WorkGraph, budget_bytes: Optional[int]) -> Assignment:
@@ -106,9 +110,10 @@ def find_assignment(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[in
 
     Where the budget is above 0 and no assignment with a unit on the
     accelerator fits it, everything stays on the host, as with a budget of
-    0, and Found.too_small says why. Raises BudgetError only where not even
-    that fits: units pinned to the accelerator, or the caller's values
-    there."""
+    0: Found.crowded where the module's other functions hold the budget
+    (``graph.elsewhere``; without them work would fit), else
+    Found.too_small says why. Raises BudgetError only where not even that
+    fits: units pinned to the accelerator, or the caller's values there."""
     return _find(graph, cost, budget_bytes, objective, reserved_bytes, explain=True)
 
 
@@ -128,7 +133,7 @@ def _find(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int], object
     if budget_bytes is not None:
         budget_bytes = program_budget(budget_bytes, reserved_bytes, objective)
         if budget_bytes <= 0:  # the runtime's own bytes leave none: any work is over the budget
-            return _all_on_host(graph, cost, objective, user_budget, reserved_bytes, True, explain)
+            return _all_on_host(graph, cost, objective, user_budget, reserved_bytes, True, explain, budget_bytes)
     outcome = run_programme(graph, cost, objective, budget_bytes)
     best = outcome.best
     candidates = [] if best is None else [best]
@@ -140,7 +145,7 @@ def _find(graph: WorkGraph, cost: CostModel, budget_bytes: Optional[int], object
                     if fits(accelerator_bytes(graph, a), budget_bytes)]
         if _could_use_accelerator(graph) and not any(_uses_accelerator(graph, a) for a in fitting):
             return _all_on_host(graph, cost, objective, user_budget, reserved_bytes,
-                                is_chain(graph) and outcome.exhaustive, explain)
+                                is_chain(graph) and outcome.exhaustive, explain, budget_bytes)
     if not fitting:
         raise BudgetError(_too_small(graph, cost, objective, user_budget, reserved_bytes))
     def key(a: Assignment):
@@ -220,12 +225,24 @@ def _rank(graph: WorkGraph, assignment: Assignment) -> int:
 
 
 def _all_on_host(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: int, reserved_bytes: int,
-                 exact: bool, explain: bool) -> Found:
+                 exact: bool, explain: bool, room: int) -> Found:
     """Everything on the host, for a budget above 0 that fits no work on
-    the accelerator (``budget_bytes``: the user's), with the warning that
-    says so; BudgetError where not even that fits (``_too_small``)."""
+    the accelerator (``budget_bytes``: the user's; ``room``: what it leaves
+    one copy of the program, budget.program_budget). Crowded where the
+    module's other functions hold it (``graph.elsewhere``: alone, some work
+    would fit ``room``); else with the warning that says the budget is too
+    small. BudgetError where not even everything on the host fits
+    (``_too_small``): units pinned to the accelerator, or the caller's
+    values there (beside the other functions' bytes, or alone)."""
     chosen = all_on(graph, graph.host)
-    if _uses_accelerator(graph, chosen) or not fits(accelerator_bytes(graph, chosen), 0):
+    alone = dataclasses.replace(graph, elsewhere=Elsewhere())
+    if _uses_accelerator(graph, chosen) or not fits(accelerator_bytes(graph, chosen), max(room, 0)):
+        raise BudgetError(_too_small(graph, cost, objective, budget_bytes, reserved_bytes))
+    if graph.elsewhere != Elsewhere():
+        needed = _smallest_budget(alone, cost, objective)
+        if needed is not None and needed <= room:  # the functions placed before this one hold the budget
+            return Found(chosen, exact, crowded=True)
+    if not fits(accelerator_bytes(alone, chosen), 0):
         raise BudgetError(_too_small(graph, cost, objective, budget_bytes, reserved_bytes))
     if not explain:
         return Found(chosen, exact, "")
@@ -243,6 +260,9 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
     if reserved_bytes:
         where += (f" beside the {format_bytes(reserved_bytes)} the runtime itself takes there "
                   f"(the machine profile's reserved_bytes)")
+    if graph.elsewhere.weights or graph.elsewhere.working:
+        where += (f" beside what the module's other public functions hold there ({format_bytes(graph.elsewhere.weights)}"
+                  f" of weights, calls of up to {format_bytes(graph.elsewhere.working)})")
     copies = COPIES[objective]
     if copies > 1:
         where += (f" with {CALLS_IN_FLIGHT[objective]} calls in flight (--place-objective={objective}), which hold "

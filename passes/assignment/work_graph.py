@@ -53,8 +53,9 @@ class Unit:
 @dataclasses.dataclass(frozen=True)
 class Weight:
     """A value kept between calls: ``name`` (the global's symbol without
-    ``@``), ``bytes``, ``kind`` (``constant``, ``parameter``), the ids of
-    the ``users`` that read it, and ``pinned`` as for Unit."""
+    ``@``), ``bytes``, ``kind`` (``constant``, ``parameter``, or
+    ``computed``: made at start-up from other weights, hoist.py), the ids
+    of the ``users`` that read it, and ``pinned`` as for Unit."""
 
     name: str
     bytes: int
@@ -83,11 +84,26 @@ class Edge:
 
 
 @dataclasses.dataclass(frozen=True)
+class Elsewhere:
+    """What the module's other public functions, placed before this one,
+    hold on the accelerator: ``weights``, the bytes of their weights there
+    that this function does not read (resident, whatever runs), and
+    ``working``, the most working memory (activations and staging) one
+    call of theirs needs there. One budget holds the whole module: every
+    weight once, and the working memory of one call at a time
+    (DESIGN.md, section 11)."""
+
+    weights: int = 0
+    working: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
 class WorkGraph:
     """One function's work. ``host``: the device the caller's arguments
     and results live on (CPU memory); ``accelerator``: the device under
     the memory budget. ``argument_devices``/``result_devices``: where each
-    argument and result lives (``host`` unless annotated)."""
+    argument and result lives (``host`` unless annotated). ``elsewhere``:
+    what the module's other functions hold on the accelerator beside it."""
 
     function: str
     host: str
@@ -97,6 +113,7 @@ class WorkGraph:
     edges: tuple[Edge, ...]
     argument_devices: tuple[str, ...] = ()
     result_devices: tuple[str, ...] = ()
+    elsewhere: Elsewhere = Elsewhere()
 
     def weight(self, name: str) -> Weight:
         for w in self.weights:

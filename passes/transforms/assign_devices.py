@@ -22,11 +22,18 @@ as it does for those. It needs exactly two devices: the *host*, where
 arguments and results live (the local device; of two local devices, the
 first given), and the *accelerator*, the other one. A table or matrix
 written inline (a non-splat tensor ``arith.constant``) first becomes a
-global, so that it is a weight like the others (assignment/constants.py).
-Each public function is placed on its own, in program order (for a
+global, so that it is a weight like the others (assignment/constants.py),
+and work that reads only weights (a PyTorch Linear's transpose) a global
+computed at start-up, a weight too (assignment/hoist.py); the weights
+only such start-up work reads live on the host.
+Each public function is placed in program order (for a
 PyTorch export, IREE's coarse-fences ``@main$async``: its imports are the
-arguments, its exports the results; assignment/boundary.py); a weight two functions read stays
-where the first put it. The placement (per unit: device, and with auto the
+arguments, its exports the results; assignment/boundary.py); a weight two
+functions read stays where the first put it, and one budget holds the
+module: each function's search counts what the functions placed before it
+keep on the accelerator (their weights, the working memory of their
+calls; assignment/work_graph.Elsewhere), and each report the whole
+module's bytes. The placement (per unit: device, and with auto the
 estimates; per weight: device and bytes) is left for ``--report`` under
 ``"placement"`` with a one-line summary that the tools print on stderr.
 
@@ -45,15 +52,17 @@ from mdc.contract.place_options import AUTO, MANUAL
 from ..ir import ir_adapter as irx
 from ..assignment.assignment_file import assignment_for, read_assignment_file
 from ..assignment.boundary import has_tensor_work
+from ..assignment.budget import elsewhere_of
 from ..assignment.constants import hoist_constants
 from ..assignment.cost_model import CostModel
 from ..assignment.device_limits import keep_on_host, kept_warning
 from ..assignment.dim_names import argument_bounds, check_max_dims
 from ..assignment.extract import function_parts, read_function
+from ..assignment.hoist import hoist_weight_work, start_up_reads
 from ..assignment.report import placement_report, summary_line
-from ..assignment.rewrite import apply_assignment
-from ..assignment.search import find_assignment, is_chain
-from ..assignment.work_graph import Assignment, WorkGraph
+from ..assignment.rewrite import apply_assignment, place_globals
+from ..assignment.search import Found, find_assignment, is_chain
+from ..assignment.work_graph import WorkGraph
 from ..infra.diagnostics import MdcError
 from ..infra.outputs import Report
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
@@ -112,6 +121,11 @@ def _pin_decided(graph: WorkGraph, decided: dict) -> WorkGraph:
     return dataclasses.replace(graph, weights=weights)
 
 
+def _placed(chosen: list) -> list:
+    """(graph, assignment) of each (graph, Found, ...)."""
+    return [(entry[0], entry[1].assignment) for entry in chosen]
+
+
 class _Placer:
     """The cost model of ``--place-profile`` (else the built-in profile) and
     the assignment of each function: the search's (``--place=auto``) or the
@@ -123,22 +137,23 @@ class _Placer:
         self.options = options
         self.file = None if options.place == AUTO else read_assignment_file(options.place)
 
-    def place(self, graph: WorkGraph, functions: int) -> tuple[Assignment, dict]:
-        budget, objective = self.options.gpu_memory, self.options.place_objective
-        reserved = self.cost.reserved_bytes(graph.accelerator)
+    def choose(self, graph: WorkGraph, functions: int) -> Found:
+        """The assignment of ``graph``: the search's, or the file's (whose
+        ``exact`` is what the graph's shape lets it be, since no search ran)."""
         if self.file is None:
-            found = find_assignment(graph, self.cost, budget, objective, reserved)
-            assignment = found.assignment
-            report = placement_report(graph, assignment, self.cost, budget, objective, reserved, exact=found.exact)
-            if found.too_small:  # a budget too small for any work there: all on the host, and why
-                report["budget_too_small"] = found.too_small
-        else:
-            # No search ran: "search" says what the graph's shape lets it be.
-            assignment = assignment_for(self.options.place, self.file, graph, functions)
-            report = {"source": self.options.place,
-                      **placement_report(graph, assignment, self.cost, budget, objective, reserved,
-                                         exact=is_chain(graph))}
-        return assignment, {**report, "summary": summary_line(report)}
+            return find_assignment(graph, self.cost, self.options.gpu_memory, self.options.place_objective,
+                                   self.cost.reserved_bytes(graph.accelerator))
+        return Found(assignment_for(self.options.place, self.file, graph, functions), is_chain(graph))
+
+    def report(self, graph: WorkGraph, found: Found) -> dict:
+        report = placement_report(graph, found.assignment, self.cost, self.options.gpu_memory,
+                                  self.options.place_objective, self.cost.reserved_bytes(graph.accelerator),
+                                  exact=found.exact, crowded=found.crowded)
+        if found.too_small:  # a budget too small for any work there: all on the host, and why
+            report["budget_too_small"] = found.too_small
+        if self.file is not None:
+            report = {"source": self.options.place, **report}
+        return {**report, "summary": summary_line(report)}
 
 
 class AssignDevices(ModulePass):
@@ -159,31 +174,57 @@ class AssignDevices(ModulePass):
         functions = public_functions(module)
         bounds = _checked_bounds(functions, options.max_dims)
         placer = _Placer(options)
-        decided: dict = {}
+        chosen = _choose(module, functions, options, placer)
+        # Weights only start-up work reads (hoist.py) stay on the host.
+        decided = {name: device for _, found, _ in chosen for name, device in found.assignment.weights.items()}
+        start_up = place_globals(module, {name: host for name in start_up_reads(module) if name not in decided})
         placements: dict = {}
         warnings: list = []
-        for function in functions:
-            hoist_constants(module, function)
-            read = read_function(function, host, accelerator, options.max_dims)
-            graph = _pin_decided(read.graph, decided)
-            kept: dict = {}
-            if options.place == AUTO:  # a file's assignment is the user's, kept as given
-                graph, kept = keep_on_host(graph, read.parts.units, options.devices[accelerator].kind)
-            assignment, placement = placer.place(graph, len(functions))
-            decided.update(assignment.weights)
-            apply_assignment(module, read.parts, graph, assignment)
+        kind = options.devices[accelerator].kind
+        for graph, found, kept in chosen:
+            # Each report counts every other function, before and after it: the module's bytes.
+            others = _placed([c for c in chosen if c[0].function != graph.function])
+            placement = placer.report(dataclasses.replace(graph, elsewhere=elsewhere_of(graph, others)), found)
             placements[graph.function] = placement
             if kept:
-                warnings.append(_note_kept(placement, graph, options.devices[accelerator].kind, kept))
+                warnings.append(_note_kept(placement, graph, kind, kept))
         if not placements:
             return None
         warnings += [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
                      if p.get("budget_too_small")]
+        extra = {"start_up_weights": start_up} if start_up else {}
         if len(placements) == 1:
-            return Report(placement=next(iter(placements.values())), warnings=warnings, argument_bounds=bounds)
+            return Report(placement={**next(iter(placements.values())), **extra}, warnings=warnings,
+                          argument_bounds=bounds)
         summary = "; ".join(p["summary"] for p in placements.values())
-        return Report(placement={"functions": placements, "summary": summary}, warnings=warnings,
+        return Report(placement={"functions": placements, "summary": summary, **extra}, warnings=warnings,
                       argument_bounds=bounds)
+
+
+def _choose(module, functions: list, options: AssignDevicesOptions, placer: _Placer) -> list:
+    """Each function placed in program order, written into the module:
+    (graph, Found, {unit id: why} of the units kept on the host) each. A
+    weight an earlier function placed is pinned there, and each search
+    counts what the earlier functions hold on the accelerator (one budget
+    for the module); auto keeps the units the accelerator's kind cannot
+    run right on the host (device_limits.py)."""
+    host, accelerator = host_and_accelerator(options.devices)
+    decided: dict = {}
+    chosen: list = []
+    for function in functions:
+        hoist_constants(module, function)
+        hoist_weight_work(module, function)
+        read = read_function(function, host, accelerator, options.max_dims)
+        graph = _pin_decided(read.graph, decided)
+        kept: dict = {}
+        if options.place == AUTO:  # a file's assignment is the user's, kept as given
+            graph, kept = keep_on_host(graph, read.parts.units, options.devices[accelerator].kind)
+        graph = dataclasses.replace(graph, elsewhere=elsewhere_of(graph, _placed(chosen)))
+        found = placer.choose(graph, len(functions))
+        decided.update(found.assignment.weights)
+        apply_assignment(module, read.parts, graph, found.assignment)
+        chosen.append((graph, found, kept))
+    return chosen
 
 
 def _note_kept(placement: dict, graph: WorkGraph, kind: str, kept: dict) -> tuple:

@@ -37,13 +37,13 @@ def test_the_report_is_json_and_says_everything():
     }
     breakdown = accelerator_bytes(g, a)
     assert report["accelerator_bytes"] == {
-        "weights": 3 * MiB, "activations": breakdown.activations, "staging": breakdown.staging,
+        "weights": 3 * MiB, "activations": breakdown.activations, "staging": breakdown.staging, "others": 0,
         "runtime": 0, "copies": 1, "total": breakdown.total, "budget": 4 * MiB, "fits": True}
     assert report["units"][1] == {"id": 1, "label": "u1", "location": None, "device": ACC,
                                   "seconds": cost.unit_seconds(g.units[1], ACC), "bytes": 2 * MiB + 2000}
-    assert report["weights"] == [{"name": "w0", "bytes": MiB, "device": HOST},
-                                 {"name": "w1", "bytes": 2 * MiB, "device": ACC},
-                                 {"name": "w2", "bytes": MiB, "device": ACC}]
+    assert report["weights"] == [{"name": "w0", "bytes": MiB, "kind": "constant", "device": HOST},
+                                 {"name": "w1", "bytes": 2 * MiB, "kind": "constant", "device": ACC},
+                                 {"name": "w2", "bytes": MiB, "kind": "constant", "device": ACC}]
     assert report["crossings"] == [
         {"source": "unit 0", "target": "unit 1", "bytes": 1000, "direction": "cpu->gpu",
          "seconds": cost.crossing_seconds(1000, HOST, ACC)},
