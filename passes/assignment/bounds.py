@@ -14,7 +14,10 @@ command line gives (``--max-dim=NAME=N``) or to a constant:
   its size operands, an op whose operands and result have one shape
   (elementwise arith/math, ``flow.tensor.transfer``, ``tensor.cast``) its
   first operand's, a ``tensor.expand_shape`` its ``output_shape`` and a
-  ``tensor.collapse_shape`` the product of its group;
+  ``tensor.collapse_shape`` the product of its group, and a
+  ``tensor.extract_slice`` (of unit strides, no dimension dropped) at most
+  its source's dimension: a slice of a cache kept at its maximum context
+  (the length read so far) is bounded by that context;
 * an index is traced through ``arith.constant``, ``tensor.dim``,
   ``arith.addi``/``muli`` and ``arith.index_cast``;
 * any other dimension is named ``uU.rR.dJ`` (dimension J of result R of
@@ -117,6 +120,9 @@ class Bounds:
             return self.dim(outs[value.result_number], j)
         if name == irx.TENSOR_EXPAND_SHAPE:
             return self._expanded(op, value, j)
+        if name == irx.TENSOR_EXTRACT_SLICE and \
+                ir.RankedTensorType(operands[0].type).rank == ir.RankedTensorType(value.type).rank:
+            return self.dim(operands[0], j)
         if name == irx.TENSOR_COLLAPSE_SHAPE:
             groups = ir.ArrayAttr(op.attributes["reassociation"])
             return math.prod(self.dim(operands[0], ir.IntegerAttr(k).value) for k in ir.ArrayAttr(groups[j]))

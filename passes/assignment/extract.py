@@ -9,9 +9,17 @@ The ops of the function's body, in program order, are read as:
   (op_costs.py says its class and cost); reshapes and casts are ``view``
   units, and a ``flow.tensor.transfer`` already in the program is a
   ``copy`` unit pinned to the device it names;
-* a *weight* (work_graph.Weight): an immutable ``util.global`` the function
-  loads (an inline or resource constant, or a ``#flow.parameter.named``),
-  pinned where the global has a ``stream.affinity``;
+* a *weight* (work_graph.Weight): a ``util.global`` the function loads (an
+  inline or resource constant, or a ``#flow.parameter.named``), pinned
+  where the global has a ``stream.affinity``; a mutable one is the
+  program's *state* (a KV cache), a weight of kind ``state``, which its
+  loads read like any weight;
+* a *store* of a tensor into a mutable global: a unit of class ``view``
+  (it costs nothing) that reads the stored value and the state, so that
+  the state lives where its loads and stores run (a state read or written
+  on two devices lives on the host, as any weight read on two does), and
+  rewrite.py moves the stored value to the state's device where it is
+  made elsewhere. A store of a scalar is not work;
 * *free*: ``tensor.empty``, tensor ``arith.constant`` and a ``linalg.fill``
   of a ``tensor.empty``: storage or constants IREE makes where they are
   used, so no edge starts at them;
@@ -36,8 +44,7 @@ return's operands, or, for IREE's coarse-fences ABI, the tensors
 What the graph cannot model is refused with a one-line error naming the op
 and its location, so that ``--place`` never guesses: control flow (more
 than one block, ``scf``, ``cf`` and ``affine`` loops and conditionals),
-calls, and program state (``util.global.store``, loads of a
-mutable global). Such a function is placed in the program itself (its
+and calls. Such a function is placed in the program itself (its
 transfers and affinities), without ``--place``: an assignment file goes
 through this same graph, so it cannot place it either.
 """
@@ -53,7 +60,7 @@ from ..ir import ir_adapter as irx
 from ..infra.diagnostics import MdcError, format_location
 from . import bounds as bnd
 from .boundary import Boundary, argument_devices, boundary_of, result_devices
-from .op_costs import op_cost
+from .op_costs import OpCost, op_cost
 from .work_graph import Edge, Unit, Weight, WorkGraph
 
 FREE_OPS = (irx.TENSOR_EMPTY, irx.ARITH_CONSTANT)
@@ -63,8 +70,7 @@ GLOBAL_AFFINITY = "stream.affinity"
 
 
 class CannotModel(MdcError):
-    """An op automatic placement cannot model (control flow, a call,
-    program state)."""
+    """An op automatic placement cannot model (control flow, a call)."""
 
 
 @dataclasses.dataclass
@@ -78,7 +84,8 @@ class FunctionParts:
     its body reads from outside); ``returns``, the values returned (for
     the ABI shape, the tensors exported); ``boundary``: boundary.py's;
     ``origins``: for a value a ``hal.tensor.barrier`` passes on, the value
-    it passes on (whose result number is the unit's)."""
+    it passes on (whose result number is the unit's); ``stores``: unit id
+    -> the name of the mutable global a store unit writes."""
 
     function: ir.Operation
     units: dict
@@ -87,6 +94,7 @@ class FunctionParts:
     returns: list
     boundary: Boundary
     origins: dict = dataclasses.field(default_factory=dict)
+    stores: dict = dataclasses.field(default_factory=dict)
 
 
 def _global_table(function) -> dict:
@@ -123,11 +131,10 @@ def function_parts(function) -> FunctionParts:
     if len(blocks) != 1:
         _refuse(function, "a function of more than one block: control flow")
     block = blocks[0]
-    globals_ = _global_table(function)
     boundary = boundary_of(function)
     sources: dict = {value: ("argument", n) for value, n in boundary.arguments.items()}
     origins: dict = {}
-    units, reads = {}, {}
+    units, reads, stores = {}, {}, {}
     for op in block.operations:
         op = op.operation
         if op.name == irx.HAL_TENSOR_BARRIER:
@@ -141,14 +148,15 @@ def function_parts(function) -> FunctionParts:
         elif irx.is_call(op):
             _refuse(op, "a call")
         elif op.name == irx.UTIL_GLOBAL_STORE:
-            _refuse(op, "program state: a global the program changes")
+            if bnd.is_tensor(op.operands[0]):
+                uid = len(units)
+                stored = op.operands[0]
+                reads[uid] = [stored] if sources.get(stored, ("free", None))[0] != "free" else []
+                units[uid], stores[uid] = op, global_name(op)
         elif op.name.startswith(CONTROL_FLOW_PREFIXES):
             _refuse(op, "control flow")
         elif op.name == irx.UTIL_GLOBAL_LOAD and _is_tensor_result(op):
-            name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
-            if "is_mutable" in globals_[name].attributes:
-                _refuse(op, f"program state: the mutable global @{name}")
-            sources[op.results[0]] = ("weight", name)
+            sources[op.results[0]] = ("weight", global_name(op))
         elif not _is_tensor_result(op):
             continue
         elif op.name in FREE_OPS or _fills_storage(op, sources):
@@ -164,7 +172,12 @@ def function_parts(function) -> FunctionParts:
             for r in op.results:
                 sources[r] = ("unit", uid)
             units[uid] = op
-    return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins)
+    return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins, stores)
+
+
+def global_name(op) -> str:
+    """The global a ``util.global.load`` or ``util.global.store`` names."""
+    return ir.FlatSymbolRefAttr(op.attributes["global"]).value
 
 
 def _weight_viewed(op, sources: dict) -> str | None:
@@ -191,8 +204,11 @@ def _fills_storage(op, sources: dict) -> bool:
 
 
 def weight_kind(global_op) -> str:
-    """``parameter``, ``constant``, or ``computed``: a global with no value
-    of its own, which an initializer computes at start-up (hoist.py's)."""
+    """``state`` (a mutable global), ``parameter``, ``constant``, or
+    ``computed``: a global with no value of its own, which an initializer
+    computes at start-up (hoist.py's)."""
+    if "is_mutable" in global_op.attributes:
+        return "state"
     initial = irx.get_attr(global_op, "initial_value")
     if initial is None:
         return "computed"
@@ -237,17 +253,25 @@ def read_function(func_op, host: str, accelerator: str, max_dims: Mapping[str, i
     for uid, op in parts.units.items():
         reads = parts.reads[uid]
         direct = [v for v in op.operands if v in reads]
-        cost = op_cost(op, b, [v for i, v in enumerate(direct) if v not in direct[:i]])
+        if uid in parts.stores:  # the value becomes the state: no dispatch, no bytes
+            cost = OpCost("view", str(ir.RankedTensorType(op.operands[0].type).element_type), 0, 0)
+        else:
+            cost = op_cost(op, b, [v for i, v in enumerate(direct) if v not in direct[:i]])
         weights = []
+        if uid in parts.stores:  # a store reads the state it writes: they live together
+            weights.append(parts.stores[uid])
+            users.setdefault(parts.stores[uid], []).append(uid)
         for value in reads:
             kind, key = sources[value]
+            if kind == "weight" and key in weights:
+                continue
             if kind == "weight":
                 weights.append(key)
                 users.setdefault(key, []).append(uid)
             else:
                 edges.append(Edge(key if kind == "unit" else (kind, key), uid, b.bytes(value),
                                   _value_number(kind, parts.origins.get(value, value))))
-        units.append(Unit(uid, _label(op, cost.dtype), cost.op_class, cost.dtype, cost.flops, cost.bytes_moved,
+        units.append(Unit(uid, _label(op, cost.dtype, parts.stores.get(uid)), cost.op_class, cost.dtype, cost.flops, cost.bytes_moved,
                           tuple(weights), format_location(op.location), _pinned(op)))
     for i, value in enumerate(parts.returns):
         kind, key = sources.get(value, ("free", None))
@@ -286,7 +310,10 @@ def _pinned(op) -> str | None:
     return None
 
 
-def _label(op, dtype: str) -> str:
+def _label(op, dtype: str, stored: str | None = None) -> str:
+    if stored is not None:
+        shape = "x".join("?" if d < 0 else str(d) for d in ir.RankedTensorType(op.operands[0].type).shape)
+        return f"store @{stored} {shape} {ir.RankedTensorType(op.operands[0].type).element_type}"
     results = [r for r in op.results if bnd.is_tensor(r)]
     shape = "x".join("?" if d < 0 else str(d) for d in ir.RankedTensorType(results[0].type).shape) \
         if results else ""

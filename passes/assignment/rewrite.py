@@ -15,6 +15,11 @@ later passes stage every crossing as they do for those programs:
   ``flow.tensor.transfer %v : T to #hal.device.promise<@D>`` just before
   the first unit on D that reads it, and units on D after it read the
   moved value: a unit whose every input is on its device runs there;
+* a value stored into a mutable global (the program's state) made on
+  another device than the global's is moved there just before the store,
+  whatever device the search gave the store's unit: the state never
+  leaves its device, and a load, an update and a store on that device stay
+  as they are (IREE makes them one update in place);
 * a returned value made on another device than its result's is moved to
   the result's device before it leaves the body (the return, or the
   ABI's barrier or export).
@@ -112,6 +117,8 @@ def apply_assignment(module, parts: FunctionParts, graph: WorkGraph, assignment:
         op, device = parts.units[unit.id], assignment.units[unit.id]
         if op.name == irx.FLOW_TENSOR_TRANSFER:
             continue
+        if unit.id in parts.stores:  # the stored value goes where the state lives
+            device = assignment.weights[parts.stores[unit.id]]
         for value in parts.reads[unit.id]:
             source = device_of(value)
             if source is not None and source != device:
