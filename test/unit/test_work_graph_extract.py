@@ -97,15 +97,37 @@ def test_a_call_is_refused_with_its_location():
     assert e.value.location == "test.mlir:4:18"
 
 
-def test_program_state_is_refused():
-    with pytest.raises(CannotModel, match="program state: the mutable global @s"):
-        _graph("""
+def test_program_state_is_a_weight_of_kind_state_and_a_store_a_unit_that_reads_it():
+    g = _graph("""
           util.global private mutable @s = dense<1.0> : tensor<4xf32>
           util.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
             %s = util.global.load @s : tensor<4xf32>
             %y = arith.addf %x, %s : tensor<4xf32>
+            util.global.store %y, @s : tensor<4xf32>
             util.return %y : tensor<4xf32>
           }""")
+    add, store = g.units
+    assert (store.label, store.op_class, store.flops, store.bytes_moved) == ("store @s 4 f32", "view", 0, 0)
+    assert add.weights == store.weights == ("s",)
+    (state,) = g.weights
+    assert (state.name, state.kind, state.bytes, state.users) == ("s", "state", 16, (0, 1))
+    assert Edge(0, 1, 16) in g.edges
+
+
+def test_a_slice_of_a_cache_is_bounded_by_the_cache():
+    g = _graph("""
+          util.global private mutable @k = dense<0.0> : tensor<1x8x4xf32>
+          util.func public @main(%n: tensor<1xi64>) -> tensor<1x?x4xf32> {
+            %c0 = arith.constant 0 : index
+            %i = tensor.extract %n[%c0] : tensor<1xi64>
+            %len = arith.index_cast %i : i64 to index
+            %k = util.global.load @k : tensor<1x8x4xf32>
+            %e = tensor.empty() : tensor<1x8x4xf32>
+            %c = linalg.copy ins(%k : tensor<1x8x4xf32>) outs(%e : tensor<1x8x4xf32>) -> tensor<1x8x4xf32>
+            %seen = tensor.extract_slice %c[0, 0, 0] [1, %len, 4] [1, 1, 1] : tensor<1x8x4xf32> to tensor<1x?x4xf32>
+            util.return %seen : tensor<1x?x4xf32>
+          }""")
+    assert [e.bytes for e in g.edges if e.target == ("result", 0)] == [128]
 
 
 def test_an_op_with_a_region_that_is_no_control_flow_is_a_unit():
