@@ -259,9 +259,9 @@ def _budget(options: AssignDevicesOptions, profile, accelerator: str) -> tuple:
                   else "it was written by hand or before mdc-profile measured memory")
         raise ProfileError(f"--gpu-memory={memory.text} needs the free memory of '{accelerator}' ({kind}), and "
                            f"{origin} has none (devices.{key}.free_bytes is missing: {remedy}); measure this "
-                           f"machine with mdc-profile --device=... -o FILE and give --place-profile=FILE, or give "
+                           f"machine with mdc-profile and give its profile (--place-profile=FILE), or give "
                            f"--gpu-memory a size")
-    return memory.budget(free), {"gpu_memory": memory.text, "profile": options.place_profile or "built-in",
+    return memory.budget(free), {"gpu_memory": memory.text, "profile": str(options.place_profile or "built-in"),
                                  "device": key, "free_bytes": free, "margin_bytes": memory.margin(free)}
 
 
