@@ -181,18 +181,24 @@ class CudaMemory:
         device = ctypes.c_int()
         self._check(self.cuda.cuInit(0), "cuInit")
         self._check(self.cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
-        self.idle = self._idle(device)
+        nvml = self._nvml(device)
+        self.idle = None if nvml is None else nvml.read().used
         self._check(self.cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device), "cuDevicePrimaryCtxRetain")
         self.context = context
+        self.cuda.cuCtxSetCurrent(context)
+        # What cuMemGetInfo counts beyond NVML's used memory (the two may
+        # differ by memory the driver reserves), read at one moment, so that
+        # ``held`` compares like with like.
+        self.offset = 0 if nvml is None else self.used() - nvml.read().used
         self.before = self.peak = 0
         self._stop = threading.Event()
 
-    def _idle(self, device: ctypes.c_int) -> Optional[int]:
+    def _nvml(self, device: ctypes.c_int) -> Optional[NvmlCounter]:
+        """NVML's counter of ``device`` (found by its UUID), or None."""
         uuid = (ctypes.c_ubyte * 16)()
         if self.cuda.cuDeviceGetUuid(uuid, device):
             return None
-        counter = NvmlCounter.of_uuid(dashed_uuid("GPU-" + bytes(uuid).hex()) or "")
-        return None if counter is None else counter.read().used
+        return NvmlCounter.of_uuid(dashed_uuid("GPU-" + bytes(uuid).hex()) or "")
 
     @staticmethod
     def _check(status: int, what: str) -> None:
@@ -231,4 +237,4 @@ class CudaMemory:
     def held(self) -> Optional[int]:
         """The peak less what the device used before this process opened it
         (None: unknown, without NVML)."""
-        return None if self.idle is None else self.peak - self.idle
+        return None if self.idle is None else self.peak - self.offset - self.idle

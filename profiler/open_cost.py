@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -64,11 +65,18 @@ class OpenCostFailed(Exception):
 
 def measure_apart(uri: str, kind: str, vmfb: bytes) -> MemoryCosts:
     """``measure`` in a Python process of its own (see the module's doc)."""
+    import mdc
+
+    # The folder mdc is imported from, first on the child's path: a
+    # checkout that a script put on sys.path (a GPU machine with only the
+    # runtime wheel) is not installed, and the child would not find it.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mdc.__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
     with tempfile.NamedTemporaryFile(suffix=".vmfb") as f:
         f.write(vmfb)
         f.flush()
         r = subprocess.run([sys.executable, "-m", "mdc.profiler.open_cost", uri, kind, f.name],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, env=env)
     if r.returncode != 0:
         lines = (r.stderr or r.stdout).strip().splitlines()
         raise OpenCostFailed(lines[-1] if lines else f"exit status {r.returncode}")
