@@ -8,8 +8,13 @@ module of the kit with ``mdc.runtime_shim.load(..., parameters=...)`` and
 measures its calls, ids in host memory to logits in host memory, every
 result checked against the kit's numpy reference. Around each module's
 load and calls the GPU memory in use is sampled (the CUDA driver's
-cuMemGetInfo, every few milliseconds): its peak over the module's life,
-less what was in use before the load.
+cuMemGetInfo, every few milliseconds, profiler/memory.py's CudaMemory):
+its peak over the module's life, less what was in use before the load,
+and beside it the peak with the device open: less what the GPU used
+before this process opened it (NVML's reading; n/a without NVML), the
+CUDA context and the runtime's own memory included, which is what
+``--gpu-memory`` holds once the profile's reserved_bytes count opening
+the device.
 
 One table: per batch size and budget, the blocks on the GPU of auto, the
 best hand split (the faster measured of the two, placement_plan.py) and
@@ -25,16 +30,16 @@ against the budget. Exit status 1 on a wrong result.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import gc
 import os
 import shutil
 import tempfile
-import threading
 import time
 
 import numpy as np
+
+from mdc.profiler.memory import CudaMemory
 
 from . import model
 from .common import Config, gpu_or_none
@@ -74,61 +79,14 @@ def write_parameters(stack: model.Stack, params: list[np.ndarray], path: str) ->
     return parameter_archive(path, model.PARAMETER_SCOPE, named)
 
 
-class GpuMemory:
-    """GPU memory in use (total less free, cuMemGetInfo of device 0), sampled
-    in a thread while ``with`` lasts: ``peak`` less ``before``."""
-
-    def __init__(self):
-        self.cuda = ctypes.CDLL("libcuda.so.1")
-        context = ctypes.c_void_p()
-        device = ctypes.c_int()
-        self._check(self.cuda.cuInit(0), "cuInit")
-        self._check(self.cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
-        self._check(self.cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device), "cuDevicePrimaryCtxRetain")
-        self.context = context
-        self.before = self.peak = 0
-        self._stop = threading.Event()
-
-    @staticmethod
-    def _check(status: int, what: str) -> None:
-        if status:
-            raise RuntimeError(f"{what} failed with CUDA status {status}")
-
-    def used(self) -> int:
-        free, total = ctypes.c_size_t(), ctypes.c_size_t()
-        self._check(self.cuda.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total)), "cuMemGetInfo")
-        return total.value - free.value
-
-    def _sample(self) -> None:
-        self.cuda.cuCtxSetCurrent(self.context)
-        while not self._stop.wait(0.002):
-            self.peak = max(self.peak, self.used())
-
-    def __enter__(self) -> "GpuMemory":
-        self.cuda.cuCtxSetCurrent(self.context)
-        self.before = self.peak = self.used()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self.used())
-
-    @property
-    def grown(self) -> int:
-        return self.peak - self.before
-
-
 @dataclasses.dataclass(frozen=True)
 class Run:
     measured: Measured
     gpu_bytes: int | None  # peak GPU memory in use less before the load; None: not measured
+    open_bytes: int | None = None  # the peak less the device's use before this process opened it; None: unknown
 
 
-def _measure_module(config: Config, kit: Kit, file: str, b: int, parameters: str, memory: GpuMemory | None,
+def _measure_module(config: Config, kit: Kit, file: str, b: int, parameters: str, memory: CudaMemory | None,
                     body) -> Run:
     """``body(function, ids, want)`` (-> Measured) on the module's
     ``forward_b{b}``, loaded with the parameter archive, its GPU memory
@@ -144,18 +102,18 @@ def _measure_module(config: Config, kit: Kit, file: str, b: int, parameters: str
     with memory if memory is not None else contextlib.nullcontext():
         with load(os.path.join(kit.path, file), [CPU, config.gpu], parameters=[parameters]) as m:
             measured = body(m.function(f"forward_b{b}"), ids, want)
-    return Run(measured, memory.grown if memory is not None else None)
+    return Run(measured, memory.grown if memory is not None else None, memory.held if memory is not None else None)
 
 
 def run_module(config: Config, kit: Kit, file: str, b: int, parameters: str, calls: int,
-               memory: GpuMemory | None) -> Run:
+               memory: CudaMemory | None) -> Run:
     """One module's calls at batch ``b``, one after another."""
     return _measure_module(config, kit, file, b, parameters, memory,
                            lambda f, ids, want: measure(f, want, calls, ids, kit.stack.tolerance))
 
 
 def stream_module(config: Config, kit: Kit, file: str, b: int, parameters: str, items: int,
-                  memory: GpuMemory | None) -> Run:
+                  memory: CudaMemory | None) -> Run:
     """A stream of ``items`` calls at batch ``b`` with two in flight
     (Function.map)."""
     import itertools
@@ -174,7 +132,7 @@ def _mib(nbytes: int | None) -> str:
 
 HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks a/h/g':>20} | {'auto est':>9} {'meas':>9} | "
           f"{'hand est':>9} {'meas':>9} | {'greedy est':>10} {'meas':>9} | {'a/hand':>7} {'a/greedy':>8} | "
-          f"{'peak MiB a/h/g':>26} {'in budget':>9}  correct")
+          f"{'peak MiB a/h/g':>26} {'in budget':>9} | {'open MiB a/h/g':>26} {'in budget':>9}  correct")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,6 +146,7 @@ class Line:
     auto_over_greedy: float
     in_budget: bool | None
     cost_shown: bool  # greedy has the table on the GPU; auto has it on the CPU with more blocks
+    open_in_budget: bool | None = None  # the peaks with the device open within the budget; None: unknown or budget 0
 
 
 def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
@@ -200,6 +159,10 @@ def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
     right = all(runs[p[v]["file"]].measured.right for v in VARIANTS)
     peaks = [x.gpu_bytes for x in r.values()]
     inside = None if overhead is None else all(g - overhead <= row["bytes"] for g in peaks)
+    opened = [x.open_bytes for x in r.values()]
+    # Budget 0 puts no work there, and no budget counts the open device then.
+    open_inside = (None if row["bytes"] == 0 or None in opened
+                   else all(o <= row["bytes"] for o in opened))
     over_hand = r["auto"].measured.seconds / r["hand"].measured.seconds
     over_greedy = r["auto"].measured.seconds / r["greedy"].measured.seconds
     cost = (p["greedy"]["embedding"] and not p["auto"]["embedding"] and p["auto"]["blocks"] > p["greedy"]["blocks"]
@@ -210,8 +173,10 @@ def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
             f"{_ms(p[hand]['estimate_seconds'])} {_ms(r['hand'].measured.seconds)} | "
             f"{_ms(p['greedy']['estimate_seconds']):>10} {_ms(r['greedy'].measured.seconds)} | "
             f"{over_hand:6.2f}x {over_greedy:7.2f}x | "
-            f"{' '.join(_mib(g) for g in peaks):>26} {'n/a' if inside is None else str(inside):>9}  {right}")
-    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost)
+            f"{' '.join(_mib(g) for g in peaks):>26} {'n/a' if inside is None else str(inside):>9} | "
+            f"{' '.join(_mib(o) for o in opened):>26} {'n/a' if open_inside is None else str(open_inside):>9}  "
+            f"{right}")
+    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost, open_inside)
 
 
 def _targets(lines: list) -> str:
@@ -220,20 +185,23 @@ def _targets(lines: list) -> str:
     hand = sum(x.auto_over_hand <= 1.05 for x in lines)
     greedy = sum(x.auto_over_greedy <= 1.0 for x in lines)
     inside = [x.in_budget for x in lines if x.in_budget is not None]
+    opened = [x.open_in_budget for x in lines if x.open_in_budget is not None]
     cost = [x for x in lines if x.name == "cost"]
     return (f"targets: auto <= 1.05x the best hand split at {hand} of {count} lines; auto no slower than greedy "
             f"fill at {greedy} of {count}; peaks within the budget at "
             + (f"{sum(inside)} of {len(inside)}" if inside else "n/a (no GPU memory measured)")
+            + "; peaks with the device open within the budget at "
+            + (f"{sum(opened)} of {len(opened)}" if opened else "n/a (no NVML reading)")
             + f"; cost matters (greedy's table on the GPU, auto's on the CPU with more blocks, auto faster) at "
             f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines")
 
 
 THROUGHPUT_HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks l/t':>16} | {'latency est':>11} "
                      f"{'meas':>9} | {'thrpt est':>9} {'meas':>9} | {'t/l':>6} | {'peak MiB l/t':>17} "
-                     f"{'in budget l/t':>13}  correct")
+                     f"{'in budget l/t':>13} | {'open MiB l/t':>17}  correct")
 
 
-def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, memory: GpuMemory | None,
+def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, memory: CudaMemory | None,
                       overhead: int | None) -> bool:
     """The second table (the module's doc); True if every result is right."""
     lines, right, faster, inside = [], True, [], []
@@ -252,7 +220,8 @@ def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, me
                 f"{_ms(p['latency']['estimate_seconds']):>11} {_ms(runs['latency'].measured.seconds)} | "
                 f"{_ms(p['throughput']['estimate_seconds'])} {_ms(runs['throughput'].measured.seconds)} | "
                 f"{ratio:5.2f}x | {' '.join(_mib(r.gpu_bytes) for r in runs.values()):>17} "
-                f"{'/'.join('n/a' if h is None else str(h) for h in held.values()):>13}  "
+                f"{'/'.join('n/a' if h is None else str(h) for h in held.values()):>13} | "
+                f"{' '.join(_mib(r.open_bytes) for r in runs.values()):>17}  "
                 f"{all(r.measured.right for r in runs.values())}")
     if not lines:
         return True
@@ -261,7 +230,8 @@ def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, me
           "(each budget's program bytes three times: Function.map's two lanes and the module's own context; "
           "the runtime's once); l: the latency auto module of the budget of "
           "one call, t: --place-objective=throughput under the two-call budget; est: under the throughput "
-          "objective; peak MiB: the stream's GPU memory less before its load; in budget: as above")
+          "objective; peak MiB: the stream's GPU memory less before its load; in budget: as above; open MiB: the "
+          "stream's peak less the GPU's use before this process opened it")
     print(THROUGHPUT_HEADER)
     print("\n".join(lines))
     held = [h for h in inside if h is not None]
@@ -271,7 +241,7 @@ def _throughput_table(config: Config, kit: Kit, parameters: str, items: dict, me
     return right
 
 
-def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMemory | None):
+def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: CudaMemory | None):
     """The first table; (every result right, the all-CPU module's GPU bytes)."""
     runs: dict = {}
     lines = []
@@ -290,7 +260,9 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: GpuMe
           "head there too, ~N: N blocks split between the devices; "
           "hand: the faster of the two hand splits; a/hand, a/greedy: auto's measured time over theirs; "
           "peak MiB: GPU memory in use at the peak of the module's load and calls less before it; in budget: "
-          f"each peak less the all-CPU module's ({_mib(overhead).strip()} MiB: the runtime's own) within the budget")
+          f"each peak less the all-CPU module's ({_mib(overhead).strip()} MiB: the runtime's own) within the budget; "
+          "open MiB: the same peak less what the GPU used before this process opened it (NVML), the CUDA context "
+          "and the runtime's own included; in budget: each within the budget (budgets above 0)")
     print(HEADER)
     print("\n".join(x.text for x in lines))
     print(_targets(lines))
@@ -311,7 +283,7 @@ def run(config: Config, path: str, calls: int, batch_calls: int) -> int:
         print(f"placement: {s.blocks} blocks, hidden {s.hidden}, vocab {s.vocab}, {s.dtype}; weights "
               f"{s.weight_bytes / 2**20:.1f} MiB made from seed {s.seed} and written as a parameter archive in "
               f"{time.perf_counter() - began:.1f} s; devices {CPU} and {config.gpu}", flush=True)
-        memory = GpuMemory() if config.gpu == "cuda" else None
+        memory = CudaMemory() if config.gpu == "cuda" else None
         counts = {b: calls if b == 1 else batch_calls for b in kit.batches}
         right, overhead = _table(config, kit, parameters, counts, memory)
         right = _throughput_table(config, kit, parameters, {b: 4 * n for b, n in counts.items()}, memory,

@@ -16,10 +16,18 @@ where each comes from; in short:
   ``mdc-profile --device=vulkan`` in the same way (a CPU-backed Vulkan:
   profile a real GPU's Vulkan driver before relying on it);
 * hip: a guess, stated as one: cuda's numbers (no AMD GPU was measured);
-* reserved bytes: 32 MiB on cuda, what bench placement measured on an
-  H100 (2026-12-06): every placement of the workload that ran work on the
-  GPU peaked at its accounted bytes plus 32 MiB (hip: the same guess; 0 on
-  the CPU and lavapipe, whose memory is the host's).
+* reserved bytes (what opening the device and running work there takes
+  beside the program's buffers): on cuda 552 MiB, *not measured by
+  mdc-profile yet*: about 520 MiB to open the device on an H100 (a CUDA
+  context and IREE's own; issue 45's observation) plus the 32 MiB bench
+  placement measured beyond an all-CPU module (2026-12-06: every placement
+  that ran work on the GPU peaked at its accounted bytes plus 32 MiB);
+  hip: the same guess. On vulkan 84 MiB, *measured* on lavapipe on the
+  development machine (profiler/open_cost.py, three runs of 83.8 MiB):
+  the 64 MiB block IREE's Vulkan device allocates on creation and
+  lavapipe's own heap. 0 on local: the host is not budgeted.
+* memory and free memory: unknown (null) everywhere: they are a
+  machine's, and ``--gpu-memory=auto`` needs a profile of this machine.
 
 Pure data, no imports.
 """
@@ -43,7 +51,7 @@ _CUDA = {
     "seconds_per_dispatch": 9e-6,
     "seconds_per_call": 130e-6,
     "memory_bytes": None,
-    "reserved_bytes": 32 << 20,
+    "reserved_bytes": 552 << 20,
 }
 
 _VULKAN = {
@@ -53,6 +61,7 @@ _VULKAN = {
     "seconds_per_dispatch": 9.37e-5,
     "seconds_per_call": 3.41e-6,
     "memory_bytes": None,
+    "reserved_bytes": 84 << 20,
 }
 
 

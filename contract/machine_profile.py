@@ -12,7 +12,7 @@ A profile file is JSON::
                  "bytes_per_s": {"matmul": 5e9, "elementwise": 5e9, "reduction": 5e9,
                                  "gather": 5e9, "copy": 5e9},
                  "seconds_per_dispatch": 2e-6, "seconds_per_call": 2e-5,
-                 "memory_bytes": null, "reserved_bytes": 0},
+                 "memory_bytes": null, "free_bytes": null, "reserved_bytes": 0},
        "cuda": {...}, "gpu": {...}},
      "crossings": [{"source": "local", "target": "cuda", "latency_s": 3.5e-5, "bytes_per_s": 2.7e10}, ...]}
 
@@ -21,11 +21,16 @@ A profile file is JSON::
 a name's entry overrides its kind's, so that a test can make the second
 CPU device of a CPU pair fast. ``crossings`` go one way each, between
 kinds or names in the same way. ``memory_bytes`` (optional, null when
-unknown) is the device's memory. ``reserved_bytes`` (optional, 0 when
-absent) is the device memory the runtime itself takes once a program runs
-any work there (its loaded kernels and pools), beyond the program's own
-buffers: ``--gpu-memory`` must hold it too. Every number is finite, and rates are
-positive; seconds may be 0.
+unknown) is the device's memory; ``free_bytes`` (optional, null when
+unknown; profiles written before it have none) what was free of it when
+the profile was measured, before mdc-profile opened the device:
+``--gpu-memory=auto`` is that less a margin. ``reserved_bytes`` (optional,
+0 when absent) is the device memory the runtime itself takes there once
+a program runs any work (opening the device: a CUDA context, IREE's
+pools and blocks, loaded kernels), beyond the program's own buffers:
+``--gpu-memory`` must hold it too. Every number is finite, and rates are
+positive; seconds may be 0. A field this version does not know is
+ignored, so an older mdc reads a newer profile of the same version.
 
 No IREE imports: mdc-compile reads profiles without the runtime, and
 mdc-profile writes them without the compiler's passes.
@@ -62,8 +67,9 @@ class ProfileError(MdcError):
 class DeviceCosts:
     """What work costs on one device: matmul arithmetic per second by
     dtype, bytes per second by op class, the fixed cost of each dispatch
-    and of each call that uses the device, its memory (None: unknown) and
-    the memory the runtime takes there beside the program's buffers."""
+    and of each call that uses the device, its memory and what was free of
+    it when measured (None: unknown), and the memory the runtime takes
+    there beside the program's buffers."""
 
     matmul_flops_per_s: Mapping[str, float]
     bytes_per_s: Mapping[str, float]
@@ -71,6 +77,7 @@ class DeviceCosts:
     seconds_per_call: float
     memory_bytes: Optional[int] = None
     reserved_bytes: int = 0
+    free_bytes: Optional[int] = None
 
     def flops_rate(self, dtype: str) -> float:
         """Matmul operations per second in ``dtype`` (``other`` for any
@@ -163,6 +170,7 @@ def _document(profile: MachineProfile) -> dict:
                           "seconds_per_dispatch": d.seconds_per_dispatch,
                           "seconds_per_call": d.seconds_per_call,
                           "memory_bytes": d.memory_bytes,
+                          "free_bytes": d.free_bytes,
                           "reserved_bytes": d.reserved_bytes}
                     for key, d in profile.devices.items()},
         "crossings": [{"source": s, "target": t, "latency_s": c.latency_s, "bytes_per_s": c.bytes_per_s}
@@ -202,6 +210,11 @@ class _Reader:
         memory = entry.get("memory_bytes")
         if memory is not None:
             memory = int(self.number(entry, "memory_bytes", f"{where}.memory_bytes", positive=True))
+        free = entry.get("free_bytes")
+        if free is not None:
+            free = int(self.number(entry, "free_bytes", f"{where}.free_bytes"))
+            if memory is not None and free > memory:
+                raise self.fail(f"{where}.free_bytes ({free}) is more than {where}.memory_bytes ({memory})")
         reserved = 0
         if entry.get("reserved_bytes") is not None:
             reserved = int(self.number(entry, "reserved_bytes", f"{where}.reserved_bytes"))
@@ -211,7 +224,7 @@ class _Reader:
             bytes_per_s={c: self.number(rates, c, f"{where}.bytes_per_s.{c}", positive=True) for c in BYTE_CLASSES},
             seconds_per_dispatch=self.number(entry, "seconds_per_dispatch", f"{where}.seconds_per_dispatch"),
             seconds_per_call=self.number(entry, "seconds_per_call", f"{where}.seconds_per_call"),
-            memory_bytes=memory, reserved_bytes=reserved)
+            memory_bytes=memory, reserved_bytes=reserved, free_bytes=free)
 
     def crossings(self, entries: Any) -> Iterable[tuple[tuple[str, str], CrossingCosts]]:
         if not isinstance(entries, list):

@@ -91,7 +91,7 @@ class CompileOptions:
     mlir_flags: Sequence[str] = ()
     dump_stages: str | None = None  # --dump-stages: the IR after every stage into this folder
     place: str = "manual"  # --place: manual, auto or an assignment file's path
-    gpu_memory: int | str | None = None  # --gpu-memory: bytes, or a size such as "8GiB"
+    gpu_memory: int | str | None = None  # --gpu-memory: bytes, a size such as "8GiB", "auto" or "auto-512MiB"
     place_profile: str | None = None  # --place-profile: a machine profile's path
     place_objective: str = "latency"  # --place-objective: latency or throughput
     max_dims: Mapping[str, int] | Sequence[str] = ()  # --max-dim: {name: bound} or ["NAME=N", ...]

@@ -43,6 +43,7 @@ from fractions import Fraction
 
 from mdc.contract.manifest_record import Device
 from mdc.contract.place_options import AUTO as PLACE_AUTO
+from mdc.contract.place_options import AutoMemory
 from mdc.contract.place_options import MANUAL as PLACE_MANUAL
 from mdc.contract.place_options import OBJECTIVES as PLACE_OBJECTIVES
 # UsageError is contract/errors.py's, so that a pass can raise it too; the
@@ -339,6 +340,21 @@ def parse_size(flag: str, text) -> int:
     return int(Fraction(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
 
 
+def parse_gpu_memory(text) -> "int | AutoMemory":
+    """``--gpu-memory``: a size (parse_size), or ``auto`` (the machine
+    profile's free memory less the default margin) or ``auto-SIZE`` (less
+    SIZE), case-insensitive: contract/place_options.AutoMemory."""
+    if isinstance(text, str) and text.strip().lower().startswith("auto"):
+        rest = text.strip()[4:]
+        if not rest:
+            return AutoMemory(None, text.strip())
+        if rest.startswith("-") and _SIZE.match(rest[1:]):
+            return AutoMemory(parse_size("--gpu-memory", rest[1:]), text.strip())
+        raise UsageError(f"--gpu-memory={text}: expected auto, or auto-SIZE for a margin of SIZE "
+                         f"(e.g. auto-512MiB), or a size in bytes, {SIZE_EXAMPLES}")
+    return parse_size("--gpu-memory", text)
+
+
 # The names passes/assignment/bounds.py gives dynamic dimensions.
 _DIM_NAME = re.compile(r"^(?:arg\d+|u\d+\.r\d+)\.d\d+$")
 
@@ -374,7 +390,7 @@ def placement_settings(opts) -> dict:
     by name."""
     memory = opts.gpu_memory
     return {"place": opts.place, "place_profile": opts.place_profile, "place_objective": opts.place_objective,
-            "gpu_memory": None if memory is None else parse_size("--gpu-memory", memory),
+            "gpu_memory": None if memory is None else parse_gpu_memory(memory),
             "max_dims": max_dims_of(opts.max_dims)}
 
 
@@ -415,7 +431,8 @@ def add_placement_arguments(parser) -> None:
     parser.add_argument("--gpu-memory", metavar="SIZE",
                         help="with --place=auto, the accelerator's memory budget: bytes, or with a suffix, "
                         "case-insensitive: K/M/G/T or KiB/MiB/GiB/TiB (powers of 1024: 8G is 8 GiB), "
-                        "KB/MB/GB/TB (powers of 1000)")
+                        "KB/MB/GB/TB (powers of 1000); or auto: the --place-profile's free memory of the "
+                        "accelerator less 1 GiB (a tenth of it where that is less), auto-SIZE: less SIZE")
     parser.add_argument("--place-profile", metavar="FILE.json",
                         help="with --place (auto, or a file's estimates), the machine profile mdc-profile wrote "
                         "(default: the built-in one)")

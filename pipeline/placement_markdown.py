@@ -9,7 +9,7 @@ and crossings. A program of several public functions (``{"functions":
 from __future__ import annotations
 
 from mdc.passes.assignment.budget import format_bytes
-from mdc.passes.assignment.report import budget_text, format_seconds
+from mdc.passes.assignment.report import auto_text, budget_text, format_seconds
 
 
 def placement_markdown(placement: dict) -> list[str]:
@@ -44,7 +44,7 @@ def _function_lines(entry: dict) -> list[str]:
         else "; search heuristic")
     lines = [f"Assignment of `@{entry['function']}` from {source}; host `{host}`, accelerator `{accelerator}`; "
              f"objective {entry['objective']}; budget {'none' if budget is None else budget_text(budget)}"
-             f"{search}.", ""]
+             f"{' (' + auto_text(entry['budget_from']) + ')' if entry.get('budget_from') else ''}{search}.", ""]
     baselines = entry.get("baselines", {})
     lines += ["| estimate | time |", "|---|---|",
               f"| this assignment | {_seconds(entry.get('estimate_seconds'))} |",

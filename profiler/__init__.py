@@ -3,9 +3,14 @@
 
 * probes.py: the probe programs and how each kind compiles them (no IREE);
 * measure.py: one device timed through the stock runtime;
+* memory.py: a device's memory read without IREE (NVML on an NVIDIA GPU,
+  the host's own), and bench placement's CUDA sampler;
+* open_cost.py: what opening a device costs, and its free memory,
+  measured in a process of its own;
 * prebuilt.py: probe modules built on one machine (--build-probes) and
   measured on another with the runtime alone (--probes);
 * cli.py: the command line, the table it prints and the file it writes.
 
-It may import mdc.contract and mdc.runtime_shim; nothing imports it.
+It may import mdc.contract and mdc.runtime_shim; only bench/ and the
+tests import it (memory.py's CudaMemory).
 """

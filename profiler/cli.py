@@ -19,6 +19,7 @@ profile is written then.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import os
 import platform
@@ -179,33 +180,47 @@ def _measure(kinds: dict[str, str], quick: bool, modules: Optional[dict[str, byt
     module, ``probes_from`` saying whence) or, without, modules compiled
     here for this CPU."""
     # The runtime and compiler load only here: --help and usage errors stay quick.
-    from mdc.runtime_shim.devices import open_device
+    from mdc.runtime_shim.devices import open_device, usable_driver
     from mdc.runtime_shim.errors import ShimError, short
 
     from .measure import DeviceProbe, Timer, compile_probes
+    from .open_cost import OpenCostFailed, measure_apart
 
     timer = Timer(seconds=0.15, min_runs=3) if quick else Timer(seconds=1.0, min_runs=5)
     devices: dict[str, DeviceCosts] = {}
     crossings: dict[tuple[str, str], CrossingCosts] = {}
-    names = []
+    names, memory_notes = [], []
     for uri, kind in kinds.items():
         try:
-            device = open_device(uri)
+            usable_driver(uri)  # a driver missing here fails before compiling the probes
         except ShimError as e:
             raise _Failure(str(e)) from None
         try:
             sizes = probes.sizes_for(kind, quick)
             vmfb = modules[kind] if modules is not None else compile_probes(kind, sizes)
+        except Exception as e:  # a compile failure inside IREE: one line
+            raise _Failure(f"measuring device '{uri}' failed: {short(e)}") from None
+        try:  # before this process opens the device (open_cost.py)
+            measured = measure_apart(uri, kind, vmfb)
+            device = open_device(uri)
+        except (OpenCostFailed, ShimError) as e:
+            raise _Failure(str(e)) from None
+        try:
             probe = DeviceProbe(device, kind, sizes, timer, vmfb)
-            devices[kind] = probe.costs()
+            devices[kind] = dataclasses.replace(probe.costs(), memory_bytes=measured.memory_bytes,
+                                                free_bytes=measured.free_bytes,
+                                                reserved_bytes=measured.reserved_bytes)
             to_device, to_host = probe.crossings()
-        except Exception as e:  # a compile or runtime failure inside IREE: one line
+        except Exception as e:  # a runtime failure inside IREE: one line
             raise _Failure(f"measuring device '{uri}' failed: {short(e)}") from None
         crossings[(HOST_KIND, kind)] = to_device
         if kind != HOST_KIND:  # local->local is the upload above, a copy between host allocations
             crossings[(kind, HOST_KIND)] = to_host
         names.append(f"{uri} ({kind})")
-    return MachineProfile(devices=devices, crossings=crossings, source=_provenance(names, quick, probes_from))
+        memory_notes.append(f"{kind}: {measured.how}")
+    source = _provenance(names, quick, probes_from)
+    source = dataclasses.replace(source, tool=f"{source.tool}; memory: {'; '.join(memory_notes)}")
+    return MachineProfile(devices=devices, crossings=crossings, source=source)
 
 
 def _provenance(devices: list[str], quick: bool, probes_from: str = "") -> Provenance:
@@ -238,9 +253,16 @@ def table(profile: MachineProfile) -> str:
                          (("matmul", 7), ("elementwise", 8), ("reduction", 7), ("gather", 7), ("copy", 7)))
         lines.append(f"{key:8} {d.matmul_flops_per_s['f32'] / 1e9:>9.2f} {d.matmul_flops_per_s['f16'] / 1e9:>9.2f} "
                      f"{rates}      {d.seconds_per_dispatch * 1e6:>11.1f} {d.seconds_per_call * 1e6:>8.1f}")
+    for key, d in profile.devices.items():
+        lines.append(f"memory {key}: {_mib(d.memory_bytes)} total, {_mib(d.free_bytes)} free, "
+                     f"{_mib(d.reserved_bytes)} taken by opening it (reserved_bytes)")
     for (source, target), c in profile.crossings.items():
         lines.append(f"crossing {source}->{target}: latency {c.latency_s * 1e6:.1f} us, {c.bytes_per_s / 1e9:.2f} GB/s")
     return "\n".join(lines)
+
+
+def _mib(nbytes) -> str:
+    return "unknown" if nbytes is None else f"{nbytes / 2**20:.1f} MiB"
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ How each number is made (every time is a median of repeated runs):
   (the result lands there, as mdc's result storage does). Latency: the
   4-byte transfer; bandwidth: the extra bytes of the large transfer over
   its extra time.
+
+A device's memory, and what opening it costs, open_cost.py measures.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ class DeviceProbe:
         self.functions = rt.SystemContext(vm_modules=[module], config=config).modules.module
 
     def costs(self) -> DeviceCosts:
-        """The device's DeviceCosts (memory_bytes unknown: None)."""
+        """The device's DeviceCosts, its memory unknown (DeviceMemory
+        measures that)."""
         per_call = self.time_call("identity", [np.ones(4, np.float32)])
         step = [np.full(probes.STEP_SHAPE, 0.25, np.float32)] * 2
         tiny = self.time_call("tiny", step)
@@ -120,11 +123,14 @@ class DeviceProbe:
                            bytes_per_s=rates, seconds_per_dispatch=per_dispatch,
                            seconds_per_call=max(tiny - per_dispatch, per_call))
 
-    def time_call(self, name: str, arguments: list[np.ndarray]) -> float:
+    def time_call(self, name: str, arguments: list[np.ndarray], once: bool = False) -> float:
         """The median seconds of one call of ``name``, its arguments placed
-        on the device beforehand."""
+        on the device beforehand (``once``: one call, untimed, 0)."""
         placed = [rt.asdevicearray(self.device, a) for a in arguments]
         function = self.functions[name]
+        if once:
+            function(*placed)
+            return 0.0
         return self.timer.median(lambda: function(*placed))
 
     def crossings(self) -> tuple[CrossingCosts, CrossingCosts]:

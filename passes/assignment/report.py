@@ -23,7 +23,7 @@ from .work_graph import Assignment, End, WorkGraph
 
 def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
                      budget_bytes: Optional[int], objective: str = "latency", reserved_bytes: int = 0,
-                     exact: bool = False, crowded: bool = False) -> dict:
+                     exact: bool = False, crowded: bool = False, budget_from: Optional[dict] = None) -> dict:
     """The report of ``assignment`` (see the module's doc); the
     accelerator bytes count ``reserved_bytes`` (the runtime's own, search.solve)
     where any work runs there, and the program's bytes as many times as
@@ -35,7 +35,10 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
     (search.Found.exact); the report says ``"search": "exact"`` only then,
     else ``"heuristic"``, which claims nothing. ``crowded``: everything is
     on the host because the module's other functions hold the budget
-    (search.Found.crowded; the report says ``"crowded": true``)."""
+    (search.Found.crowded; the report says ``"crowded": true``).
+    ``budget_from``: where ``--gpu-memory=auto`` found the budget (the
+    flag as given, the profile, its entry, the free bytes and the margin),
+    reported as ``"budget_from"``."""
     def seconds(a: Assignment) -> float:
         return estimate_seconds(graph, a, cost, objective)
 
@@ -49,6 +52,7 @@ def placement_report(graph: WorkGraph, assignment: Assignment, cost: CostModel,
         "function": graph.function,
         "objective": objective,
         "budget_bytes": budget_bytes,
+        **({"budget_from": budget_from} if budget_from else {}),
         "host": graph.host,
         "accelerator": graph.accelerator,
         "search": "exact" if exact else "heuristic",
@@ -132,6 +136,8 @@ def summary_line(report: dict) -> str:
     per_call = "a call" if report["objective"] == "latency" else "a call with two in flight"
     used = report["accelerator_bytes"]
     budget = ", no budget" if report["budget_bytes"] is None else f" of {budget_text(report['budget_bytes'])}"
+    if report.get("budget_from"):
+        budget += f" ({auto_text(report['budget_from'])})"
     notes = ["the whole module's"] if used.get("others") else []
     if used.get("copies", 1) > 1:
         notes.append(f"{used['copies']} copies for {CALLS_IN_FLIGHT[report['objective']]} calls in flight")
@@ -152,6 +158,13 @@ def summary_line(report: dict) -> str:
             f"{count} crossing{'' if count == 1 else 's'} a call")
 
 
+def auto_text(source: dict) -> str:
+    """Where ``--gpu-memory=auto`` found the budget: ``--gpu-memory=auto:
+    79.1 GiB free less a 1 GiB margin``."""
+    return (f"--gpu-memory={source['gpu_memory']}: {format_bytes(source['free_bytes'])} free less a "
+            f"{format_bytes(source['margin_bytes'])} margin")
+
+
 def budget_text(nbytes: int) -> str:
     """The budget as ``--gpu-memory`` was understood: ``8 GiB (8589934592 B)``,
     the bytes beside the rounded binary size (``8GB`` shows as ``7.5 GiB
@@ -170,6 +183,9 @@ def _why_all_host(report: dict) -> str:
         return ""
     if report.get("crowded"):
         return ", as the module's other functions hold the budget"
+    flag = report["budget_from"]["gpu_memory"] if report.get("budget_from") else report["budget_bytes"]
     if report.get("budget_too_small"):  # the warning says why, and what budget would do
-        return f", as --gpu-memory={report['budget_bytes']} fits no work on {report['accelerator']}"
-    return ", as --gpu-memory=0 asks" if report["budget_bytes"] == 0 else ", the fastest"
+        return f", as --gpu-memory={flag} fits no work on {report['accelerator']}"
+    if report["budget_bytes"] == 0:
+        return ", as --gpu-memory=0 asks" if flag == 0 else f", as --gpu-memory={flag} leaves no budget"
+    return ", the fastest"

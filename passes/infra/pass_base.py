@@ -22,6 +22,7 @@ import functools
 from typing import ClassVar, Mapping
 
 from mdc.contract.manifest_record import Device
+from mdc.contract.place_options import AutoMemory
 
 from ..analysis.memory_model import MemoryModel
 from .outputs import Report
@@ -63,7 +64,8 @@ class CompileSettings:
     ``place``, ``gpu_memory``, ``place_profile``, ``place_objective``,
     ``max_dims``: automatic placement's flags (assign_devices.py):
     ``manual`` (nothing changes), ``auto`` or an assignment file; the
-    accelerator's budget in bytes (None: no budget); the machine profile's
+    accelerator's budget in bytes (None: no budget; an AutoMemory: the
+    machine profile's free memory less a margin); the machine profile's
     path (None: the built-in one); ``latency`` or ``throughput``; the
     bounds of dynamic dimensions by name.
     """
@@ -79,7 +81,7 @@ class CompileSettings:
     cuda_matmul_configs: bool = True
     cuda_matmul_table: str | None = None
     place: str = "manual"
-    gpu_memory: int | None = None
+    gpu_memory: int | AutoMemory | None = None
     place_profile: str | None = None
     place_objective: str = "latency"
     max_dims: Mapping = dataclasses.field(default_factory=dict)

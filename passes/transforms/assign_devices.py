@@ -46,8 +46,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
-from mdc.contract.machine_profile import default_profile, load_profile
-from mdc.contract.place_options import AUTO, MANUAL
+from mdc.contract.machine_profile import ProfileError, default_profile, load_profile
+from mdc.contract.place_options import AUTO, MANUAL, AutoMemory
 
 from ..ir import ir_adapter as irx
 from ..assignment.assignment_file import assignment_for, read_assignment_file
@@ -59,7 +59,7 @@ from ..assignment.device_limits import keep_on_host, kept_warning
 from ..assignment.dim_names import argument_bounds, check_max_dims
 from ..assignment.extract import function_parts, read_function
 from ..assignment.hoist import hoist_weight_work, start_up_reads
-from ..assignment.report import placement_report, summary_line
+from ..assignment.report import auto_text, placement_report, summary_line
 from ..assignment.rewrite import apply_assignment, place_globals
 from ..assignment.search import Found, find_assignment, is_chain
 from ..assignment.work_graph import WorkGraph
@@ -74,13 +74,13 @@ class PlacementError(MdcError):
 
 @dataclasses.dataclass(frozen=True)
 class AssignDevicesOptions:
-    """``--place``, ``--gpu-memory`` (bytes or None), ``--place-profile``
+    """``--place``, ``--gpu-memory`` (bytes, AutoMemory or None), ``--place-profile``
     (a path or None), ``--place-objective``, ``--max-dim`` (name -> bound),
     and the command line's devices (contract Device records by name, in the
     order given)."""
 
     place: str = MANUAL
-    gpu_memory: int | None = None
+    gpu_memory: int | AutoMemory | None = None
     place_profile: str | None = None
     place_objective: str = "latency"
     max_dims: Mapping = dataclasses.field(default_factory=dict)
@@ -131,24 +131,25 @@ class _Placer:
     the assignment of each function: the search's (``--place=auto``) or the
     file's, each reported with the same estimates (assignment/report.py)."""
 
-    def __init__(self, options: AssignDevicesOptions):
+    def __init__(self, options: AssignDevicesOptions, accelerator: str):
         profile = load_profile(options.place_profile) if options.place_profile else default_profile()
         self.cost = CostModel.of(profile, {name: d.kind for name, d in options.devices.items()})
         self.options = options
         self.file = None if options.place == AUTO else read_assignment_file(options.place)
+        self.budget, self.budget_from = _budget(options, profile, accelerator)
 
     def choose(self, graph: WorkGraph, functions: int) -> Found:
         """The assignment of ``graph``: the search's, or the file's (whose
         ``exact`` is what the graph's shape lets it be, since no search ran)."""
         if self.file is None:
-            return find_assignment(graph, self.cost, self.options.gpu_memory, self.options.place_objective,
+            return find_assignment(graph, self.cost, self.budget, self.options.place_objective,
                                    self.cost.reserved_bytes(graph.accelerator))
         return Found(assignment_for(self.options.place, self.file, graph, functions), is_chain(graph))
 
     def report(self, graph: WorkGraph, found: Found) -> dict:
-        report = placement_report(graph, found.assignment, self.cost, self.options.gpu_memory,
+        report = placement_report(graph, found.assignment, self.cost, self.budget,
                                   self.options.place_objective, self.cost.reserved_bytes(graph.accelerator),
-                                  exact=found.exact, crowded=found.crowded)
+                                  exact=found.exact, crowded=found.crowded, budget_from=self.budget_from)
         if found.too_small:  # a budget too small for any work there: all on the host, and why
             report["budget_too_small"] = found.too_small
         if self.file is not None:
@@ -173,7 +174,7 @@ class AssignDevices(ModulePass):
         host, accelerator = host_and_accelerator(options.devices)
         functions = public_functions(module)
         bounds = _checked_bounds(functions, options.max_dims)
-        placer = _Placer(options)
+        placer = _Placer(options, accelerator)
         chosen = _choose(module, functions, options, placer)
         # Weights only start-up work reads (hoist.py) stay on the host.
         decided = {name: device for _, found, _ in chosen for name, device in found.assignment.weights.items()}
@@ -190,8 +191,11 @@ class AssignDevices(ModulePass):
                 warnings.append(_note_kept(placement, graph, kind, kept))
         if not placements:
             return None
-        warnings += [(None, f"@{name}: {p['budget_too_small']}") for name, p in placements.items()
-                     if p.get("budget_too_small")]
+        warnings += [(None, f"@{name}: {p['budget_too_small']}{_auto_note(placer.budget_from)}")
+                     for name, p in placements.items() if p.get("budget_too_small")]
+        if placer.budget_from and placer.budget == 0:
+            warnings.append((None, f"{auto_text(placer.budget_from)} leaves no budget, so everything stays on "
+                                   f"'{host}', as with --gpu-memory=0"))
         extra = {"start_up_weights": start_up} if start_up else {}
         if len(placements) == 1:
             return Report(placement={**next(iter(placements.values())), **extra}, warnings=warnings,
@@ -236,6 +240,34 @@ def _note_kept(placement: dict, graph: WorkGraph, kind: str, kept: dict) -> tupl
             entry["why"] = kept[entry["id"]]
     placement["summary"] = summary_line(placement)
     return graph.units[min(kept)].location, kept_warning(graph, kind, kept)
+
+
+def _budget(options: AssignDevicesOptions, profile, accelerator: str) -> tuple:
+    """(the budget in bytes or None, where --gpu-memory=auto found it or
+    None): ``auto`` is the profile's free memory of the accelerator less
+    the margin (contract/place_options.AutoMemory); a profile without it
+    is a ProfileError that names the profile and the field."""
+    memory = options.gpu_memory
+    if not isinstance(memory, AutoMemory) or options.place != AUTO:
+        return memory, None
+    kind = options.devices[accelerator].kind
+    key = accelerator if accelerator in profile.devices else kind
+    origin = f"machine profile {options.place_profile}" if options.place_profile else "mdc's default machine profile"
+    free = profile.devices[key].free_bytes
+    if free is None:
+        remedy = ("the built-in profile records no machine's free memory" if not options.place_profile
+                  else "it was written by hand or before mdc-profile measured memory")
+        raise ProfileError(f"--gpu-memory={memory.text} needs the free memory of '{accelerator}' ({kind}), and "
+                           f"{origin} has none (devices.{key}.free_bytes is missing: {remedy}); measure this "
+                           f"machine with mdc-profile and give its profile (--place-profile=FILE), or give "
+                           f"--gpu-memory a size")
+    return memory.budget(free), {"gpu_memory": memory.text, "profile": str(options.place_profile or "built-in"),
+                                 "device": key, "free_bytes": free, "margin_bytes": memory.margin(free)}
+
+
+def _auto_note(budget_from) -> str:
+    """What the too-small warning adds for --gpu-memory=auto."""
+    return f" ({auto_text(budget_from)})" if budget_from else ""
 
 
 def _checked_bounds(functions: list, max_dims: dict) -> dict:

@@ -187,9 +187,9 @@ def run(kit: str) -> int:
         return status
     memory = None
     if "cuda" in devices:
-        from bench.placement import GpuMemory
+        from mdc.profiler.memory import CudaMemory
 
-        memory = GpuMemory()
+        memory = CudaMemory()
     ids = np.load(os.path.join(kit, "ids.npy"))
     with tempfile.TemporaryDirectory(prefix="mdc-wide-") as scratch:
         began = time.perf_counter()

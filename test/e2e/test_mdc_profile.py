@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from harness.gpu_kit import cuda_available
 from mdc.contract.machine_profile import BYTE_CLASSES, MATMUL_DTYPES, default_profile, load_profile
 from mdc.passes.assignment.cost_model import CostModel
 from mdc.passes.assignment.work_graph import Unit
+from mdc.profiler.memory import host_memory
 
 PROFILE = [sys.executable, "-m", "mdc.profiler"]
 REPO = Path(__file__).resolve().parents[2]
@@ -66,6 +68,10 @@ def test_local_task_quick(run_tool, tmp_path):
     assert 1e9 < local.matmul_flops_per_s["f32"] < 1e13, local
     assert local.matmul_flops_per_s["other"] == min(local.matmul_flops_per_s["f32"], local.matmul_flops_per_s["f16"])
     assert "local-task" in profile.source.machine and "--quick" in profile.source.tool
+    # The host's memory: its RAM, some of it free when measured; opening a
+    # local device takes little (its threads' stacks) and no device block.
+    assert local.memory_bytes == host_memory()[0] and 0 < local.free_bytes <= local.memory_bytes, local
+    assert 0 <= local.reserved_bytes < 256 << 20, local
     assert table.splitlines()[0].split()[0] == "device" and table.splitlines()[1].split()[0] == "local"
     assert elapsed < 60, f"--quick took {elapsed:.1f} s"
     # The profile drives the cost model: a 256^3 matmul takes the time its rate says.
@@ -84,6 +90,17 @@ def test_local_task_and_lavapipe_quick(run_tool, tmp_path):
     vulkan = profile.devices["vulkan"].matmul_flops_per_s
     assert vulkan["f16"] == vulkan["f32"] and vulkan["f32"] > 1e7
     assert any(line.split()[0] == "vulkan" for line in table.splitlines())
+    # lavapipe's memory is the host's: its total is the host's RAM, free
+    # is some of it, and opening it costs at least the 64 MiB block IREE's
+    # Vulkan device allocates on creation (its allocator's statistics),
+    # and well under a GiB.
+    host, _ = host_memory()
+    device = profile.devices["vulkan"]
+    assert device.memory_bytes == host and 0 < device.free_bytes <= host, device
+    assert 64 << 20 <= device.reserved_bytes < 1 << 30, device
+    assert "vulkan: host memory" in profile.source.tool
+    assert re.search(r"^memory vulkan: [\d.]+ MiB total, [\d.]+ MiB free, [\d.]+ MiB taken by opening it",
+                     table, re.M), table
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -333,6 +333,34 @@ def test_the_python_api_places_automatically(tmp_path, profile):
     assert e.value.exit_code == 1
 
 
+def test_the_python_api_takes_gpu_memory_auto(tmp_path, profile):
+    """gpu_memory="auto-SIZE": the profile's free memory of gpu less SIZE,
+    the same placement as that budget given in bytes, and the report says
+    where it came from; a profile with no free memory is a CompileError
+    that names the profile and the field, in the keywords' spelling."""
+    from mdc.pipeline import compile as mdc_compile
+    from mdc.pipeline.driver import CompileError
+
+    source = tmp_path / "chain.mlir"
+    source.write_text(CHAIN)
+    document = json.loads(open(profile).read())
+    document["devices"]["gpu"]["free_bytes"] = 1 << 20
+    measured = tmp_path / "measured.json"
+    measured.write_text(json.dumps(document))
+    auto = mdc_compile(source, list(CPU_PAIR[0]), place="auto", gpu_memory="auto-1014KiB", place_profile=measured)
+    sized = mdc_compile(source, list(CPU_PAIR[0]), place="auto", gpu_memory="10KiB", place_profile=measured)
+    placement = auto.report.placement
+    assert placement["budget_bytes"] == 10 * 1024
+    assert placement["budget_from"] == {"gpu_memory": "auto-1014KiB", "profile": str(measured), "device": "gpu",
+                                        "free_bytes": 1 << 20, "margin_bytes": 1014 * 1024}
+    assert placement["units"] == sized.report.placement["units"]
+    assert "(--gpu-memory=auto-1014KiB: 1 MiB free less a 1014 KiB margin)" in placement["summary"]
+    with pytest.raises(CompileError, match=r"^gpu_memory='auto' needs the free memory of 'gpu' \(local\), and "
+                       r"machine profile .* has none \(devices.gpu.free_bytes is missing") as e:
+        mdc_compile(source, list(CPU_PAIR[0]), place="auto", gpu_memory="auto", place_profile=profile)
+    assert e.value.exit_code == 1
+
+
 def test_the_readme_shows_the_line_mdc_prints_for_its_example(tmp_path, run_tool):
     """README.md's "Place automatically" quotes the summary line for
     examples/placement/mlp.mlir on cuda with the built-in profile (the doc

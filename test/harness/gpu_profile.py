@@ -111,6 +111,7 @@ def rows(measured: MachineProfile, default: MachineProfile) -> list[tuple[str, s
             found.append((kind, f"{op_class} GB/s", d.bytes_per_s[op_class] / 1e9, base.bytes_per_s[op_class] / 1e9))
         found.append((kind, "dispatch us", d.seconds_per_dispatch * 1e6, base.seconds_per_dispatch * 1e6))
         found.append((kind, "call us", d.seconds_per_call * 1e6, base.seconds_per_call * 1e6))
+        found.append((kind, "open MiB", d.reserved_bytes / 2**20, base.reserved_bytes / 2**20))
     for pair, c in measured.crossings.items():
         base = default.crossings.get(pair)
         if base is not None:

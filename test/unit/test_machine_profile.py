@@ -5,6 +5,7 @@ default profile has every number for every kind it promises."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -155,3 +156,42 @@ def test_the_default_profile_is_complete():
     assert profile.devices["cuda"].seconds_per_call == pytest.approx(130e-6)
     assert profile.devices["cuda"].flops_rate("f16") > profile.devices["cuda"].flops_rate("f32")
     assert MachineProfile.from_json(profile.to_json()) == profile
+
+
+def test_free_memory_round_trips_and_an_older_profile_without_it_still_loads(tmp_path):
+    """free_bytes (what mdc-profile found free before opening the device)
+    survives the file; a profile written before the field (none at all,
+    or null) loads with it unknown; a reader ignores fields it does not
+    know, so an older mdc reads a newer profile of the same version."""
+    measured = dataclasses.replace(_profile().devices["cuda"], free_bytes=79 << 30, reserved_bytes=520 << 20)
+    profile = dataclasses.replace(_profile(), devices={**_profile().devices, "cuda": measured})
+    again = load_profile(_write(tmp_path, profile.to_json()))
+    assert again == profile and again.devices["cuda"].free_bytes == 79 << 30
+    assert json.loads(profile.to_json())["devices"]["cuda"]["free_bytes"] == 79 << 30
+    old = _document()
+    for entry in old["devices"].values():
+        del entry["free_bytes"]
+    old["devices"]["local"]["a_field_of_later"] = 1
+    assert all(d.free_bytes is None for d in load_profile(_write(tmp_path, old)).devices.values())
+
+
+@pytest.mark.parametrize("free, why", [(-1, "devices.cuda.free_bytes is negative (-1)"),
+                                       ("lots", "devices.cuda.free_bytes is not a finite number ('lots')"),
+                                       ((81 << 30), f"devices.cuda.free_bytes ({81 << 30}) is more than "
+                                                    f"devices.cuda.memory_bytes ({80 << 30})")])
+def test_a_wrong_free_memory_is_named(tmp_path, free, why):
+    doc = _document()
+    doc["devices"]["cuda"]["free_bytes"] = free
+    assert _error(tmp_path, doc) == why
+
+
+def test_the_default_profile_counts_opening_the_accelerators():
+    """Opening a GPU takes memory before any buffer is placed (a CUDA
+    context; lavapipe's 64 MiB block): the built-in profile counts it, and
+    records no machine's free memory (--gpu-memory=auto needs a profile
+    of the machine)."""
+    profile = default_profile()
+    assert profile.devices["cuda"].reserved_bytes >= 520 << 20
+    assert profile.devices["vulkan"].reserved_bytes >= 64 << 20
+    assert profile.devices["local"].reserved_bytes == 0
+    assert all(d.free_bytes is None for d in profile.devices.values())
