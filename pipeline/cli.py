@@ -228,6 +228,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
 def _placement_options(args) -> dict:
     """--place and its flags, as CompileOptions' (and run_passes') keywords."""
     return {"place": args.place, "gpu_memory": args.gpu_memory, "place_profile": args.place_profile,
+            "place_costs": args.place_costs,
             "place_objective": args.place_objective, "max_dims": args.max_dim}
 
 

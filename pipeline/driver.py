@@ -94,6 +94,7 @@ class CompileOptions:
     gpu_memory: int | str | None = None  # --gpu-memory: bytes, or a size such as "8GiB"
     place_profile: str | None = None  # --place-profile: a machine profile's path
     place_objective: str = "latency"  # --place-objective: latency or throughput
+    place_costs: str | None = None  # --place-costs: mdc-profile --program's costs file
     max_dims: Mapping[str, int] | Sequence[str] = ()  # --max-dim: {name: bound} or ["NAME=N", ...]
 
     def check(self) -> None:

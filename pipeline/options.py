@@ -374,11 +374,13 @@ def placement_settings(opts) -> dict:
     by name."""
     memory = opts.gpu_memory
     return {"place": opts.place, "place_profile": opts.place_profile, "place_objective": opts.place_objective,
+            "place_costs": opts.place_costs,
             "gpu_memory": None if memory is None else parse_size("--gpu-memory", memory),
             "max_dims": max_dims_of(opts.max_dims)}
 
 
-def check_placement(devices: list, place: str, gpu_memory, place_profile, place_objective: str, max_dims) -> None:
+def check_placement(devices: list, place: str, gpu_memory, place_profile, place_objective: str, max_dims,
+                    place_costs=None) -> None:
     """The placement flags (placement_settings) make sense together and
     with the devices."""
     if place_objective not in PLACE_OBJECTIVES:
@@ -392,7 +394,7 @@ def check_placement(devices: list, place: str, gpu_memory, place_profile, place_
                          "without --place no dimension is bounded")
     if place == PLACE_MANUAL:
         # The profile and the objective also give a file's assignment its estimates.
-        for flag, given in (("--place-profile", place_profile),
+        for flag, given in (("--place-profile", place_profile), ("--place-costs", place_costs),
                             ("--place-objective", None if place_objective == "latency" else place_objective)):
             if given is not None:
                 raise UsageError(f"{flag} needs --place=auto (or --place=FILE.json)")
@@ -400,7 +402,8 @@ def check_placement(devices: list, place: str, gpu_memory, place_profile, place_
     if len(devices) != 2:
         raise UsageError(f"--place={place} needs exactly two devices, a host and an accelerator "
                          f"(got {len(devices)}): e.g. --device=cpu=local[0] --device=gpu=cuda[0]")
-    for flag, path in (("--place", None if place == PLACE_AUTO else place), ("--place-profile", place_profile)):
+    for flag, path in (("--place", None if place == PLACE_AUTO else place), ("--place-profile", place_profile),
+                       ("--place-costs", place_costs)):
         if path is not None and not os.path.exists(path):
             raise UsageError(f"{flag}={path}: no such file")
 
@@ -419,6 +422,10 @@ def add_placement_arguments(parser) -> None:
     parser.add_argument("--place-profile", metavar="FILE.json",
                         help="with --place (auto, or a file's estimates), the machine profile mdc-profile wrote "
                         "(default: the built-in one)")
+    parser.add_argument("--place-costs", metavar="FILE.json",
+                        help="with --place (auto, or a file's estimates), the program's own units and crossings "
+                        "timed by mdc-profile --program: measured times where the file has them, the profile's "
+                        "model elsewhere; a file measured for another program is refused")
     parser.add_argument("--place-objective", choices=PLACE_OBJECTIVES, default="latency",
                         help="with --place, the time of one call (latency, default) or per call of a stream "
                         "with two in flight (throughput)")

@@ -65,7 +65,8 @@ class CompileSettings:
     ``manual`` (nothing changes), ``auto`` or an assignment file; the
     accelerator's budget in bytes (None: no budget); the machine profile's
     path (None: the built-in one); ``latency`` or ``throughput``; the
-    bounds of dynamic dimensions by name.
+    bounds of dynamic dimensions by name. ``place_costs``: the costs
+    file's path (``--place-costs``; None: every estimate modelled).
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -82,6 +83,7 @@ class CompileSettings:
     gpu_memory: int | None = None
     place_profile: str | None = None
     place_objective: str = "latency"
+    place_costs: str | None = None
     max_dims: Mapping = dataclasses.field(default_factory=dict)
 
     @property
