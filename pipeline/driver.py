@@ -155,8 +155,7 @@ def _one_line(error: Exception) -> str:
 
 
 def as_compile_error(error: Exception, warnings=(), timings=(), given: Mapping | None = None) -> CompileError | None:
-    """``error`` as a CompileError, or None for a bug in mdc; ``given``:
-    the caller's keywords (keyword_spelling)."""
+    """``error`` as a CompileError, or None for a bug in mdc; ``given``: the caller's keywords (keyword_spelling)."""
     flag_errors, compile_errors = cli_errors.iree_error_types()
     if isinstance(error, UsageError) or isinstance(error, flag_errors):
         status = cli_errors.USAGE_STATUS

@@ -122,6 +122,7 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
         any(not ir.RankedTensorType(r.type).has_static_shape for r in results)
     static = [ir.RankedTensorType.get(list(shape), shaped.element_type) for shape, _, shaped in arguments]
     with op.location:
+        ir.Context.current.dialects["tensor"]  # loaded for the casts below, if the program had none
         function_type = ir.FunctionType.get(static, [r.type for r in results])
         with ir.InsertionPoint(block_of_module):
             function = ir.Operation.create("util.func", regions=1, attributes={
