@@ -130,6 +130,6 @@ def table(costs) -> str:
     names = list(costs.devices)
     lines = [f"{'unit':44} " + " ".join(f"{n + ' us':>12}" for n in names)]
     for u in costs.units:
-        cells = " ".join(f"{u.seconds[n] * 1e6:>12.1f}" if n in u.seconds else f"{'-':>12}" for n in names)
+        cells = " ".join(f"{u.seconds[n] * 1e6:>12.2f}" if n in u.seconds else f"{'-':>12}" for n in names)
         lines.append(f"{u.key[:44]:44} {cells}" + ("  (at bound)" if u.at_bound else ""))
     return "\n".join(lines)
