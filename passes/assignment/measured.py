@@ -65,8 +65,8 @@ def check_graph(costs: PlaceCosts, graph: WorkGraph) -> None:
         raise CostsError(f"{costs.origin}: measured for another program (it has no function @{graph.function}; "
                          f"it has {', '.join('@' + f for f in sorted(costs.functions)) or 'none'}): {again}")
     if digest != graph_digest(graph):
-        raise CostsError(f"{costs.origin}: measured for another program or other --max-dim bounds "
-                         f"(@{graph.function}'s work differs): {again}")
+        raise CostsError(f"{costs.origin}: measured for another program, or with other bounds for its dynamic "
+                         f"dimensions (--max-dim): @{graph.function}'s work differs; {again}")
     for unit in costs.units_of(graph.function).values():
         if unit.id >= len(graph.units) or graph.units[unit.id].label != unit.label:
             raise CostsError(f"{costs.origin}: unit {unit.key} is not this program's: {again}")

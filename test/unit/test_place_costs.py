@@ -115,7 +115,7 @@ def test_another_programs_file_is_refused():
     g = chain(3)
     costs = _costs(chain(4), {})
     costs = dataclasses.replace(costs, functions={g.function: graph_digest(chain(4))})
-    with pytest.raises(CostsError, match=r"^costs file t.json: measured for another program or other --max-dim"):
+    with pytest.raises(CostsError, match=r"^costs file t.json: measured for another program, or with other bounds"):
         with_measurements(_model(), costs, g, KINDS)
     other = dataclasses.replace(costs, functions={"other": "0"})
     with pytest.raises(CostsError, match=rf"has no function @{g.function}; it has @other"):
