@@ -17,14 +17,17 @@ index ``program.json``::
     {"format": "mdc-profile-program", "version": 1, "source": "X.mlir",
      "functions": {"main": "<graph digest>"}, "target_cpu": "generic", "iree_flags": [...],
      "devices": {"cpu": {"target": "local[0]", "kind": "local", "uri": "local-task",
-                         "module": "cpu.vmfb"}, ...},
+                         "module": "cpu.vmfb", "dropped": {}}, ...},
      "host": "cpu", "accelerator": "gpu",
      "units": [{"function": "main", "id": 0, "op": "linalg.matmul", "label": "...",
                 "symbol": "u0", "arguments": [[[16, 64], "float32"], ...], "at_bound": false}],
      "crossings": [4096, 8192, ...]}
 
 ``crossings``: the bytes of every value and weight that could cross
-between the host and the accelerator, each timed both ways.
+between the host and the accelerator, each timed both ways. Where a
+device's module does not compile, each function is compiled alone and
+those that fail are left out of it (the device's ``dropped``, with the
+compiler's first line): their units are modelled on that device.
 """
 
 from __future__ import annotations
@@ -104,11 +107,13 @@ def read_program(path: str, devices: Mapping[str, str], max_dims: Mapping[str, i
 
 
 def _units_module(compiler, module, read: list):
-    """(module text, index entries of the units): each unit written once
-    per distinct function text (see the module's doc)."""
+    """({symbol: function text}, index entries of the units, the graphs'
+    digests): each unit written once per distinct function text (see the
+    module's doc)."""
     from iree.compiler import ir
 
     from mdc.passes.assignment.measured import graph_digest
+    from mdc.passes.ir import ir_adapter as irx
 
     from .program_units import write_unit
 
@@ -137,12 +142,37 @@ def _units_module(compiler, module, read: list):
                                 "symbol": symbol, "arguments": [[list(s), d] for s, d in written.arguments],
                                 "at_bound": written.at_bound})
         units.operation.verify()
-        text = str(units.operation)
+        # Each function printed alone is whole (its affine maps inline), so a module of any of them can be made.
+        functions = {irx.symbol_name(op): str(op) for op in irx.top_level_ops(units.operation)}
     digests = {one.graph.function: graph_digest(one.graph) for one, _ in read}
-    body = text.rstrip()
-    assert body.endswith("}"), body[-300:]
-    text = body[:-1] + "\n".join(probes.fixed_cost_functions()) + "\n}\n"
-    return text, entries, digests
+    return functions, entries, digests
+
+
+def _module_text(functions: Mapping[str, str]) -> str:
+    """A module of ``functions`` and the fixed-cost probes."""
+    return "\n".join(["module {", *functions.values(), *probes.fixed_cost_functions(), "}", ""])
+
+
+def _compile_dropping(functions: dict, compile_one) -> tuple[bytes, dict[str, str]]:
+    """(the module of ``functions`` compiled by ``compile_one(text)``, {symbol
+    left out: why}): where the whole module fails, each function is
+    compiled alone and those that fail are left out (the model estimates
+    their units on this device)."""
+    from mdc.runtime_shim.errors import short
+
+    try:
+        return compile_one(_module_text(functions)), {}
+    except Exception as whole:
+        dropped = {}
+        for symbol, text in functions.items():
+            try:
+                compile_one(_module_text({symbol: text}))
+            except Exception as e:
+                dropped[symbol] = short(e)
+        if not dropped or len(dropped) == len(functions):  # the module's own failure, not a unit's
+            raise whole
+        kept = {s: t for s, t in functions.items() if s not in dropped}
+        return compile_one(_module_text(kept)), dropped
 
 
 def _crossing_sizes(read: list) -> list[int]:
@@ -164,23 +194,28 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
     from mdc.pipeline import driver
 
     compiler, module, host, accelerator, read = read_program(path, devices, max_dims)
-    text, entries, digests = _units_module(compiler, module, read)
+    functions, entries, digests = _units_module(compiler, module, read)
     os.makedirs(directory, exist_ok=True)
     written = []
     source = os.path.join(directory, "units.mlir")
-    write_atomically(source, text.encode())
+    write_atomically(source, _module_text(functions).encode())
     written.append(source)
     index_devices = {}
     for name, spec in devices.items():
         kind = _TARGET.match(spec).group(1)
-        # Ordinal 0: the timing run opens this device alone, as the module's one device.
-        result = driver.compile(driver.MlirText(text, source), [f"{name}={kind}[0]"], manifest=False,
-                                host_entry_points=False, result_storage_twins=False,
-                                iree_flags=_compile_flags(kind, target_cpu, iree_flags))
+
+        def compile_one(text: str) -> bytes:
+            # Ordinal 0: the timing run opens this device alone, as the module's one device.
+            return driver.compile(driver.MlirText(text, source), [f"{name}={kind}[0]"], manifest=False,
+                                  host_entry_points=False, result_storage_twins=False,
+                                  iree_flags=_compile_flags(kind, target_cpu, iree_flags)).vmfb
+
+        vmfb, dropped = _compile_dropping(functions, compile_one)
         file = f"{name}.vmfb"
-        write_atomically(os.path.join(directory, file), result.vmfb)
+        write_atomically(os.path.join(directory, file), vmfb)
         written.append(os.path.join(directory, file))
-        index_devices[name] = {"target": spec, "kind": kind, "uri": runtime_uri(spec), "module": file}
+        index_devices[name] = {"target": spec, "kind": kind, "uri": runtime_uri(spec), "module": file,
+                               "dropped": dropped}
     index = {"format": FORMAT, "version": VERSION, "source": os.path.abspath(path), "functions": digests,
              "target_cpu": target_cpu, "iree_flags": list(iree_flags), "max_dims": dict(max_dims),
              "devices": index_devices, "host": host, "accelerator": accelerator, "units": entries,

@@ -67,15 +67,20 @@ def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
         by_symbol: dict[str, float] = {}
         for unit in index["units"]:
             symbol = unit["symbol"]
+            if symbol in d.get("dropped", {}):  # did not compile for this device: modelled there
+                continue
             if symbol not in by_symbol:
                 took = probe.time_call(symbol, _arguments(unit["arguments"], rng))
                 by_symbol[symbol] = max(took - tiny, 0.0) + dispatch
             seconds.setdefault((unit["function"], unit["id"]), {})[name] = by_symbol[symbol]
+        for symbol, why in d.get("dropped", {}).items():
+            if say:
+                say(f"{name}: {symbol} did not compile ({why}); its units are modelled there")
         if say:
             say(f"{name} ({d['uri']}): {len(by_symbol)} unit functions timed; call {call * 1e6:.1f} us, "
                 f"dispatch {dispatch * 1e6:.2f} us")
     units = tuple(MeasuredUnit(u["function"], u["id"], u["op"], u["label"], seconds[(u["function"], u["id"])],
-                               bool(u["at_bound"])) for u in index["units"])
+                               bool(u["at_bound"])) for u in index["units"] if (u["function"], u["id"]) in seconds)
     return PlaceCosts(index["functions"], devices, units, _crossings(index, opened, timer))
 
 

@@ -120,3 +120,25 @@ def test_another_programs_file_is_refused():
     other = dataclasses.replace(costs, functions={"other": "0"})
     with pytest.raises(CostsError, match=rf"has no function @{g.function}; it has @other"):
         with_measurements(_model(), other, g, KINDS)
+
+
+def test_a_unit_that_does_not_compile_is_left_out_of_its_device_module():
+    """mdc-profile --program: where the module of every unit fails, each is
+    compiled alone and those that fail are left out (modelled there)."""
+    from mdc.profiler.program import _compile_dropping
+
+    compiled = []
+
+    def compile_one(text: str) -> bytes:
+        if "@u1(" in text:
+            raise RuntimeError("error: no kernel for u1")
+        compiled.append(text)
+        return b"vmfb"
+
+    functions = {f"u{i}": f"util.func public @u{i}() {{\n}}" for i in range(3)}
+    vmfb, dropped = _compile_dropping(functions, compile_one)
+    assert vmfb == b"vmfb" and list(dropped) == ["u1"] and "no kernel for u1" in dropped["u1"]
+    assert "@u0(" in compiled[-1] and "@u2(" in compiled[-1] and "@u1(" not in compiled[-1]
+    with pytest.raises(RuntimeError):  # a failure no single function has is the module's own
+        _compile_dropping({"u0": "util.func public @u0() {\n}"},
+                          lambda text: (_ for _ in ()).throw(RuntimeError("x")) if "@tiny" in text else b"")
