@@ -145,6 +145,12 @@ def _placement_build_options(b) -> None:
     _stack_size_options(b)
     b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
     b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
+    b.add_argument("--program-kits", action="store_true",
+                   help="instead of the kit: each batch's program and its mdc-profile --program kit (bB/), for "
+                   "the GPU machine to time into costs_bB.json (bench/gpu_placement_costs.sh)")
+    b.add_argument("--place-costs", metavar="DIR",
+                   help="a folder of costs_bB.json, one per batch (mdc-profile --program-kit's): every module "
+                   "compiled with --place-costs, so each estimate is measured where the file has it")
     b.add_argument("--fits", type=comma_list, help="the block counts the budgets fit, comma separated "
                                                    "(default 0,N/4,N/2,3N/4,N)")
     b.add_argument("--jobs", type=whole(1), default=os.cpu_count() or 1,
@@ -166,7 +172,9 @@ def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config
                   vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
     fits = _counts(p, a.fits, placement_plan.default_fits(stack.blocks), stack.blocks, "--fits", "count")
     plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
-                              a.jobs)
+                              a.jobs, a.place_costs)
+    if a.program_kits:
+        return placement_kit.program_kits(plan, a.dir)
     return placement_kit.build(plan, a.dir)
 
 

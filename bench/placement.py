@@ -55,6 +55,7 @@ class Kit:
     smoke: bool
     weights_sha256: str
     batches: dict  # batch size -> {"ids", "expected", "budgets"}
+    costs: bool = False  # built with --place-costs: estimates measured where the costs files have them
 
 
 def read_kit(path: str) -> Kit:
@@ -62,7 +63,7 @@ def read_kit(path: str) -> Kit:
                         fmt=FORMAT)
     try:
         result = Kit(path, model.Stack(**kit["stack"]), bool(kit["smoke"]), kit["weights_sha256"],
-                     {int(b): entry for b, entry in kit["batches"].items()})
+                     {int(b): entry for b, entry in kit["batches"].items()}, bool(kit.get("costs")))
         files = {p["file"] for e in result.batches.values() for row in e["budgets"] + e.get("throughput", [])
                  for p in row["placements"].values()}
         files |= {e["expected"] for e in result.batches.values()}
@@ -147,6 +148,7 @@ class Line:
     in_budget: bool | None
     cost_shown: bool  # greedy has the table on the GPU; auto has it on the CPU with more blocks
     open_in_budget: bool | None = None  # the peaks with the device open within the budget; None: unknown or budget 0
+    estimate_ratios: tuple = ()  # each shown placement's estimate over its measured time
 
 
 def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
@@ -176,7 +178,8 @@ def _row(b: int, row: dict, runs: dict, overhead: int | None) -> Line:
             f"{' '.join(_mib(g) for g in peaks):>26} {'n/a' if inside is None else str(inside):>9} | "
             f"{' '.join(_mib(o) for o in opened):>26} {'n/a' if open_inside is None else str(open_inside):>9}  "
             f"{right}")
-    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost, open_inside)
+    ratios = tuple(p[v]["estimate_seconds"] / r[k].measured.seconds for k, v in chosen.items())
+    return Line(text, right, row["name"], over_hand, over_greedy, inside, cost, open_inside, ratios)
 
 
 def _targets(lines: list) -> str:
@@ -187,13 +190,25 @@ def _targets(lines: list) -> str:
     inside = [x.in_budget for x in lines if x.in_budget is not None]
     opened = [x.open_in_budget for x in lines if x.open_in_budget is not None]
     cost = [x for x in lines if x.name == "cost"]
+    ratios = [r for x in lines for r in x.estimate_ratios]
+    close = sum(1 / ESTIMATE_WITHIN <= r <= ESTIMATE_WITHIN for r in ratios)
     return (f"targets: auto <= 1.05x the best hand split at {hand} of {count} lines; auto no slower than greedy "
             f"fill at {greedy} of {count}; peaks within the budget at "
             + (f"{sum(inside)} of {len(inside)}" if inside else "n/a (no GPU memory measured)")
             + "; peaks with the device open within the budget at "
             + (f"{sum(opened)} of {len(opened)}" if opened else "n/a (no NVML reading)")
             + f"; cost matters (greedy's table on the GPU, auto's on the CPU with more blocks, auto faster) at "
-            f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines")
+            f"{sum(x.cost_shown for x in cost)} of {len(cost)} cost lines; estimates within {ESTIMATE_WITHIN}x of "
+            f"their measurement at {close} of {len(ratios)} (worst {max(ratios, key=_off, default=1.0):.3g}x)")
+
+
+# The estimates' target (issue 45): each within 1.5x of its measurement, either way.
+ESTIMATE_WITHIN = 1.5
+
+
+def _off(ratio: float) -> float:
+    """How far an estimate/measured ratio is from 1, either way."""
+    return max(ratio, 1 / ratio) if ratio > 0 else float("inf")
 
 
 THROUGHPUT_HEADER = (f"  {'batch':>5} {'budget':>6} {'MiB':>8} {'GPU blocks l/t':>16} | {'latency est':>11} "
@@ -256,7 +271,8 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: CudaM
                 overhead = max(overhead or 0, runs[row["placements"]["auto"]["file"]].gpu_bytes)
         lines += [_row(b, row, runs, overhead) for row in kit.batches[b]["budgets"]]
     print(f"\nper call, ms (median of {calls[1]} calls at batch 1, {calls[max(calls)]} at the larger batch, after 2); "
-          "est: the --report's estimate; GPU blocks: blocks whose matmul runs on the GPU, E the embedding, H the "
+          f"est: the --report's estimate ({_estimates_from(kit)}); "
+          "GPU blocks: blocks whose matmul runs on the GPU, E the embedding, H the "
           "head there too, ~N: N blocks split between the devices; "
           "hand: the faster of the two hand splits; a/hand, a/greedy: auto's measured time over theirs; "
           "peak MiB: GPU memory in use at the peak of the module's load and calls less before it; in budget: "
@@ -267,6 +283,12 @@ def _table(config: Config, kit: Kit, parameters: str, calls: dict, memory: CudaM
     print("\n".join(x.text for x in lines))
     print(_targets(lines))
     return all(x.right for x in lines), overhead
+
+
+def _estimates_from(kit: Kit) -> str:
+    if kit.costs:
+        return "measured where the kit's costs files have a unit or crossing: mdc-profile --program, --place-costs"
+    return "modelled from the machine profile"
 
 
 def run(config: Config, path: str, calls: int, batch_calls: int) -> int:

@@ -49,6 +49,11 @@ class Plan:
     smoke: bool = False
     profile: str | None = None
     jobs: int = 1  # compiles at a time
+    costs: str | None = None  # a folder of costs_bB.json (mdc-profile --program-kit's), one per batch
+
+    def costs_file(self, b: int) -> str | None:
+        """The costs file of batch ``b``'s program (--place-costs), or None."""
+        return None if self.costs is None else os.path.abspath(os.path.join(self.costs, f"costs_b{b}.json"))
 
     def cost_model(self):
         """The cost model mdc-compile places with (the profile, or the built-in one)."""
@@ -56,7 +61,10 @@ class Plan:
         from mdc.passes.assignment.cost_model import CostModel
 
         profile = load_profile(self.profile) if self.profile else default_profile()
-        return CostModel.of(profile, {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"})
+        return CostModel.of(profile, self.kinds())
+
+    def kinds(self) -> dict:
+        return {HOST: "local", ACCELERATOR: "local" if self.smoke else "cuda"}
 
     def devices(self) -> list[str]:
         gpu = (["--device=gpu=local[1]", "--link=cpu:gpu=staged"] if self.smoke else
@@ -79,6 +87,38 @@ def work_graph(text: str, name: str):
         return work_graph_of(function, HOST, ACCELERATOR, {})
 
 
+def _measured(plan: Plan, b: int, graph):
+    """The cost model of batch ``b``: with its costs file's measurements of
+    ``graph`` where the plan has one (the throughput table's estimates,
+    which no report gives)."""
+    cost, costs_file = plan.cost_model(), plan.costs_file(b)
+    if costs_file is None:
+        return cost
+    from mdc.contract.place_costs import load_costs
+    from mdc.passes.assignment.measured import with_measurements
+
+    return with_measurements(cost, load_costs(costs_file), graph, plan.kinds())
+
+
+def program_kits(plan: Plan, out: str) -> int:
+    """``build --program-kits``: each batch's placement program and its
+    mdc-profile --program kit (``bB/``) in ``out``, for the GPU machine to
+    time into costs_bB.json (bench/gpu_placement_costs.sh)."""
+    from mdc.profiler.program import build as build_program
+
+    os.makedirs(out, exist_ok=True)
+    gpu = "local[1]" if plan.smoke else "cuda[0]"
+    flags = [] if plan.smoke else ["--iree-cuda-target=sm_80"]
+    for b in plan.batches:
+        source = os.path.join(out, f"placement_b{b}.mlir")
+        with open(source, "w") as f:
+            f.write(model.placement_program(plan.stack, b))
+        for path in build_program(os.path.join(out, f"b{b}"), source, {HOST: "local[0]", ACCELERATOR: gpu}, {},
+                                  plan.cpu, flags):
+            print(f"wrote {path}")
+    return 0
+
+
 def _key(assignment_json: dict) -> str:
     return json.dumps(assignment_json, sort_keys=True)
 
@@ -99,7 +139,7 @@ class _Batch:
         with open(self.source, "w") as f:
             f.write(text)
         self.graph = work_graph(text, self.source)
-        self.cost = plan.cost_model()  # the profile read once a batch
+        self.cost = _measured(plan, b, self.graph)  # the profile (and costs) read once a batch
         # What the runtime itself takes on the GPU (the profile's
         # reserved_bytes), which every budget holds beside the program.
         self.reserved = self.cost.reserved_bytes(ACCELERATOR)
@@ -108,7 +148,9 @@ class _Batch:
 
     def _job(self, vmfb: str, place: list[str]) -> list[str]:
         report = os.path.join(self.out, vmfb.replace(".vmfb", ".report.json"))
-        return ["mdc-compile", self.source, *self.plan.devices(), *place, f"--report={report}"]
+        costs = self.plan.costs_file(self.b)
+        return ["mdc-compile", self.source, *self.plan.devices(), *place, f"--report={report}",
+                *([f"--place-costs={costs}"] if costs else [])]
 
     def auto_jobs(self) -> dict[str, list[str]]:
         return {f"auto_b{self.b}_{bd.name}.vmfb": self._job(f"auto_b{self.b}_{bd.name}.vmfb",
@@ -224,7 +266,7 @@ def build(plan: Plan, out: str) -> int:
             return 1
     expected = _expected(plan, out)
     kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
-           "profile": plan.profile, "weights_sha256": expected["weights_sha256"],
+           "profile": plan.profile, "costs": plan.costs is not None, "weights_sha256": expected["weights_sha256"],
            "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries(),
                                       "throughput": batch.throughput_entries()}
                        for batch in batches}}

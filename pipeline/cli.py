@@ -17,7 +17,7 @@ from mdc.contract.version import IREE_COMPILER, add_version_argument
 from mdc.contract.atomic_write import CannotWrite, remove_output, why_unwritable, write_atomically
 from mdc.passes.infra.diagnostics import MdcError, render_warning
 
-from . import dropin, options
+from . import dropin, options, placement_options
 from .cli_errors import (USAGE_STATUS, reporting_errors,
                          survive_compiler_crashes, survive_pass_crashes)
 from .options import UsageError
@@ -111,7 +111,7 @@ def _compile_parser() -> argparse.ArgumentParser:
         "once, by the GPU, and returned without a copy)")
     options.add_codegen_arguments(parser)
     options.add_cpu_code_arguments(parser)
-    options.add_placement_arguments(parser)
+    placement_options.add_placement_arguments(parser)
     parser.add_argument("--dump-stages", metavar="DIR", help="write the IR after every stage into DIR")
     parser.add_argument("--report", metavar="FILE.json|FILE.md", help="write the transfer report")
     parser.add_argument("--graph", metavar="FILE.svg|FILE.dot", help="draw where work runs and data crosses")
@@ -228,6 +228,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
 def _placement_options(args) -> dict:
     """--place and its flags, as CompileOptions' (and run_passes') keywords."""
     return {"place": args.place, "gpu_memory": args.gpu_memory, "place_profile": args.place_profile,
+            "place_costs": args.place_costs,
             "place_objective": args.place_objective, "max_dims": args.max_dim}
 
 
@@ -346,7 +347,7 @@ def opt_main(argv: list[str] | None = None) -> int:
         "(a function's declaration may still name it)",
     )
     _add_staging_arguments(parser)
-    options.add_placement_arguments(parser)
+    placement_options.add_placement_arguments(parser)
     options.add_cuda_matmul_table_argument(parser)
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument(

@@ -47,7 +47,7 @@ from mdc.contract.atomic_write import CannotWrite, write_atomically
 from mdc.contract.manifest_record import Device
 from mdc.passes.infra.diagnostics import MdcError
 
-from . import cli_errors, options
+from . import cli_errors, options, placement_options
 from .keyword_spelling import keyword_spelling
 from .paths import check_input, same_file
 from .program_devices import resolve_devices
@@ -94,6 +94,7 @@ class CompileOptions:
     gpu_memory: int | str | None = None  # --gpu-memory: bytes, a size such as "8GiB", "auto" or "auto-512MiB"
     place_profile: str | None = None  # --place-profile: a machine profile's path
     place_objective: str = "latency"  # --place-objective: latency or throughput
+    place_costs: str | None = None  # --place-costs: mdc-profile --program's costs file
     max_dims: Mapping[str, int] | Sequence[str] = ()  # --max-dim: {name: bound} or ["NAME=N", ...]
 
     def check(self) -> None:
@@ -154,8 +155,7 @@ def _one_line(error: Exception) -> str:
 
 
 def as_compile_error(error: Exception, warnings=(), timings=(), given: Mapping | None = None) -> CompileError | None:
-    """``error`` as a CompileError, or None for a bug in mdc; ``given``:
-    the caller's keywords (keyword_spelling)."""
+    """``error`` as a CompileError, or None for a bug in mdc; ``given``: the caller's keywords (keyword_spelling)."""
     flag_errors, compile_errors = cli_errors.iree_error_types()
     if isinstance(error, UsageError) or isinstance(error, flag_errors):
         status = cli_errors.USAGE_STATUS
@@ -229,7 +229,7 @@ def check_request(devices: Mapping[str, str] | Sequence[str], opts: CompileOptio
     if not given:
         raise UsageError("no --device given; e.g. --device=a=local[0]")
     opts.check()
-    options.check_placement(given, **options.placement_settings(opts))
+    placement_options.check_placement(given, **placement_options.placement_settings(opts))
     return given, links
 
 
@@ -350,7 +350,7 @@ class _Compile:
             links=link_overrides, staging=opts.staging, staging_pieces=opts.staging_pieces,
             pinned_arguments=opts.pinned_arguments, devices={d.name: d for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
-            **options.codegen_settings(opts), **options.placement_settings(opts))
+            **options.codegen_settings(opts), **placement_options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

@@ -19,6 +19,7 @@ FLAG_KEYWORDS = {
     "--staging": "staging", "--staging-pieces": "staging_pieces", "--compile-to": "compile_to",
     "--dump-stages": "dump_stages", "--place": "place", "--gpu-memory": "gpu_memory",
     "--place-profile": "place_profile", "--place-objective": "place_objective",
+    "--place-costs": "place_costs",
     "--pinned-arguments": "pinned_arguments=True", "--no-manifest": "manifest=False",
     "--no-host-entry-points": "host_entry_points=False",
     "--no-result-storage-twins": "result_storage_twins=False",

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from mdc.passes.infra.diagnostics import MdcError, format_location
 
-from . import options
+from . import options, placement_options
 from .driver import CompileWarning, as_compile_error
 from .options import UsageError
 
@@ -50,7 +50,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
                devices: Mapping[str, str] | Sequence[str] = (), links: Sequence[str] = (),
                staging: str = "emplace", staging_pieces: int | None = None,
                pinned_arguments: bool = False, place: str = "manual", gpu_memory: int | str | None = None,
-               place_profile: str | None = None, place_objective: str = "latency",
+               place_profile: str | None = None, place_objective: str = "latency", place_costs: str | None = None,
                max_dims: Mapping[str, int] | Sequence[str] = (),
                cuda_matmul_table: str | None = None) -> PassesResult:
     """Runs ``passes`` (names or registered pass classes) on the module
@@ -59,10 +59,10 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
     ``cuda_matmul_table`` cuda-matmul-configs' table, as
     ``mdc.pipeline.compile`` takes them."""
     try:
-        placement = options.placement_settings(types.SimpleNamespace(
+        placement = placement_options.placement_settings(types.SimpleNamespace(
             place=place, gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective,
-            max_dims=max_dims))
-        options.check_placement(list(devices), **placement)
+            max_dims=max_dims, place_costs=place_costs))
+        placement_options.check_placement(list(devices), **placement)
         options.check_cuda_matmul_table(cuda_matmul_table)
         return _run(text, name, passes, devices, links, staging, staging_pieces, pinned_arguments,
                     dict(placement, cuda_matmul_table=cuda_matmul_table))
@@ -70,6 +70,7 @@ def run_passes(text: str, passes: Sequence, *, name: str = "<stdin>",
         error = as_compile_error(e, given=dict(
             devices=devices, links=links, staging=staging, staging_pieces=staging_pieces, place=place,
             gpu_memory=gpu_memory, place_profile=place_profile, place_objective=place_objective, max_dims=max_dims,
+            place_costs=place_costs,
             cuda_matmul_table=cuda_matmul_table))
         if error is None:
             raise

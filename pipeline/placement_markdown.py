@@ -59,6 +59,10 @@ def _function_lines(entry: dict) -> list[str]:
         copies = f" x {used['copies']} copies" if used.get("copies", 1) > 1 else ""
         fits = "" if used.get("fits", True) else " (over the budget)"
         lines += [f"`{accelerator}` bytes: {format_bytes(used['total'])}{fits} ({parts}{copies}).", ""]
+    counts = entry.get("estimates")
+    if counts:  # --place-costs: which estimates are measurements
+        lines += ["Estimates from `--place-costs`: " + ", ".join(
+            f"{kind} {c['measured']} measured, {c['modelled']} modelled" for kind, c in counts.items()) + ".", ""]
     lines += _units(entry["units"]) + _weights(entry.get("weights", [])) + _crossings(entry.get("crossings", []))
     return lines
 
@@ -70,11 +74,19 @@ def _units(units: list) -> list[str]:
     lines = ["| unit | op | location | device | estimated time | bytes |" + (" why |" if why else ""),
              "|---|---|---|---|---|---|" + ("---|" if why else "")]
     for u in units:
-        time = _seconds(u["seconds"]) if "seconds" in u else "-"
+        time = (_seconds(u["seconds"]) if "seconds" in u else "-") + _how(u)
         size = format_bytes(u["bytes"]) if "bytes" in u else "-"
         lines.append(f"| {u['id']} | {_cell(u['label'])} | `{u.get('location') or '?'}` | {u['device']} | {time} | "
                      f"{size} |" + (f" {_cell(u.get('why') or '')} |" if why else ""))
     return lines + [""]
+
+
+def _how(entry: dict) -> str:
+    """`` (measured)`` or `` (modelled)`` where --place-costs gave times;
+    `` (measured at bound)`` for a dynamic shape timed at its --max-dim bound."""
+    if "estimate" not in entry:
+        return ""
+    return f" ({entry['estimate']}{' at bound' if entry.get('at_bound') and entry['estimate'] == 'measured' else ''})"
 
 
 def _weights(weights: list) -> list[str]:
@@ -90,5 +102,5 @@ def _crossings(crossings: list) -> list[str]:
         return ["No value crosses between the devices.", ""]
     lines = ["| from | to | direction | bytes | estimated time |", "|---|---|---|---|---|"]
     lines += [f"| {c['source']} | {c['target']} | {c['direction']} | {format_bytes(c['bytes'])} | "
-              f"{_seconds(c.get('seconds'))} |" for c in crossings]
+              f"{_seconds(c.get('seconds'))}{_how(c)} |" for c in crossings]
     return lines + [""]

@@ -9,7 +9,10 @@
   measured in a process of its own;
 * prebuilt.py: probe modules built on one machine (--build-probes) and
   measured on another with the runtime alone (--probes);
-* cli.py: the command line, the table it prints and the file it writes.
+* cli.py: the command line, the table it prints and the file it writes;
+* program.py, program_units.py, program_timing.py, program_cli.py:
+  ``--program``, a program's own units compiled (here) and timed (there)
+  into a costs file (contract/place_costs.py) for ``--place-costs``.
 
 It may import mdc.contract and mdc.runtime_shim; only bench/ and the
 tests import it (memory.py's CudaMemory).

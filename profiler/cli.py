@@ -3,6 +3,9 @@
     mdc-profile --device=local-task --device=cuda -o machine.json [--quick]
     mdc-profile --build-probes=DIR --device=local-task --device=cuda [--quick] [--target-cpu=CPU]
     mdc-profile --probes=DIR --device=local-task --device=cuda -o machine.json [--quick]
+    mdc-profile --program=X.mlir --device=cpu=local[0] --device=gpu=cuda[0] -o costs.json [--quick]
+    mdc-profile --program=X.mlir --device=... --build-program=DIR [--target-cpu=CPU] [--iree-...]
+    mdc-profile --program-kit=DIR -o costs.json [--quick]
 
 Each --device (a runtime URI, as mdc-run takes it) is opened alone and
 measured with small probe programs (probes.py, measure.py); the profile
@@ -13,7 +16,8 @@ IREE runtime: how a machine without the compiler is profiled. A usage
 mistake (a DIR that cannot serve the command included) is one line and
 exit status 2; a device that cannot be opened, a probe file missing or
 corrupt, or a failure while compiling or measuring, one line and 1; no
-profile is written then.
+profile is written then. --program measures one program's own units and
+crossings into a costs file instead (program_cli.py).
 """
 
 from __future__ import annotations
@@ -66,6 +70,19 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"with --build-probes: the CPU a local device's probes are built for instead of "
                    f"{probes.PREBUILT_TARGET_CPU}, as --iree-llvmcpu-target-cpu takes it (x86-64-v3, x86-64-v4, "
                    "sapphirerapids, ...): one the measuring machine has, or its probes crash there")
+    p.add_argument("--program", metavar="X.mlir",
+                   help="measure this program's own units (the work graph's, as mdc-compile --place reads it) "
+                   "and crossings into a costs file for mdc-compile --place-costs=FILE; its --device flags are "
+                   "NAME=SPEC as mdc-compile takes them (--device=cpu=local[0] --device=gpu=cuda[0])")
+    p.add_argument("--build-program", metavar="DIR",
+                   help="with --program: compile its units for each device into DIR and time nothing (CPU code "
+                   "for --target-cpu, default generic; --iree-* flags go to each compile)")
+    p.add_argument("--program-kit", metavar="DIR",
+                   help="time the units --build-program=DIR compiled, on this machine's devices, with only "
+                   "the IREE runtime")
+    p.add_argument("--max-dim", action="append", default=[], metavar="NAME=N",
+                   help="with --program: a dynamic dimension's bound, as mdc-compile takes it (units are timed "
+                   "at the bound)")
     p.add_argument("--probes", metavar="DIR",
                    help="measure with the probe modules --build-probes=DIR compiled (same --quick, the "
                    "same mdc), not compiling any: needs only the IREE runtime")
@@ -82,7 +99,14 @@ GENERIC_CPU_NOTE = ("on this project's development machine f32 matmuls ran 5-8x 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args, extra = _parser().parse_known_args(argv)
+        if args.program is not None or args.program_kit is not None or args.build_program is not None:
+            from . import program_cli
+
+            program_cli.check(args, extra, UsageError)
+            return program_cli.run(args, extra, TOOL)
+        if extra or args.max_dim:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra or ['--max-dim'])}")
         kinds = _kinds(args.device)
         if args.target_cpu is not None and args.build_probes is None:
             raise UsageError("--target-cpu=CPU is for --build-probes=DIR (measuring here compiles for this CPU)")

@@ -95,7 +95,7 @@ class DeviceProbe:
         step = [np.full(probes.STEP_SHAPE, 0.25, np.float32)] * 2
         tiny = self.time_call("tiny", step)
         chain = self.time_call("chain", step)
-        per_dispatch = _per_dispatch(tiny, chain)
+        dispatch = per_dispatch(tiny, chain)
         work = probes.work_of(self.sizes)
 
         def kernel(name: str, arguments: list[np.ndarray]) -> float:
@@ -120,8 +120,8 @@ class DeviceProbe:
         }
         assert set(rates) == set(BYTE_CLASSES)
         return DeviceCosts(matmul_flops_per_s={"f32": f32, "f16": f16, "other": min(f32, f16)},
-                           bytes_per_s=rates, seconds_per_dispatch=per_dispatch,
-                           seconds_per_call=max(tiny - per_dispatch, per_call))
+                           bytes_per_s=rates, seconds_per_dispatch=dispatch,
+                           seconds_per_call=max(tiny - dispatch, per_call))
 
     def time_call(self, name: str, arguments: list[np.ndarray], once: bool = False) -> float:
         """The median seconds of one call of ``name``, its arguments placed
@@ -143,32 +143,38 @@ class DeviceProbe:
         return to_device, to_host
 
     def time_transfer(self, nbytes: int, to_device: bool) -> float:
-        allocator = self.device.allocator
-        pinned = allocator.allocate_buffer(
-            memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
-            allowed_usage=int(rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING_SCOPED), allocation_size=nbytes)
-        on_device = allocator.allocate_buffer(memory_type=int(rt.MemoryType.DEVICE_LOCAL),
-                                              allowed_usage=int(rt.BufferUsage.DEFAULT), allocation_size=nbytes)
-        mapped = pinned.map().asarray((nbytes,), np.dtype(np.uint8))
-        source = np.ones(nbytes, np.uint8)
-        semaphore = self.device.create_semaphore(0)
-        step = [0]
-
-        def copy_and_wait(src, dst):
-            wait = rt.HalFence.create_at(semaphore, step[0])
-            step[0] += 1
-            signal = rt.HalFence.create_at(semaphore, step[0])
-            self.device.queue_copy(src, dst, wait_semaphores=wait, signal_semaphores=signal)
-            signal.wait()
-
-        def upload():
-            np.copyto(mapped, source)
-            copy_and_wait(pinned, on_device)
-
-        return self.timer.median(upload if to_device else lambda: copy_and_wait(on_device, pinned))
+        return time_transfer(self.device, self.timer, nbytes, to_device)
 
 
-def _per_dispatch(tiny: float, chain: float) -> float:
+def time_transfer(device: rt.HalDevice, timer: Timer, nbytes: int, to_device: bool) -> float:
+    """The median seconds of one crossing of ``nbytes`` between the host
+    and ``device``: into it (``to_device``) or out of it (the module's doc)."""
+    allocator = device.allocator
+    pinned = allocator.allocate_buffer(
+        memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+        allowed_usage=int(rt.BufferUsage.TRANSFER | rt.BufferUsage.MAPPING_SCOPED), allocation_size=nbytes)
+    on_device = allocator.allocate_buffer(memory_type=int(rt.MemoryType.DEVICE_LOCAL),
+                                          allowed_usage=int(rt.BufferUsage.DEFAULT), allocation_size=nbytes)
+    mapped = pinned.map().asarray((nbytes,), np.dtype(np.uint8))
+    source = np.ones(nbytes, np.uint8)
+    semaphore = device.create_semaphore(0)
+    step = [0]
+
+    def copy_and_wait(src, dst):
+        wait = rt.HalFence.create_at(semaphore, step[0])
+        step[0] += 1
+        signal = rt.HalFence.create_at(semaphore, step[0])
+        device.queue_copy(src, dst, wait_semaphores=wait, signal_semaphores=signal)
+        signal.wait()
+
+    def upload():
+        np.copyto(mapped, source)
+        copy_and_wait(pinned, on_device)
+
+    return timer.median(upload if to_device else lambda: copy_and_wait(on_device, pinned))
+
+
+def per_dispatch(tiny: float, chain: float) -> float:
     """One more dispatch's seconds: @chain's extra time over @tiny's per
     extra dispatch; where noise makes @chain no slower (a loaded machine),
     @chain's whole time per dispatch, an upper bound that includes the call."""

@@ -133,6 +133,13 @@ def program(sizes: ProbeSizes, f16: bool = True) -> str:
                       _copy(sizes.rows, sizes.columns), "}", ""])
 
 
+def fixed_cost_functions() -> list[str]:
+    """@identity, @tiny and @chain: what the fixed costs of a call and of a
+    dispatch are measured with, for a module of other functions beside them
+    (mdc-profile --program's)."""
+    return [_identity(), _tiny(), _chain()]
+
+
 def _identity() -> str:
     return """  func.func @identity(%x: tensor<4xf32>) -> tensor<4xf32> {
     return %x : tensor<4xf32>

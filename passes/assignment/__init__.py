@@ -13,6 +13,8 @@ program as written, before IREE assigns any device:
   once at start-up);
 * cost_model.py: seconds for a unit on a device and for a crossing, from a
   machine profile (contract/machine_profile.py);
+* measured.py: those seconds measured on the program itself where a costs
+  file (``--place-costs``, contract/place_costs.py) has them;
 * budget.py: the accelerator bytes an assignment needs, and a module's;
 * estimate.py: the estimated seconds of one call of an assignment;
 * search.py: the assignment of least estimated time within the budget,

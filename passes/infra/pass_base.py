@@ -67,7 +67,8 @@ class CompileSettings:
     accelerator's budget in bytes (None: no budget; an AutoMemory: the
     machine profile's free memory less a margin); the machine profile's
     path (None: the built-in one); ``latency`` or ``throughput``; the
-    bounds of dynamic dimensions by name.
+    bounds of dynamic dimensions by name. ``place_costs``: the costs
+    file's path (``--place-costs``; None: every estimate modelled).
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -84,6 +85,7 @@ class CompileSettings:
     gpu_memory: int | AutoMemory | None = None
     place_profile: str | None = None
     place_objective: str = "latency"
+    place_costs: str | None = None
     max_dims: Mapping = dataclasses.field(default_factory=dict)
 
     @property

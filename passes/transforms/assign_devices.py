@@ -9,7 +9,10 @@ weight of a program, written into it before IREE assigns devices.
   ``--gpu-memory``, by the cost model of ``--place-profile`` (else the
   built-in profile) and ``--place-objective`` (assignment/search.py),
   with the units stock IREE does not run right on the accelerator's kind
-  kept on the host (assignment/device_limits.py). A budget too small for
+  kept on the host (assignment/device_limits.py). ``--place-costs``: the
+  times ``mdc-profile --program`` measured of this program's own units and
+  crossings stand in for the model's where the file has them
+  (assignment/measured.py); a file measured for another program is refused. A budget too small for
   any work there places everything on the host, with a warning.
 
 ``--max-dim``'s names are checked against the functions first
@@ -47,6 +50,7 @@ import dataclasses
 from typing import Mapping
 
 from mdc.contract.machine_profile import ProfileError, default_profile, load_profile
+from mdc.contract.place_costs import load_costs
 from mdc.contract.place_options import AUTO, MANUAL, AutoMemory
 
 from ..ir import ir_adapter as irx
@@ -59,6 +63,7 @@ from ..assignment.device_limits import keep_on_host, kept_warning
 from ..assignment.dim_names import argument_bounds, check_max_dims
 from ..assignment.extract import function_parts, read_function
 from ..assignment.hoist import hoist_weight_work, start_up_reads
+from ..assignment.measured import check_functions, with_measurements
 from ..assignment.report import auto_text, placement_report, summary_line
 from ..assignment.rewrite import apply_assignment, place_globals
 from ..assignment.search import Found, find_assignment, is_chain
@@ -76,8 +81,8 @@ class PlacementError(MdcError):
 class AssignDevicesOptions:
     """``--place``, ``--gpu-memory`` (bytes, AutoMemory or None), ``--place-profile``
     (a path or None), ``--place-objective``, ``--max-dim`` (name -> bound),
-    and the command line's devices (contract Device records by name, in the
-    order given)."""
+    the command line's devices (contract Device records by name, in the
+    order given), and ``--place-costs`` (a path or None)."""
 
     place: str = MANUAL
     gpu_memory: int | AutoMemory | None = None
@@ -85,11 +90,12 @@ class AssignDevicesOptions:
     place_objective: str = "latency"
     max_dims: Mapping = dataclasses.field(default_factory=dict)
     devices: Mapping = dataclasses.field(default_factory=dict)
+    place_costs: str | None = None
 
     @classmethod
     def of(cls, settings: CompileSettings) -> "AssignDevicesOptions":
         return cls(settings.place, settings.gpu_memory, settings.place_profile, settings.place_objective,
-                   dict(settings.max_dims), dict(settings.devices))
+                   dict(settings.max_dims), dict(settings.devices), settings.place_costs)
 
 
 def host_and_accelerator(devices: Mapping) -> tuple[str, str]:
@@ -133,22 +139,34 @@ class _Placer:
 
     def __init__(self, options: AssignDevicesOptions, accelerator: str):
         profile = load_profile(options.place_profile) if options.place_profile else default_profile()
-        self.cost = CostModel.of(profile, {name: d.kind for name, d in options.devices.items()})
+        self.kinds = {name: d.kind for name, d in options.devices.items()}
+        self.cost = CostModel.of(profile, self.kinds)
+        self.costs = load_costs(options.place_costs) if options.place_costs else None
         self.options = options
         self.file = None if options.place == AUTO else read_assignment_file(options.place)
         self.budget, self.budget_from = _budget(options, profile, accelerator)
 
+    def cost_of(self, graph: WorkGraph) -> CostModel:
+        """The model for ``graph``: with --place-costs' measurements of it."""
+        return with_measurements(self.cost, self.costs, graph, self.kinds)
+
+    def check_functions(self, placed: list) -> None:
+        if self.costs is not None:
+            check_functions(self.costs, placed)
+
     def choose(self, graph: WorkGraph, functions: int) -> Found:
         """The assignment of ``graph``: the search's, or the file's (whose
         ``exact`` is what the graph's shape lets it be, since no search ran)."""
+        cost = self.cost_of(graph)
         if self.file is None:
-            return find_assignment(graph, self.cost, self.budget, self.options.place_objective,
-                                   self.cost.reserved_bytes(graph.accelerator))
+            return find_assignment(graph, cost, self.budget, self.options.place_objective,
+                                   cost.reserved_bytes(graph.accelerator))
         return Found(assignment_for(self.options.place, self.file, graph, functions), is_chain(graph))
 
     def report(self, graph: WorkGraph, found: Found) -> dict:
-        report = placement_report(graph, found.assignment, self.cost, self.budget,
-                                  self.options.place_objective, self.cost.reserved_bytes(graph.accelerator),
+        cost = self.cost_of(graph)
+        report = placement_report(graph, found.assignment, cost, self.budget,
+                                  self.options.place_objective, cost.reserved_bytes(graph.accelerator),
                                   exact=found.exact, crowded=found.crowded, budget_from=self.budget_from)
         if found.too_small:  # a budget too small for any work there: all on the host, and why
             report["budget_too_small"] = found.too_small
@@ -176,6 +194,7 @@ class AssignDevices(ModulePass):
         bounds = _checked_bounds(functions, options.max_dims)
         placer = _Placer(options, accelerator)
         chosen = _choose(module, functions, options, placer)
+        placer.check_functions([graph.function for graph, _, _ in chosen])
         # Weights only start-up work reads (hoist.py) stay on the host.
         decided = {name: device for _, found, _ in chosen for name, device in found.assignment.weights.items()}
         start_up = place_globals(module, {name: host for name in start_up_reads(module) if name not in decided})

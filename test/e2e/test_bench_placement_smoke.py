@@ -74,8 +74,10 @@ def test_bench_placement_smoke(tmp_path):
     assert [(b, n) for b, n, _ in rows] == [(b, n) for b in "14" for n in ("n0", "n4", "cost")], ran.stdout
     assert {ok for _, _, ok in rows} == {"True"}, ran.stdout
     assert "every result right" in ran.stdout
-    assert re.search(r"^targets: auto <= 1\.05x the best hand split at \d of 6 lines; .* at \d of 2 cost lines$",
+    assert re.search(r"^targets: auto <= 1\.05x the best hand split at \d of 6 lines; .* at \d of 2 cost lines; "
+                     r"estimates within 1\.5x of their measurement at \d+ of 18 \(worst [\d.e+-]+x\)$",
                      ran.stdout, re.M), ran.stdout
+    assert "est: the --report's estimate (modelled from the machine profile)" in ran.stdout
     streams = re.findall(r"^\s+(1|4)\s+n4\s.*\|\s+[\d.]+x \|.*\s(True|False)$", streamed, re.M)
     assert streams == [("1", "True"), ("4", "True")], ran.stdout
     assert re.search(r"^throughput targets: .* at \d of 2 lines; .*$", ran.stdout, re.M), ran.stdout
@@ -87,3 +89,26 @@ def test_bench_placement_smoke(tmp_path):
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert "WRONG results above" in wrong.stdout
     assert re.search(r"^\s+4\s+n4\s.*\sFalse$", wrong.stdout, re.M), wrong.stdout
+
+
+def test_bench_placement_program_kits_measure_the_kits_programs(tmp_path):
+    """build --program-kits: each batch's program and its mdc-profile
+    --program kit; timed (here on the CPU pair, as the GPU machine times
+    them), the costs files are for the very graphs the kit places
+    (their digests match), and with --place-costs every compile gets one."""
+    from bench import model, placement_kit
+
+    built = _bench("placement", "build", str(tmp_path), "--smoke", "--program-kits")
+    assert built.returncode == 0, built.stdout + built.stderr
+    # The GPU machine's script, on the CPU pair (no wheel to install, no nvidia-smi: it says so and goes on).
+    timed = subprocess.run(["bash", "bench/gpu_placement_costs.sh", str(tmp_path), "120"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=600, env={**os.environ, "OUT": str(tmp_path)})
+    assert "b1: exit status 0" in timed.stdout and "b4: exit status 0" in timed.stdout, timed.stdout + timed.stderr
+    plan = placement_kit.Plan(model.Stack(hidden=64, blocks=4, vocab=256), (1, 4), (0, 4), smoke=True,
+                              costs=str(tmp_path))
+    out = tmp_path / "kit"
+    out.mkdir()
+    batch = placement_kit._Batch(plan, str(out), 4)
+    assert type(batch.cost).__name__ == "MeasuredCostModel"
+    job = next(iter(batch.auto_jobs().values()))
+    assert f"--place-costs={tmp_path / 'costs_b4.json'}" in job

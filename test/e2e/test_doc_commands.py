@@ -65,6 +65,13 @@ ELSEWHERE = (
     Elsewhere(r"mdc-profile --probes=probes --device=local-task --device=cuda -o machine\.json",
               "test/harness/gpu_profile.py", "--probes=", "measures a GPU: gpu_profile.py's run step runs it "
               "there; the same on local-task runs here (the doc's --quick pair)"),
+    Elsewhere(r"mdc-profile --program=examples/placement/mlp\.mlir --device=cpu=local\[0\] --device=gpu=cuda\[0\] "
+              r"--build-program=kit --target-cpu=x86-64-v4 --iree-cuda-target=sm_80",
+              "test/e2e/test_mdc_profile_program.py", "def test_cpu_pair_build_here_time_without_the_compiler",
+              "builds cuda code for a GPU machine; that test builds a CPU pair's kit the same way here"),
+    Elsewhere(r"mdc-profile --program-kit=kit -o costs\.json", "test/e2e/test_mdc_profile_program.py",
+              "--program-kit=", "times on the GPU machine; that test times a CPU pair's kit here, without the "
+              "compiler"),
     Elsewhere(r"python test/e2e/gpu_profile\.py (build|run) \S+", "test/e2e/test_mdc_profile.py",
               "def test_gpu_profile_script_builds_here_and_runs_on_local_task",
               "a GPU check: that test builds the kit and runs it on local-task; the lead runs it on the GPU machine"),
@@ -97,6 +104,17 @@ ELSEWHERE = (
     Elsewhere(r"python -m bench placement (build|run) \S+", "test/e2e/test_bench_placement_smoke.py",
               '_bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
               "test_bench_placement_smoke builds and runs a small one (--smoke)"),
+    Elsewhere(r"python -m bench placement build \S+ --program-kits --cpu=\S+",
+              "test/e2e/test_bench_placement_smoke.py",
+              '"--program-kits"', "each batch's program kit for the GPU machine; test_bench_placement_smoke builds "
+              "the --smoke stack's and times it on the CPU pair"),
+    Elsewhere(r"bash bench/gpu_placement_costs\.sh \S+", "test/e2e/test_bench_placement_smoke.py",
+              "gpu_placement_costs.sh", "times the program kits on the GPU machine; test_bench_placement_smoke "
+              "runs it on the --smoke stack's kits, a CPU pair"),
+    Elsewhere(r"python -m bench placement build \S+ --cpu=\S+ --place-costs=\S+",
+              "test/e2e/test_bench_placement_smoke.py",
+              "costs=str(tmp_path)", "needs the GPU machine's costs files; test_bench_placement_smoke gives the "
+              "--smoke stack's (timed on the CPU pair) to the kit's plan and checks each compile gets --place-costs"),
     Elsewhere(r"python -m bench models (build|run) \S+", "test/e2e/test_bench_models_smoke.py",
               '_bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
               "test_bench_models_smoke builds and runs small ones on local devices (--smoke)"),

@@ -1,5 +1,5 @@
 """--gpu-memory=auto (contract/place_options.AutoMemory,
-pipeline/options.parse_gpu_memory): the budget is the profile's free
+pipeline/placement_options.parse_gpu_memory): the budget is the profile's free
 memory less a margin, 1 GiB or a tenth of the free memory where that is
 less, or the margin given as auto-SIZE; and the open cost that
 mdc-profile records (profiler/memory.py's arithmetic, no device needed)."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mdc.contract.place_options import AUTO_MARGIN_BYTES, AutoMemory
-from mdc.pipeline.options import UsageError, parse_gpu_memory
+from mdc.pipeline.placement_options import UsageError, parse_gpu_memory
 from mdc.profiler import memory
 
 GiB, MiB = 1 << 30, 1 << 20

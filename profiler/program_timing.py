@@ -1,0 +1,94 @@
+"""``mdc-profile --program-kit=DIR``, the timing half: the kit program.py
+built, timed on this machine's devices with the runtime alone, into a
+costs file (contract/place_costs.py).
+
+Per device (opened from the kit's runtime URI): its module loaded, the
+fixed costs measured as measure.py measures them (a dispatch: (@chain -
+@tiny) / (CHAIN_LENGTH - 1); a call: @tiny less a dispatch, at least
+@identity), then each unit's function called with arguments already on
+the device (random floats; zeros for integers, so that an index is in
+range): its seconds are its call's less @tiny's plus one dispatch, the
+call's fixed cost being counted once a call by the cost model, not per
+unit. Units that share a function are timed once. Crossings: each size
+the kit lists, host->accelerator and back, timed as measure.py times a
+crossing (a pinned buffer and the device's queue copy).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional
+
+import numpy as np
+
+from mdc.contract.place_costs import MeasuredCrossing, MeasuredDevice, MeasuredUnit, PlaceCosts
+
+from . import probes
+from .measure import DeviceProbe, Timer, per_dispatch, time_transfer
+
+# One unit's timing: shorter than a probe's, as a program has many units.
+TIMERS = {True: Timer(seconds=0.03, min_runs=3), False: Timer(seconds=0.2, min_runs=5)}
+
+
+def _arguments(spec: list, rng: np.random.Generator) -> list[np.ndarray]:
+    made = []
+    for shape, dtype in spec:
+        if np.issubdtype(np.dtype(dtype), np.floating):
+            made.append(rng.standard_normal(shape).astype(dtype))
+        else:
+            made.append(np.zeros(shape, dtype))
+    return made
+
+
+def _fixed_costs(probe: DeviceProbe) -> tuple[float, float, float]:
+    """(seconds of @tiny, of a dispatch, of a call's fixed cost)."""
+    per_call = probe.time_call("identity", [np.ones(4, np.float32)])
+    step = [np.full(probes.STEP_SHAPE, 0.25, np.float32)] * 2
+    tiny = probe.time_call("tiny", step)
+    chain = probe.time_call("chain", step)
+    dispatch = per_dispatch(tiny, chain)
+    return tiny, dispatch, max(tiny - dispatch, per_call)
+
+
+def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
+             say: Optional[Callable[[str], None]] = None) -> PlaceCosts:
+    """The costs file's contents for the kit in ``directory`` (``index``:
+    program.load_index's); ``open_device(uri)`` opens a runtime device."""
+    timer = TIMERS[quick]
+    rng = np.random.default_rng(0)
+    opened, devices, seconds = {}, {}, {}
+    for name, d in index["devices"].items():
+        device = open_device(d["uri"])
+        opened[name] = device
+        with open(os.path.join(directory, d["module"]), "rb") as f:
+            probe = DeviceProbe(device, d["kind"], None, timer, f.read())
+        tiny, dispatch, call = _fixed_costs(probe)
+        devices[name] = MeasuredDevice(d["kind"], call, dispatch)
+        by_symbol: dict[str, float] = {}
+        for unit in index["units"]:
+            symbol = unit["symbol"]
+            if symbol in d.get("dropped", {}):  # did not compile for this device: modelled there
+                continue
+            if symbol not in by_symbol:
+                took = probe.time_call(symbol, _arguments(unit["arguments"], rng))
+                by_symbol[symbol] = max(took - tiny, 0.0) + dispatch
+            seconds.setdefault((unit["function"], unit["id"]), {})[name] = by_symbol[symbol]
+        for symbol, why in d.get("dropped", {}).items():
+            if say:
+                say(f"{name}: {symbol} did not compile ({why}); its units are modelled there")
+        if say:
+            say(f"{name} ({d['uri']}): {len(by_symbol)} unit functions timed; call {call * 1e6:.1f} us, "
+                f"dispatch {dispatch * 1e6:.2f} us")
+    units = tuple(MeasuredUnit(u["function"], u["id"], u["op"], u["label"], seconds[(u["function"], u["id"])],
+                               bool(u["at_bound"])) for u in index["units"] if (u["function"], u["id"]) in seconds)
+    return PlaceCosts(index["functions"], devices, units, _crossings(index, opened, timer))
+
+
+def _crossings(index: dict, opened: dict, timer: Timer) -> tuple[MeasuredCrossing, ...]:
+    host, accelerator = index["host"], index["accelerator"]
+    device = opened[accelerator]
+    found = []
+    for nbytes in index["crossings"]:
+        found.append(MeasuredCrossing(host, accelerator, nbytes, time_transfer(device, timer, nbytes, True)))
+        found.append(MeasuredCrossing(accelerator, host, nbytes, time_transfer(device, timer, nbytes, False)))
+    return tuple(found)

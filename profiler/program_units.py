@@ -1,0 +1,147 @@
+"""A program's own units as functions of their own, for ``mdc-profile
+--program`` to compile and time (program.py): the work graph's units
+(passes/assignment/extract.py) read as assign-devices reads them, each
+written as a public ``func.func`` whose arguments are what the unit reads
+(the values other units, the program's arguments and its weights make)
+and whose results are the unit's.
+
+What only gives the unit storage or shape (a ``tensor.empty``, a fill, a
+constant, the index arithmetic of a dynamic size) is copied in with it,
+as IREE would fuse it. An argument with a dynamic dimension takes the
+dimension's bound (the ``--max-dim`` bound, or what the graph traced) and
+is cast back to the dynamic type inside, so the unit is timed at the bound
+(``at_bound``). A unit that reads a scalar argument of the program, or a
+``view`` or transfer (which the model counts as free or pinned), is not
+written: the model estimates it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Optional
+
+from iree.compiler import ir
+
+from mdc.passes.assignment import bounds as bnd
+from mdc.passes.ir import ir_adapter as irx
+
+# numpy's names of the element types a timing run can make arguments of.
+NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64", "i64": "int64", "i32": "int32",
+                "i16": "int16", "i8": "int8", "i1": "bool"}
+
+
+@dataclasses.dataclass(frozen=True)
+class UnitFunction:
+    """One unit written as ``symbol``: its arguments' (shape, numpy dtype)
+    and whether a dynamic shape was fixed at its bound."""
+
+    symbol: str
+    arguments: tuple[tuple[tuple[int, ...], str], ...]
+    at_bound: bool
+
+
+class _Skip(Exception):
+    """A unit this module does not write (the model estimates it)."""
+
+
+def _defined_inside(op) -> set:
+    inside = set()
+    for nested in irx.walk(op):
+        inside.update(nested.results)
+        for region in nested.regions:
+            for block in region.blocks:
+                inside.update(block.arguments)
+    for region in op.regions:
+        for block in region.blocks:
+            inside.update(block.arguments)
+    return inside
+
+
+def _read(op) -> list:
+    """The values ``op`` and the ops nested in it read from outside it, in order."""
+    inside = _defined_inside(op)
+    found = []
+    for user in [op, *irx.walk(op)]:
+        for value in user.operands:
+            if value not in inside and value not in found:
+                found.append(value)
+    return found
+
+
+class _Slice:
+    """The arguments and the ops to copy of one unit (see the module's doc)."""
+
+    def __init__(self, sources: dict):
+        self.sources = sources
+        self.arguments: list = []
+        self.ops: list = []
+
+    def need(self, value) -> None:
+        if value in self.arguments or any(value in op.results for op in self.ops):
+            return
+        kind = self.sources.get(value, ("", None))[0]
+        if kind in ("unit", "argument", "weight"):
+            self.arguments.append(value)
+            return
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            raise _Skip("it reads a scalar argument of the function")
+        owner = owner.operation
+        for read in _read(owner):
+            self.need(read)
+        if owner not in self.ops:
+            self.ops.append(owner)
+
+
+def _element(type_) -> str:
+    text = str(ir.RankedTensorType(type_).element_type)
+    if text not in NUMPY_DTYPES:
+        raise _Skip(f"its arguments' element type {text} has no numpy type here")
+    return NUMPY_DTYPES[text]
+
+
+def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_module) -> Optional[UnitFunction]:
+    """``op`` (a unit of a function whose values come from ``sources``,
+    extract.FunctionParts') written as ``symbol`` at the end of
+    ``block_of_module``; ``dims_of(value)``, a value's shape at its bounds.
+    None where the unit is not written (the module's doc)."""
+    piece = _Slice(sources)
+    try:
+        for read in _read(op):
+            piece.need(read)
+        results = [r for r in op.results if bnd.is_tensor(r)]
+        if not results or any(not bnd.is_tensor(a) for a in piece.arguments):
+            raise _Skip("it reads or makes no tensor")
+        arguments = []
+        for a in piece.arguments:
+            shaped = ir.RankedTensorType(a.type)
+            arguments.append((tuple(dims_of(a)), _element(a.type), shaped))
+    except (_Skip, bnd.UnboundedDimension):
+        return None
+    at_bound = any(not shaped.has_static_shape for _, _, shaped in arguments) or \
+        any(not ir.RankedTensorType(r.type).has_static_shape for r in results)
+    static = [ir.RankedTensorType.get(list(shape), shaped.element_type) for shape, _, shaped in arguments]
+    with op.location:
+        ir.Context.current.dialects["tensor"]  # loaded for the casts below, if the program had none
+        function_type = ir.FunctionType.get(static, [r.type for r in results])
+        with ir.InsertionPoint(block_of_module):
+            function = ir.Operation.create("util.func", regions=1, attributes={
+                "sym_name": ir.StringAttr.get(symbol), "function_type": ir.TypeAttr.get(function_type)})
+        block = function.regions[0].blocks.append(*static)
+        mapping = {}
+        with ir.InsertionPoint(block):
+            for value, block_argument, (_, _, shaped) in zip(piece.arguments, block.arguments, arguments):
+                if shaped.has_static_shape:
+                    mapping[value] = block_argument
+                else:
+                    cast = ir.Operation.create("tensor.cast", results=[value.type], operands=[block_argument])
+                    mapping[value] = cast.results[0]
+            for original in [*piece.ops, op]:
+                clone = original.clone()
+                for user in [clone.operation, *irx.walk(clone.operation)]:
+                    for i, value in enumerate(user.operands):
+                        if value in mapping:
+                            user.operands[i] = mapping[value]
+                mapping.update(zip(original.results, clone.operation.results))
+            ir.Operation.create(irx.UTIL_RETURN, operands=[mapping[r] for r in results])
+    return UnitFunction(symbol, tuple((shape, dtype) for shape, dtype, _ in arguments), at_bound)
