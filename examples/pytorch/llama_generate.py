@@ -177,14 +177,14 @@ def zero_caches(module) -> int:
 
 def torch_greedy(lm: nn.Module, prompt_ids: np.ndarray, new_tokens: int) -> tuple[np.ndarray, np.ndarray]:
     """torch's greedy decoding with ``transformers``' own ``generate`` (its
-    DynamicCache): the new ids (int64) and each step's logits (f32,
-    ``[new_tokens, vocab]``)."""
-    ids = torch.from_numpy(prompt_ids[None].astype(np.int64))
+    DynamicCache), on the device ``lm`` is on: the new ids (int64) and each
+    step's logits (f32, ``[new_tokens, vocab]``)."""
+    ids = torch.from_numpy(prompt_ids[None].astype(np.int64)).to(lm.lm_head.weight.device)
     with torch.no_grad():
         out = lm.generate(ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False,
                           output_logits=True, return_dict_in_generate=True)
-    new = out.sequences[0, ids.shape[1]:].numpy()
-    logits = torch.cat([s.float() for s in out.logits]).numpy()
+    new = out.sequences[0, ids.shape[1]:].cpu().numpy()
+    logits = torch.cat([s.float() for s in out.logits]).cpu().numpy()
     return new, logits
 
 
