@@ -11,7 +11,8 @@ transformers' own ``generate`` for the same weights.
 * f16: the same ids, or, at the first divergence, a near tie in torch's
   own logits (torch's logit of mdc's id within F16_TIE of its best);
 * the same f32 export with a CPU pair declared and no placement (all on
-  ``cpu``), on two local-task devices;
+  ``cpu``), on two local-task devices, and on a pair staged as for a GPU
+  with everything on the staged device;
 * a module without @prefill and @decode, and prompts it cannot take, are
   ShimErrors naming the problem;
 * mdc-generate: the ids, the progress bar, the tokens/s line, --help, and
@@ -53,9 +54,9 @@ def _torch(name: str):
 
 @pytest.fixture(scope="module")
 def tiny(build_vmfb):
-    def build(dtype: str, devices=("cpu=local[0]",)):
+    def build(dtype: str, devices=("cpu=local[0]",), links=()):
         name = f"llama_tiny_{dtype}"
-        return build_vmfb(name, (EXPORTED / f"{name}.mlir").read_text(), devices)
+        return build_vmfb(name, (EXPORTED / f"{name}.mlir").read_text(), devices, links=links)
     return build
 
 
@@ -97,6 +98,17 @@ def test_cpu_pair_declared_without_placement(tiny):
     vmfb = tiny("f32", ("cpu=local[0]", "gpu=local[1]"))
     with load(vmfb, ["local-task", "local-task"], parameters=_parameters("llama_tiny_f32")) as m:
         assert {v.affinity for v in m.decode.signature.args} == {"cpu"}
+        np.testing.assert_array_equal(mdc.generate(m, PROMPT, NEW_TOKENS).ids, ids[:NEW_TOKENS])
+
+
+def test_staged_pair_all_on_the_accelerator(tiny):
+    """A second CPU staged as a GPU is, named so that it is the default
+    device (``gpu`` sorts before ``host``): the cache globals, the work,
+    the arguments and the results all live on it."""
+    ids, _ = _torch("llama_tiny_f32")
+    vmfb = tiny("f32", ("gpu=local[1]", "host=local[0]"), ("host:gpu=staged",))
+    with load(vmfb, ["local-task", "local-sync"], parameters=_parameters("llama_tiny_f32")) as m:
+        assert {v.affinity for v in (*m.prefill.signature.args, *m.decode.signature.results)} == {"gpu"}
         np.testing.assert_array_equal(mdc.generate(m, PROMPT, NEW_TOKENS).ids, ids[:NEW_TOKENS])
 
 
