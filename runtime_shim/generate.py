@@ -88,10 +88,15 @@ def _int_tensor(function, index: int, shape: tuple, what: str):
 def entry_points(module) -> EntryPoints:
     """The module's ``prefill`` and ``decode``; a ShimError naming what is
     missing or mistyped when it does not follow the convention."""
-    if getattr(module, "reason", None) is not None:  # a NativeModule: a process a call
+    from .module import Module
+    from .native import NativeModule
+
+    if isinstance(module, NativeModule):  # a process a call
         raise ShimError(f"{module.path} runs in iree-run-module ({module.reason}): each call is a process "
                         f"of its own, so the module's KV cache does not outlive a call; mdc.generate needs "
                         f"devices the Python runtime opens together")
+    if not isinstance(module, Module):
+        raise ShimError(f"mdc.generate takes a loaded module (mdc.runtime_shim.load), got {type(module).__name__}")
     names = module.function_names
     missing = [n for n in (PREFILL, DECODE) if n not in names]
     if missing:

@@ -119,6 +119,11 @@ def test_a_module_without_the_entry_points(build_vmfb):
             mdc.generate(m, PROMPT, 4)
 
 
+def test_a_path_is_not_a_module(tiny):
+    with pytest.raises(ShimError, match=r"takes a loaded module \(mdc\.runtime_shim\.load\), got str"):
+        mdc.generate(str(tiny("f32")), PROMPT, 4)
+
+
 @pytest.mark.parametrize("prompt, message", [
     (np.arange(129), r"129 tokens; @prefill takes 1 to 128"),
     (np.array([], np.int64), r"0 tokens"),
