@@ -47,7 +47,9 @@ class KVCache:
     old one (``index_copy_``, a slice assignment): with updates in place,
     IREE 3.13 (stock iree-compile too) gave the zero-initialised cache
     globals one storage between them (seen: after a prefill, the caches
-    of blocks 0 and 1 read back equal, and decode's logits were wrong)."""
+    of blocks 0 and 1 read back equal, and decode's logits were wrong;
+    test/e2e/test_iree_global_aliasing.py shows the rule: mutable globals
+    with one initial value, updated in place, share storage)."""
 
     def __init__(self, owner: "LlamaGenerate", position=None):
         self.owner, self.position = owner, position  # position None: prefill
