@@ -79,6 +79,14 @@ ELSEWHERE = (
               "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
     Elsewhere(r"python test/e2e/gpu_torch\.py (build|run) \S+", "test/e2e/gpu_check.sh", "gpu_torch.py",
               "a GPU check (CI has no GPU): gpu_check.sh builds it and runs it on the GPU machine"),
+    Elsewhere(r"mdc-generate llama_tiny\.vmfb --parameters=model=examples/pytorch/exported_generate/"
+              r"llama_tiny_f32\.irpa --prompt-ids=@examples/pytorch/exported_generate/llama_tiny\.prompt\.npy "
+              r"--max-new-tokens=16", "test/e2e/test_generate.py", "def test_mdc_generate_command",
+              "that test runs this command on the same files (as python -m mdc.runtime_shim.generate_cli, this "
+              "checkout's code) and checks its ids against torch's, its bar and its tokens/s line"),
+    Elsewhere(r"python test/e2e/gpu_generate\.py (build|run) \S+", "test/e2e/test_gpu_generate_smoke.py",
+              '_script("build", path, "--smoke")', "the TinyLlama-sized model on cuda with torch there; "
+              "test_gpu_generate_smoke builds and runs the tiny config's kit on local-task (--smoke)"),
     Elsewhere(r"python -m bench build \S+", "test/e2e/test_bench_smoke.py", '_bench("build"',
               "the H200's kit; test_bench_smoke builds it with --smoke"),
     Elsewhere(r"python -m bench run \S+", "test/e2e/test_bench_smoke.py", '_bench("run"',

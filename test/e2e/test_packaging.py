@@ -20,7 +20,7 @@ def test_the_distribution_installs_one_top_level_name():
 def test_console_scripts_live_under_mdc():
     scripts = {e.name: e.value for e in importlib.metadata.distribution("mdc").entry_points
                if e.group == "console_scripts"}
-    assert set(scripts) == {"mdc-compile", "mdc-opt", "mdc-run", "mdc-profile"}
+    assert set(scripts) == {"mdc-compile", "mdc-opt", "mdc-run", "mdc-profile", "mdc-generate"}
     assert all(v.startswith("mdc.") for v in scripts.values()), scripts
 
 
