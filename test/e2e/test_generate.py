@@ -13,6 +13,8 @@ transformers' own ``generate`` for the same weights.
 * the same f32 export with a CPU pair declared and no placement (all on
   ``cpu``), on two local-task devices, and on a pair staged as for a GPU
   with everything on the staged device;
+* ``--place=auto`` on a staged pair under a budget that splits the model:
+  work on both devices in both functions, each cache global one device;
 * a module without @prefill and @decode, and prompts it cannot take, are
   ShimErrors naming the problem;
 * mdc-generate: the ids, the progress bar, the tokens/s line, --help, and
@@ -175,3 +177,28 @@ def test_mdc_generate_help_and_mistakes(tmp_path):
     (tmp_path / "empty.vmfb").write_bytes(b"")
     bad = _cli(tmp_path / "empty.vmfb", "--prompt-ids=1,two")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--prompt-ids" in bad.stderr
+
+
+def test_placed_automatically_across_a_staged_pair(tmp_path):
+    """``--place=auto`` under a budget that splits the model (a profile
+    whose accelerator is fast, so that work goes there until the budget is
+    spent): prefill and decode each run units on both devices, every cache
+    global is state with one device in both functions, and the ids are
+    torch's."""
+    ids, _ = _torch("llama_tiny_f32")
+    vmfb, report = tmp_path / "placed.vmfb", tmp_path / "placed.json"
+    profile = REPO / "test" / "lit" / "assign" / "Inputs" / "fast_gpu_profile.json"
+    subprocess.run(["mdc-compile", str(EXPORTED / "llama_tiny_f32.mlir"), "--device=cpu=local[0]",
+                    "--device=gpu=local[1]", "--link=cpu:gpu=staged", "--iree-llvmcpu-target-cpu=host",
+                    "--place=auto", "--gpu-memory=300KiB", f"--place-profile={profile}",
+                    f"--report={report}", "-o", str(vmfb)], check=True, capture_output=True, text=True)
+    functions = json.loads(report.read_text())["placement"]["functions"]
+    caches = {}
+    for placed in functions.values():
+        assert {u["device"] for u in placed["units"]} == {"cpu", "gpu"}, placed["summary"]
+        for w in placed["weights"]:
+            if w["kind"] == "state":
+                assert caches.setdefault(w["name"], w["device"]) == w["device"], w
+    assert len(caches) == 4, caches  # one K and one V global per block
+    with load(vmfb, ["local-task", "local-sync"], parameters=_parameters("llama_tiny_f32")) as m:
+        np.testing.assert_array_equal(mdc.generate(m, PROMPT, NEW_TOKENS).ids, ids[:NEW_TOKENS])
