@@ -12,11 +12,14 @@ test/lit/regress/iree_mutable_globals_share_initial_value.test).
 So each such global loses its initial value and gets, right after it, a
 ``util.initializer`` that makes the same value from a scalar that IREE
 cannot see through (``util.optimization_barrier``): a ``linalg.fill`` of the
-splat's element, or for a value that is not a splat a fill of zero with the
-value inserted over it at an offset of 0 behind a barrier (an insert at a
-static offset 0 of the whole tensor folds to the value itself). No two barriers are merged, so no two fills are,
+splat's element where that gives the value's bytes (an integer, or +0.0:
+every zeroed cache), else a fill of zero with the value itself inserted
+over it at an offset of 0 behind a barrier (an insert at a static offset 0
+of the whole tensor folds to the value itself). The second way is for any
+other value: IREE's VM makes the float constant -0.0 the constant +0.0
+(*measured*), so a fill of -0.0 would start the cache at +0.0. No two barriers are merged, so no two fills are,
 and each global's buffer is its own; the bytes are the initial value's
-(the element is the splat's own attribute, -0.0 stays -0.0). The
+(-0.0 stays -0.0, *measured*). The
 initializer takes the global's ``stream.affinity``, so the value is made
 where the global lives. A barrier on the tensor itself, or a
 ``flow.tensor.clone``, does not help: IREE drops the clone and the barrier
@@ -31,6 +34,8 @@ they are: a program without the pattern is unchanged.
 
 from __future__ import annotations
 
+import math
+
 from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
@@ -38,21 +43,15 @@ from ..infra.pass_base import Fact, ModulePass, NoOptions
 
 GLOBAL_AFFINITY = "stream.affinity"
 
-# The initializer, parsed with a placeholder scalar (and value) that the
-# pass replaces by the global's own attributes.
-_SPLAT = """
-  %s = arith.constant {zero} : {elt}
-  %b = util.optimization_barrier %s : {elt}
+# The initializer's body: {scalar} makes %b, the fill's element, from a
+# constant behind a barrier; a value that is not a fill's is parsed with a
+# placeholder (dense<0>) that the pass replaces by the value itself.
+_FILL = """{scalar}
   %e = tensor.empty() : {type}
   %f = linalg.fill ins(%b : {elt}) outs(%e : {type}) -> {type}
-  util.global.store %f, {sym} : {type}
 """
-_DENSE = """
-  %s = arith.constant {zero} : {elt}
-  %b = util.optimization_barrier %s : {elt}
-  %e = tensor.empty() : {type}
-  %f = linalg.fill ins(%b : {elt}) outs(%e : {type}) -> {type}
-  %v = arith.constant dense<{zero}> : {type}
+_STORE = "  util.global.store %f, {sym} : {type}\n"
+_INSERT = """  %v = arith.constant dense<{zero}> : {type}
   %c0 = arith.constant 0 : index
   %o = util.optimization_barrier %c0 : index
   %u = tensor.insert_slice %v into %f{slice} : {type} into {type}
@@ -60,9 +59,20 @@ _DENSE = """
 """
 
 
+def _width(elt) -> int | None:
+    if isinstance(elt, ir.IndexType):
+        return 64
+    if isinstance(elt, ir.FloatType):
+        return ir.FloatType(elt).width
+    if isinstance(elt, ir.IntegerType) and ir.IntegerType(elt).is_signless:
+        return ir.IntegerType(elt).width
+    return None
+
+
 def _candidate(op) -> tuple | None:
-    """(type, initial value) of a mutable global of static tensor type
-    whose elements a fill can make, with a dense initial value; else None."""
+    """(type, initial value) of a mutable global of static tensor type of
+    signless integer, index or float elements of at most 64 bits, with a
+    dense initial value; else None."""
     if op.name != irx.UTIL_GLOBAL or "is_mutable" not in op.attributes:
         return None
     initial = irx.get_attr(op, "initial_value")
@@ -71,8 +81,8 @@ def _candidate(op) -> tuple | None:
     type_ = ir.TypeAttr(op.attributes["type"]).value
     if not isinstance(type_, ir.RankedTensorType) or not type_.has_static_shape or 0 in type_.shape:
         return None
-    elt = type_.element_type
-    if not (isinstance(elt, (ir.FloatType, ir.IntegerType)) or ir.IndexType.isinstance(elt)):
+    width = _width(type_.element_type)
+    if width is None or width > 64:
         return None
     return type_, initial
 
@@ -94,31 +104,74 @@ def shared_groups(module) -> list[list]:
     return [members for _, members in groups if len(members) > 1]
 
 
-def _initializer_text(op, type_, splat: bool) -> str:
-    elt = type_.element_type
+def _signed(bits: int, width: int) -> int:
+    return bits - (1 << width) if bits >> (width - 1) & 1 else bits
+
+
+def _fill_value(initial) -> int | None:
+    """The bits whose fill gives the value's bytes, as a signed integer of
+    the element's width: a splat of an integer, or of a float of bits IREE's
+    Python API shows (0 of any float, any f16, f32 or f64); else None."""
+    if not isinstance(initial, ir.DenseElementsAttr) or not initial.is_splat:
+        return None
+    scalar = initial.get_splat_value()
+    if isinstance(scalar, ir.IntegerAttr):
+        return ir.IntegerAttr(scalar).value
+    width = ir.FloatType(scalar.type).width
+    value = ir.FloatAttr(scalar).value
+    if value == 0.0 and math.copysign(1.0, value) > 0:
+        return 0
+    one = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], scalar.type), scalar)
+    try:
+        raw = bytes(memoryview(one))
+    except (RuntimeError, ValueError, TypeError):  # bf16, f8, ...: no buffer
+        return None
+    return _signed(int.from_bytes(raw[: width // 8], "little"), width)
+
+
+def _scalar(elt, value: int) -> str:
+    """Lines making %b, of type ``elt`` and of the bits ``value``, behind a
+    barrier, from an integer constant: IREE's VM makes the float constant
+    -0.0 the constant +0.0 (*measured*), and has no scalars narrower than
+    32 bits (those are made as an i32 truncated)."""
+    width = _width(elt)
+    wide = "i64" if width > 32 else "i32"
+    steps = [f"arith.constant {value} : {wide}", f"util.optimization_barrier %v0 : {wide}"]
+    if width < 32:
+        steps.append(f"arith.trunci %v{len(steps) - 1} : i32 to i{width}")
+    if isinstance(elt, ir.FloatType):
+        steps.append(f"arith.bitcast %v{len(steps) - 1} : i{width} to {elt}")
+    elif isinstance(elt, ir.IndexType):
+        steps.append(f"arith.index_cast %v{len(steps) - 1} : i64 to index")
+    names = [f"%v{i}" for i in range(len(steps) - 1)] + ["%b"]
+    return "\n".join(f"  {name} = {step}" for name, step in zip(names, steps))
+
+
+def _initializer_text(op, type_, fill: int | None) -> str:
     shape = list(type_.shape)
     offsets = ["%o", *("0" for _ in shape[1:])]
     slice_ = f"[{', '.join(offsets)}] [{', '.join(map(str, shape))}] [{', '.join('1' for _ in shape)}]"
-    body = (_SPLAT if splat else _DENSE).format(
-        zero="0.0" if isinstance(elt, ir.FloatType) else "0", elt=elt, type=type_, sym=irx.symbol_ref(irx.symbol_name(op)), slice=slice_)
+    sym = irx.symbol_ref(irx.symbol_name(op))
+    fields = dict(scalar=_scalar(type_.element_type, 0 if fill is None else fill), elt=type_.element_type,
+                  type=type_, sym=sym, slice=slice_,
+                  zero="0.0" if isinstance(type_.element_type, ir.FloatType) else "0")
+    body = _FILL.format(**fields) + (_STORE if fill is not None else _INSERT).format(**fields)
     # A stand-in global of the same name, so that the store verifies.
-    return (f"util.global private mutable {irx.symbol_ref(irx.symbol_name(op))} : {type_}\n"
-            f"util.initializer {{{body}  util.return\n}}\n")
+    return f"util.global private mutable {sym} : {type_}\nutil.initializer {{\n{body}  util.return\n}}\n"
 
 
 def own_initializer(op) -> None:
     """Moves ``op``'s initial value into an initializer right after it."""
     type_, initial = _candidate(op)
-    splat = isinstance(initial, ir.DenseElementsAttr) and initial.is_splat
-    parsed = ir.Module.parse(_initializer_text(op, type_, splat))
+    fill = _fill_value(initial)
+    parsed = ir.Module.parse(_initializer_text(op, type_, fill))
     template = irx.top_level_ops(parsed.operation)[1]
     with ir.InsertionPoint.after(op):
         init = template.clone()
-    constants = [inner for inner in irx.walk(init) if inner.name == irx.ARITH_CONSTANT]
-    if splat:  # the splat's own element: its bits, -0.0 and NaN payloads included
-        constants[0].attributes["value"] = initial.get_splat_value()
-    else:  # the placeholder dense<0> is the value's
-        constants[1].attributes["value"] = initial
+    if fill is None:  # the placeholder dense<0> is the value's
+        placeholder = [inner for inner in irx.walk(init) if inner.name == irx.ARITH_CONSTANT
+                       and isinstance(inner.attributes["value"], ir.DenseElementsAttr)]
+        placeholder[0].attributes["value"] = initial
     if GLOBAL_AFFINITY in op.attributes:
         init.attributes[GLOBAL_AFFINITY] = op.attributes[GLOBAL_AFFINITY]
     del op.attributes["initial_value"]
