@@ -10,31 +10,33 @@ them hold (docs/DESIGN.md section 8; the canary is
 test/lit/regress/iree_mutable_globals_share_initial_value.test).
 
 So each such global loses its initial value and gets, right after it, a
-``util.initializer`` that makes the same value from a scalar that IREE
-cannot see through (``util.optimization_barrier``): a ``linalg.fill`` of the
-splat's element where that gives the value's bytes (an integer, or +0.0:
-every zeroed cache), else a fill of zero with the value itself inserted
-over it at an offset of 0 behind a barrier (an insert at a static offset 0
-of the whole tensor folds to the value itself). The second way is for any
-other value: IREE's VM makes the float constant -0.0 the constant +0.0
-(*measured*), so a fill of -0.0 would start the cache at +0.0. No two barriers are merged, so no two fills are,
-and each global's buffer is its own; the bytes are the initial value's
-(-0.0 stays -0.0, *measured*). The
-initializer takes the global's ``stream.affinity``, so the value is made
-where the global lives. A barrier on the tensor itself, or a
-``flow.tensor.clone``, does not help: IREE drops the clone and the barrier
-passes the one buffer through (*measured*).
+``util.initializer`` that fills it with an element IREE cannot see through:
+an integer constant of the element's bits behind a
+``util.optimization_barrier``, truncated and bitcast to the element type.
+No two barriers are merged, so no two fills are, and each global's buffer
+is its own. The bits are the value's own: a float constant would not do,
+as IREE's VM makes the float constant -0.0 the constant +0.0 and has no
+f16 or narrower scalars (*measured*). A value that is not a splat is
+inserted over a fill of zero at an offset of 0 behind a barrier (an
+insert of the whole tensor at a static 0 folds to the value, which CSE
+merges again; so does a splat inserted so, whence the fill for splats).
+The initializer takes the global's ``stream.affinity``, so the value is
+made where the global lives. A barrier on the tensor itself, or a
+``flow.tensor.clone``, does not help: IREE drops the clone, and the
+barrier passes the one buffer through (*measured*).
 
 Runs at the input level after assign-devices (whose global affinities it
-copies), before IREE's flow and stream phases merge anything. Immutable
-globals, a mutable global whose value no other mutable global of its type
-shares, and globals of elements a fill cannot make (complex) are left as
-they are: a program without the pattern is unchanged.
+copies), before IREE's flow and stream phases merge anything. Left as they
+are: immutable globals, a mutable global whose (type, value) no other
+mutable global shares, globals of elements other than signless integers,
+index and floats of at most 64 bits, and splats of a float whose bits
+IREE's Python API does not show (a non-zero f8; bf16 is read through f32).
+A program without the pattern is unchanged.
 """
-
 from __future__ import annotations
 
 import math
+import struct
 
 from iree.compiler import ir
 
@@ -72,7 +74,7 @@ def _width(elt) -> int | None:
 def _candidate(op) -> tuple | None:
     """(type, initial value) of a mutable global of static tensor type of
     signless integer, index or float elements of at most 64 bits, with a
-    dense initial value; else None."""
+    dense initial value whose splat bits (if a splat) are known; else None."""
     if op.name != irx.UTIL_GLOBAL or "is_mutable" not in op.attributes:
         return None
     initial = irx.get_attr(op, "initial_value")
@@ -84,6 +86,8 @@ def _candidate(op) -> tuple | None:
     width = _width(type_.element_type)
     if width is None or width > 64:
         return None
+    if isinstance(initial, ir.DenseElementsAttr) and initial.is_splat and _fill_value(initial) is None:
+        return None  # a float splat of bits not shown: a splat inserted over a fill would be merged again
     return type_, initial
 
 
@@ -124,8 +128,10 @@ def _fill_value(initial) -> int | None:
     one = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], scalar.type), scalar)
     try:
         raw = bytes(memoryview(one))
-    except (RuntimeError, ValueError, TypeError):  # bf16, f8, ...: no buffer
-        return None
+    except (BufferError, RuntimeError, ValueError, TypeError):  # bf16, f8, ...: no buffer
+        if not isinstance(scalar.type, ir.BF16Type) or math.isnan(value):
+            return None
+        raw = (int.from_bytes(struct.pack("<f", value), "little") >> 16).to_bytes(2, "little")  # exact in f32
     return _signed(int.from_bytes(raw[: width // 8], "little"), width)
 
 

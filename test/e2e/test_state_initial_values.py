@@ -96,3 +96,50 @@ def test_toy_decoder_with_both_caches_on_one_device_equals_numpy(tmp_path):
             x = rng.standard_normal((1, 1, 4)).astype(np.float32)
             got = m.decode(x, np.array([pos], np.int64))
             np.testing.assert_allclose(got, want.decode(x, pos), rtol=1e-5, atol=1e-6, err_msg=f"decode at {pos}")
+
+
+# Initial values that a fill of a float constant would get wrong (-0.0, a
+# NaN's payload: IREE's VM turns the float constant -0.0 into +0.0), one
+# that is not a splat, and integer and f16 ones: two caches of each.
+VALUES = [("f32", "dense<-0.0>", np.full(8, -0.0, np.float32)),
+          ("f32", "dense<1.5>", np.full(8, 1.5, np.float32)),
+          ("f32", "dense<0x7FC00001>", np.full(8, 0x7FC00001, np.uint32).view(np.float32)),
+          ("f32", "dense<[1.0, 2.0, -0.0, 0.0, 1.0, 1.0, 1.0, 4.0]>",
+           np.array([1.0, 2.0, -0.0, 0.0, 1.0, 1.0, 1.0, 4.0], np.float32)),
+          ("i32", "dense<-7>", np.full(8, -7, np.int32)),
+          ("f16", "dense<0.0>", np.zeros(8, np.float16))]
+
+
+def _values_program() -> str:
+    names = [(f"g{v}_{j}", t) for v, (t, _, _) in enumerate(VALUES) for j in range(2)]
+    lines = ["module {"] + [f"  util.global private mutable @{n} = {VALUES[int(n[1:].split('_')[0])][1]} : tensor<8x{t}>"
+                            for n, t in names]
+    lines.append(f"  util.func public @step({', '.join(f'%x_{n}: tensor<1x{t}>' for n, t in names)}, %pos: index) {{")
+    for n, t in names:
+        lines += [f"    %{n} = util.global.load @{n} : tensor<8x{t}>",
+                  f"    %u_{n} = tensor.insert_slice %x_{n} into %{n}[%pos] [1] [1] : tensor<1x{t}> into tensor<8x{t}>",
+                  f"    util.global.store %u_{n}, @{n} : tensor<8x{t}>"]
+    types = ", ".join(f"tensor<8x{t}>" for _, t in names)
+    lines += ["    util.return", "  }", f"  util.func public @read() -> ({types}) {{"]
+    lines += [f"    %r_{n} = util.global.load @{n} : tensor<8x{t}>" for n, t in names]
+    lines += [f"    util.return {', '.join(f'%r_{n}' for n, _ in names)} : {types}", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_initial_values_keep_their_bits(tmp_path):
+    from mdc.runtime_shim import load
+
+    source = tmp_path / "values.mlir"
+    source.write_text(_values_program())
+    vmfb = _mdc_compile(source, tmp_path / "values.vmfb", "--device=a=local[0]")
+    want = [VALUES[v][2].copy() for v in range(len(VALUES)) for _ in range(2)]
+    with load(str(vmfb), ["local-task"]) as m:
+        for i, got in enumerate(m.read()):
+            assert np.asarray(got).tobytes() == want[i].tobytes(), f"initial value of cache {i}"
+        for pos in range(3):
+            xs = [np.array([10 * i + pos + 1]).astype(w.dtype) for i, w in enumerate(want)]
+            m.step(*xs, pos)
+            for w, x in zip(want, xs):
+                w[pos] = x[0]
+            for i, got in enumerate(m.read()):
+                assert np.asarray(got).tobytes() == want[i].tobytes(), f"cache {i} after call {pos}"
