@@ -43,6 +43,7 @@ from ..transforms.result_storage_twins import ResultStorageTwins
 from ..transforms.returned_arguments import ReturnedArgumentMoves
 from ..transforms.place_unplaced_ops import PlaceUnplacedOps
 from ..transforms.stage_crossings import StageCrossings
+from ..transforms.state_initial_values import StateInitialValues
 from ..transforms.strip_marks import StripMarks
 from ..transforms.stub_host_entry_points import StubHostEntryPoints
 from ..transforms.transfer_insertion import TransferInsertion
@@ -112,6 +113,7 @@ PASSES = [
     RefuseRecursiveCalls,
     ResultStorageTwins,
     ReturnedArgumentMoves,
+    StateInitialValues,
     StripMarks,
     StubHostEntryPoints,
     TransferInsertion,
