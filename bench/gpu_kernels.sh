@@ -3,7 +3,9 @@
 # here and carried packed (they are large and compress well).
 #
 #   here:  python -m bench tune build .gpu/tune && tar cJf .gpu/tune.tar.xz -C .gpu tune
-#          (the batch or dynamic sub-space: --ops batch into .gpu/tune_batch, packed as tune_batch.tar.xz)
+#          (the batch, dynamic or mixed sub-space: --ops batch into .gpu/tune_batch, packed as tune_batch.tar.xz;
+#          --ops mixed into .gpu/tune_mixed, packed as tune_mixed.tar.xz; --ops batch --dtypes f16f32,bf16f32
+#          into .gpu/tune_mixed_batch)
 #          python -m bench kernels build .gpu/kernels && tar cJf .gpu/kernels.tar.xz -C .gpu kernels
 #          (the CPU half alone: build .gpu/kcpu --parts cpu_default,cpu_mdc)
 #   there: bash bench/gpu_kernels.sh tune|kernels KIT [SECONDS] [extra run flags]

@@ -1,10 +1,16 @@
 """The matmul grid that ``bench kernels`` and ``bench tune`` share.
 
 A point is one matmul y = x @ W as a model's linear layer brings it: x is
-M x K, W is K x N ("nn") or N x K ("nt", torch.nn.Linear's out x in),
-operands and result of one element type. ``function`` writes it as a
-``linalg.generic`` contraction (the way torch exports it), optionally with
-a ``#iree_codegen.compilation_info`` on the op, and W either a function
+M x K, W is K x N ("nn") or N x K ("nt", torch.nn.Linear's out x in).
+Its ``dtype`` is "f32", "f16" or "bf16" (operands, accumulator and result
+of that type), or "f16f32" or "bf16f32" (MIXED: f16 or bf16 operands and
+result, accumulated in f32, as torch's f16 and bf16 matmuls are).
+``function`` writes one of a single type as a ``linalg.generic``
+contraction, and a mixed one as torch's export is at IREE's stream level
+(docs/DESIGN.md section 9): ``linalg.matmul`` (``linalg.batch_matmul``) of
+f16 operands into an f32 ``linalg.fill``, then the elementwise truncation
+to f16, which IREE fuses into the matmul's dispatch. Either optionally
+has a ``#iree_codegen.compilation_info`` on the contraction, and W either a function
 argument or, as a model's weight is, an immutable global whose value is a
 named parameter (``#flow.parameter.named<PARAMETER_SCOPE::NAME>``) that
 the runtime provides when it loads the module.
@@ -26,8 +32,11 @@ MS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024)
 KNS = ((2048, 2048), (2048, 5632), (5632, 2048), (4096, 4096), (4096, 11008), (11008, 4096),
        (768, 3072), (1024, 4096))
 DTYPES = ("f32", "f16", "bf16")
+# f16 and bf16 operands accumulating in f32 (torch's): the point's dtype ->
+# its operands' and result's element type.
+MIXED = {"f16f32": "f16", "bf16f32": "bf16"}
 LAYOUTS = ("nn", "nt")
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f16f32": 2, "bf16f32": 2}
 PARAMETER_SCOPE = "kernels"
 
 # The shapes the tuner measures; ``bench kernels`` also measures the others,
@@ -109,7 +118,13 @@ def dynamic_grid(dtypes=("f32", "f16"), layouts=LAYOUTS, ms=DYNAMIC_MS, kns=KNS)
 
 
 def mlir_type(dtype: str) -> str:
-    return dtype
+    """The element type of the point's operands and result."""
+    return MIXED.get(dtype, dtype)
+
+
+def accumulator(dtype: str) -> str:
+    """The element type the point's contraction accumulates in."""
+    return "f32" if dtype in MIXED else dtype
 
 
 def weight_name(p: Point) -> str:
@@ -125,26 +140,29 @@ def function(name: str, p: Point, compilation_info: str | None = None, weight: s
     """One ``func.func @name(x, W) -> y`` computing the point's matmul; with
     ``weight``, ``@name(x) -> y`` reading W from the global ``@weight``,
     declared before it, whose value is the parameter ``weight``."""
-    dt = mlir_type(p.dtype)
+    dt, acc = mlir_type(p.dtype), accumulator(p.dtype)
     bmap = "(d1, d2)" if p.layout == "nt" else "(d2, d1)"
     wshape = f"{p.n}x{p.k}" if p.layout == "nt" else f"{p.k}x{p.n}"
     m, pre = ("?" if p.dynamic else p.m), (f"{p.batch}x" if p.batch else "")
-    x, w, y = f"tensor<{pre}{m}x{p.k}x{dt}>", f"tensor<{pre}{wshape}x{dt}>", f"tensor<{pre}{m}x{p.n}x{dt}>"
+    x, w, y = f"tensor<{pre}{m}x{p.k}x{dt}>", f"tensor<{pre}{wshape}x{dt}>", f"tensor<{pre}{m}x{p.n}x{acc}>"
+    result = f"tensor<{pre}{m}x{p.n}x{dt}>"  # y's, but for a mixed point's truncation
     assert not (p.dynamic and p.batch), "a dynamic M is a plain matmul's here"
     empty = f"""%c0 = arith.constant 0 : index
     %dm = tensor.dim %a, %c0 : {x}
     %e = tensor.empty(%dm) : {y}""" if p.dynamic else f"%e = tensor.empty() : {y}"
-    head = f"""  func.func @{name}(%a: {x}, %b: {w}) -> {y} {{
+    head = f"""  func.func @{name}(%a: {x}, %b: {w}) -> {result} {{
 """
     if weight:
         head = f"""  util.global private @{weight} = #flow.parameter.named<"{PARAMETER_SCOPE}"::"{weight}"> : {w}
-  func.func @{name}(%a: {x}) -> {y} {{
+  func.func @{name}(%a: {x}) -> {result} {{
     %b = util.global.load @{weight} : {w}
 """
-    head += f"""    %z = arith.constant 0.0 : {dt}
+    head += f"""    %z = arith.constant 0.0 : {acc}
     {empty}
-    %c = linalg.fill ins(%z : {dt}) outs(%e : {y}) -> {y}
+    %c = linalg.fill ins(%z : {acc}) outs(%e : {y}) -> {y}
 """
+    if p.dtype in MIXED:
+        return head + _mixed_tail(p, x, w, y, result, compilation_info)
     if p.batch:
         maps, info = (_BATCH_NT if p.layout == "nt" else ""), (f"{{compilation_info = {compilation_info}}} "
                                                               if compilation_info else "")
@@ -155,6 +173,32 @@ def function(name: str, p: Point, compilation_info: str | None = None, weight: s
     attrs = f" attrs = {{compilation_info = {compilation_info}}}" if compilation_info else ""
     maps = f"affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {bmap}>, affine_map<(d0, d1, d2) -> (d0, d1)>"
     return head + mul_add_generic(maps, '"parallel", "parallel", "reduction"', x, w, y, dt, attrs)
+
+
+_NT = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
+       "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
+
+
+def _mixed_tail(p: Point, x: str, w: str, y: str, out: str, compilation_info: str | None) -> str:
+    """A mixed point's contraction as torch's is at the stream level: the
+    named op of f16 (bf16) operands into the f32 ``%c``, then its
+    truncation to f16 (bf16), and the return."""
+    dt, rank = mlir_type(p.dtype), 3 if p.batch else 2
+    op, maps = ("linalg.batch_matmul", _BATCH_NT) if p.batch else ("linalg.matmul", _NT)
+    info = f"{{compilation_info = {compilation_info}}} " if compilation_info else ""
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    same = f"affine_map<({dims}) -> ({dims})>"
+    empty = ("%e2 = tensor.empty(%dm) : " if p.dynamic else "%e2 = tensor.empty() : ") + out
+    return f"""    %r = {op} {maps if p.layout == "nt" else ""}{info}ins(%a, %b : {x}, {w}) outs(%c : {y}) -> {y}
+    {empty}
+    %t = linalg.generic {{indexing_maps = [{same}, {same}], iterator_types = [{", ".join(['"parallel"'] * rank)}]}} ins(%r : {y}) outs(%e2 : {out}) {{
+    ^bb0(%v: f32, %o: {dt}):
+      %u = arith.truncf %v : f32 to {dt}
+      linalg.yield %u : {dt}
+    }} -> {out}
+    return %t : {out}
+  }}
+"""
 
 
 def mul_add_generic(maps: str, iterators: str, x: str, w: str, y: str, dt: str, attrs: str = "") -> str:

@@ -35,7 +35,7 @@ def _geo(values: list[float]) -> float:
 
 def report(rows: list[dict], bandwidth: float | None) -> int:
     wrong, ratios = [], {}
-    print(f"{'target':6} {'dtype':5} {'lay':3} {'M':>5} {'K':>6} {'N':>6} | {'floor':>8} {'default':>9} {'mdc':>9} "
+    print(f"{'target':6} {'dtype':7} {'lay':3} {'M':>5} {'K':>6} {'N':>6} | {'floor':>8} {'default':>9} {'mdc':>9} "
           f"{'torch':>9} | {'mdc/torch':>9} {'dflt/torch':>10} | target")
     for key, v in sorted(_points(rows).items()):
         target, dt, lay, m, k, n = key
@@ -50,16 +50,16 @@ def report(rows: list[dict], bandwidth: float | None) -> int:
         limit = TARGETS.get((target, dt))
         ratios.setdefault((target, dt), []).append((ratio, dratio, key))
         verdict = "-" if limit is None or ratio != ratio else ("met" if ratio <= limit else f"> {limit}")
-        print(f"{target:6} {dt:5} {lay:3} {m:5} {k:6} {n:6} | {floor:8.1f} {_us(default):9.1f} {_us(mdc):9.1f} "
+        print(f"{target:6} {dt:7} {lay:3} {m:5} {k:6} {n:6} | {floor:8.1f} {_us(default):9.1f} {_us(mdc):9.1f} "
               f"{(torch_time or math.nan):9.1f} | {ratio:9.2f} {dratio:10.2f} | {verdict}")
     print()
-    print(f"{'target':6} {'dtype':5} | {'points':>6} {'met':>5} | {'mdc/torch: geo':>14} {'worst':>7} | "
+    print(f"{'target':6} {'dtype':7} | {'points':>6} {'met':>5} | {'mdc/torch: geo':>14} {'worst':>7} | "
           f"{'default/torch: geo':>18} | worst point")
     for (target, dt), rs in sorted(ratios.items()):
         limit = TARGETS.get((target, dt))
         met = sum(1 for r, _, _ in rs if limit and r == r and r <= limit)
         worst = max(rs, key=lambda t: t[0] if t[0] == t[0] else math.inf)
-        print(f"{target:6} {dt:5} | {len(rs):6} {met:5} | {_geo([r for r, _, _ in rs]):14.2f} {worst[0]:7.2f} | "
+        print(f"{target:6} {dt:7} | {len(rs):6} {met:5} | {_geo([r for r, _, _ in rs]):14.2f} {worst[0]:7.2f} | "
               f"{_geo([d for _, d, _ in rs]):18.2f} | {' '.join(map(str, worst[2][2:]))}"
               + ("  (target met at every point)" if met == len(rs) else f"  (target <= {limit}x: not met)"))
     for line in wrong:

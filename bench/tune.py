@@ -1,6 +1,6 @@
 """``python -m bench tune build|run|pick``: the CUDA matmul tuner.
 
-    python -m bench tune build KIT [--quick] [--ops matmul|batch|dynamic]  # here: every candidate compiled
+    python -m bench tune build KIT [--quick] [--ops matmul|batch|dynamic|mixed] [--dtypes D,...]  # here: compiled
     python -m bench tune run KIT [--out FILE]     # there: each timed, beside torch
     python -m bench tune pick RESULTS [-o TABLE]  # here: the table cuda-matmul-configs ships
 
@@ -9,8 +9,13 @@ TUNE_KNS), IREE's default and each candidate of bench/tune_space.py that
 fits it, as functions of timing modules (bench/kernel_build.py). ``--ops``
 picks the sub-space, one kit each: ``matmul`` (the default: the linear
 layers' matmuls by M bucket), ``batch`` (attention's batch matmuls,
-kernel_grid.attention_grid) or ``dynamic`` (matmuls compiled with M
-dynamic, each timed at kernel_grid.DYNAMIC_MS).
+kernel_grid.attention_grid), ``dynamic`` (matmuls compiled with M
+dynamic, each timed at kernel_grid.DYNAMIC_MS) or ``mixed`` (the linear
+layers' matmuls as torch's f16 and bf16 ones are: operands f16 or bf16,
+accumulated in f32, dtypes "f16f32" and "bf16f32", by M bucket);
+``--dtypes`` gives a sub-space other element types than its own (``--ops
+batch --dtypes f16f32,bf16f32``: attention's batch matmuls as torch's f16
+and bf16 ones are).
 ``run`` times each (bench/kernel_timing.py) in workers that may crash
 (bench/kernel_runner.py) and writes one JSON line per function. ``pick``
 chooses, per (dtype, layout, M bucket), the candidate with the smallest
@@ -40,7 +45,12 @@ QUICK = dict(dtypes=("f32", "f16"), ms=(1, 16, 256), kns=((2048, 2048),))
 # A CPU stand-in for the GPU, so the whole path runs on a machine without
 # one (the configs are CUDA's: the smoke kit holds IREE's defaults alone).
 SMOKE = dict(dtypes=("f32", "bf16"), ms=(1, 8), kns=((256, 512),))
-OPS = ("matmul", "batch", "dynamic")
+OPS = ("matmul", "batch", "dynamic", "mixed")
+# The mixed sub-space's grids: (full, --quick, --smoke).
+MIXED_DTYPES = ("f16f32", "bf16f32")
+MIXED_GRIDS = (dict(dtypes=MIXED_DTYPES, layouts=LAYOUTS, ms=MS, kns=TUNE_KNS),
+               dict(dtypes=MIXED_DTYPES, ms=(1, 16, 256), kns=((2048, 2048),)),
+               dict(dtypes=MIXED_DTYPES, layouts=("nt",), ms=(1, 8), kns=((256, 512),)))
 # The batch and dynamic sub-spaces' grids: (full, --quick, --smoke).
 BATCH_GRIDS = (dict(), dict(ms=(1, 128), head_dims=(64,), key_lengths=(1024,)),
                dict(dtypes=("f32",), ms=(1, 4), head_dims=(16,), key_lengths=(32,), batch=2))
@@ -50,7 +60,9 @@ CPU = ["iree-compile", "--iree-hal-target-device=local", "--iree-hal-local-targe
        "--iree-llvmcpu-target-cpu=host"]
 # A candidate's output may differ from the reference by this much more
 # than IREE's default's does (relative to the reference's largest value).
-ERROR_SLACK = {"f32": 1e-4, "f16": 2e-2, "bf16": 4e-2}
+# f16 and bf16 accumulating in f32 round once, at the end: a config that
+# sums in another order moves the output by a rounding of it at most.
+ERROR_SLACK = {"f32": 1e-4, "f16": 2e-2, "bf16": 4e-2, "f16f32": 1e-3, "bf16f32": 8e-3}
 FASTER = 0.97
 
 
@@ -60,15 +72,18 @@ def kind_of(point: dict) -> str:
     return "dynamic_matmul" if point.get("dynamic") else "batch_matmul" if point.get("batch") else "matmul"
 
 
-def points(ops: str = "matmul", quick: bool = False, smoke: bool = False) -> list[Point]:
-    """The points of the sub-space ``ops`` (OPS)."""
+MATMUL_GRIDS = (dict(dtypes=("f32", "f16", "bf16"), layouts=LAYOUTS, ms=MS, kns=TUNE_KNS), QUICK, SMOKE)
+
+
+def points(ops: str = "matmul", quick: bool = False, smoke: bool = False,
+           dtypes: list[str] | None = None) -> list[Point]:
+    """The points of the sub-space ``ops`` (OPS); ``dtypes``: these
+    element types instead of its own (attention's batch matmuls or a
+    dynamic M in f16f32 and bf16f32, as torch's are)."""
     at = 2 if smoke else 1 if quick else 0
-    if ops == "batch":
-        return attention_grid(**BATCH_GRIDS[at])
-    if ops == "dynamic":
-        return dynamic_grid(**DYNAMIC_GRIDS[at])
-    return (grid(**SMOKE) if smoke else grid(**QUICK) if quick else
-            grid(dtypes=("f32", "f16", "bf16"), layouts=LAYOUTS, ms=MS, kns=TUNE_KNS))
+    make, grids = {"batch": (attention_grid, BATCH_GRIDS), "dynamic": (dynamic_grid, DYNAMIC_GRIDS),
+                   "mixed": (grid, MIXED_GRIDS)}.get(ops, (grid, MATMUL_GRIDS))
+    return make(**dict(grids[at], **({"dtypes": tuple(dtypes)} if dtypes else {})))
 
 
 def _entries(points: list[Point], smoke: bool = False) -> dict[tuple, list[tuple[dict, str]]]:
@@ -91,11 +106,12 @@ def _entries(points: list[Point], smoke: bool = False) -> dict[tuple, list[tuple
 _TAGS = {"matmul": "", "batch_matmul": "batch_", "dynamic_matmul": "dynamic_"}
 
 
-def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, ops: str = "matmul") -> int:
+def build(kit: str, quick: bool = False, smoke: bool = False, jobs: int = 2, ops: str = "matmul",
+          dtypes: list[str] | None = None) -> int:
     os.makedirs(kit, exist_ok=True)
     compiler = CPU if smoke else None
     work = []
-    for (kind, dt, lay, rep), fns in sorted(_entries(points(ops, quick, smoke), smoke).items()):
+    for (kind, dt, lay, rep), fns in sorted(_entries(points(ops, quick, smoke, dtypes), smoke).items()):
         for part in range(0, len(fns), MODULE_FUNCTIONS):
             tag = f"{_TAGS[kind]}{dt}_{lay}_r{rep}_{part // MODULE_FUNCTIONS}"
             work.append((tag, rep, fns[part:part + MODULE_FUNCTIONS]))
@@ -136,7 +152,7 @@ def run(kit: str, out: str | None, device: str, dtypes: list[str] | None = None)
           + (f"; GPU copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""), flush=True)
     modules = [m for m in meta["modules"] if not dtypes or m["entries"][0]["point"]["dtype"] in dtypes]
     # f32 first, then f16, then bf16: a run cut short keeps the most used.
-    order = {"f32": 0, "f16": 1, "bf16": 2}
+    order = {"f32": 0, "f16f32": 1, "f16": 1, "bf16f32": 2, "bf16": 2}
     modules.sort(key=lambda m: order.get(m["entries"][0]["point"]["dtype"], 3))
     started = time.monotonic()
     run_modules(modules, kit, out, device, meta["seed"], floor)
@@ -231,7 +247,9 @@ def main(argv=None) -> int:
     b.add_argument("--smoke", action="store_true", help="IREE's CPU defaults on a few small points (no GPU)")
     b.add_argument("--ops", choices=OPS, default="matmul",
                    help="the sub-space: matmul (default: linear layers by M bucket), batch (attention's batch "
-                   "matmuls) or dynamic (matmuls of dynamic M)")
+                   "matmuls), dynamic (matmuls of dynamic M) or mixed (f16 and bf16 accumulating in f32, as torch's)")
+    b.add_argument("--dtypes", help="comma-separated: these element types instead of the sub-space's (f32, f16, "
+                   "bf16, f16f32, bf16f32; e.g. --ops batch --dtypes f16f32,bf16f32: torch's f16 and bf16 attention)")
     r = sub.add_parser("run", help="time them (there)")
     r.add_argument("kit")
     r.add_argument("--out")
@@ -249,7 +267,8 @@ def main(argv=None) -> int:
 
 def _dispatch(args) -> int:
     if args.cmd == "build":
-        return build(args.kit, args.quick, args.smoke, ops=args.ops)
+        from .kernels import dtypes_arg
+        return build(args.kit, args.quick, args.smoke, ops=args.ops, dtypes=dtypes_arg(args.dtypes))
     if args.cmd == "run":
         return run(args.kit, args.out, args.device, args.dtypes.split(",") if args.dtypes else None)
     from .tune_pick import pick

@@ -19,8 +19,9 @@ its buckets those of kernel_grid.ATTENTION_MS) and a dynamic M's
 every M it was timed at, multiples of its tiles or not, so that it may
 stand for any M). A plain matmul's row names no ``op``, as the first
 table's rows do. ``pick`` replaces in the table only the rows of the kinds
-RESULTS measured: a batch run picked into the shipped table keeps its
-matmul rows.
+and element types RESULTS measured: a batch run picked into the shipped
+table keeps its matmul rows, and a mixed run (``--ops mixed``: "f16f32"
+and "bf16f32") its f32, f16 and bf16 rows.
 """
 
 from __future__ import annotations
@@ -113,9 +114,10 @@ def _kind(row: dict) -> tuple[str, bool]:
 
 
 def merged(old: list[dict], new: list[dict]) -> list[dict]:
-    """``old``'s rows of the kinds ``new`` has none of, then ``new``'s."""
-    kinds = {_kind(r) for r in new}
-    rows = [r for r in old if _kind(r) not in kinds] + new
+    """``old``'s rows of the (kind, element type)s ``new`` has none of,
+    then ``new``'s."""
+    kinds = {(*_kind(r), r["dtype"]) for r in new}
+    rows = [r for r in old if (*_kind(r), r["dtype"]) not in kinds] + new
     return sorted(rows, key=lambda r: (*_kind(r), r["dtype"], r["layout"], r["m_min"]))
 
 

@@ -8,9 +8,11 @@ can be applied to shapes the tuner never saw. Three families:
 * ``simt``: IREE's ``TileAndFuse`` pipeline with scalar FMA: a workgroup
   tile (wm x wn), a per-thread tile (tm x tn) and a K step; optionally the
   operands staged through shared memory (``promote_operands``);
-* ``mma``: ``TileAndFuse`` with an NVIDIA tensor-core intrinsic (f16);
-  ``subgroup`` counts intrinsic tiles per warp, the K step counts
-  intrinsic K steps;
+* ``mma``: ``TileAndFuse`` with an NVIDIA tensor-core intrinsic (f16
+  with an f16 accumulator; for f16 and bf16 accumulating in f32, "f16f32"
+  and "bf16f32", the intrinsics with an f32 accumulator, as IREE's own
+  configuration of those picks); ``subgroup`` counts intrinsic tiles per
+  warp, the K step counts intrinsic K steps;
 * ``partial``: the ``VectorDistribute`` reduction that IREE itself picks
   for M <= 4: warps split K, each lane reading ``v`` contiguous elements.
 
@@ -20,7 +22,10 @@ attention's decode step, the ``partial`` family). A dynamic point's are
 ``dynamic_candidates``: SIMT and ``partial`` only, since a tensor-core
 config does not compile for a dynamic M in 3.13
 (test/lit/regress/iree_cuda_mma_dynamic_m_fails.test); its row must be
-right at every M, so the tiles of M are not asked to divide it.
+right at every M, so the tiles of M are not asked to divide it. A mixed
+point (f16 or bf16 operands accumulating in f32, as torch's are) has the
+SIMT and ``partial`` families and the tensor-core tiles with the f32
+accumulator's intrinsic, IREE's own choices for it among them.
 """
 
 from __future__ import annotations
@@ -71,7 +76,14 @@ def simt(wm: int, wn: int, tm: int, tn: int, rk: int, promote: str = "[0, 1]", b
 
 # NV_WMMA_F16_16x16x16_F16 is left out: iree-compile 3.13 fails on it inside
 # TileAndFuse ("tensor.expand_shape op expected dimension 2 ... to be static").
-MMA_SHAPES = {"NV_MMA_SYNC_F16_16x8x16_F16": (16, 8, 16)}
+# The f16 accumulator's intrinsic does not compile on a matmul accumulating
+# in f32, so the mixed dtypes take the f32 accumulator's.
+MMA_SHAPES = {"NV_MMA_SYNC_F16_16x8x16_F16": (16, 8, 16), "NV_MMA_SYNC_F32_16x8x16_F16": (16, 8, 16),
+              "NV_MMA_SYNC_F32_16x8x16_BF16": (16, 8, 16)}
+# The intrinsic of each dtype that has one (f32 has none on sm_80; bf16
+# none with a bf16 accumulator).
+MMA_KINDS = {"f16": "NV_MMA_SYNC_F16_16x8x16_F16", "f16f32": "NV_MMA_SYNC_F32_16x8x16_F16",
+             "bf16f32": "NV_MMA_SYNC_F32_16x8x16_BF16"}
 
 
 def mma(kind: str, wm: int, wn: int, sm: int, sn: int, rk: int, stages: int = 2,
@@ -121,21 +133,32 @@ def _simt_for(m: int, batch: bool = False) -> list:
             s(128, 128, 4, 8, 16), s(128, 128, 8, 8, 8), s(64, 64, 4, 4, 32), s(128, 64, 4, 4, 16)]
 
 
-_F16MMA = "NV_MMA_SYNC_F16_16x8x16_F16"
+_F16MMA = MMA_KINDS["f16"]
 
 
-def _mma_for(m: int, batch: bool = False) -> list:
-    q = functools.partial(mma, batch=batch)
+def _mma_for(m: int, batch: bool = False, kind: str = _F16MMA) -> list:
+    q = functools.partial(mma, kind, batch=batch)
     if m < 16:
         return []
     if m == 16:
-        return [q(_F16MMA, 16, 32, 1, 1, 4), q(_F16MMA, 16, 64, 1, 2, 4), q(_F16MMA, 16, 128, 1, 4, 4),
-                q(_F16MMA, 16, 64, 1, 1, 2), q(_F16MMA, 16, 64, 1, 2, 8)]
+        return [q(16, 32, 1, 1, 4), q(16, 64, 1, 2, 4), q(16, 128, 1, 4, 4), q(16, 64, 1, 1, 2), q(16, 64, 1, 2, 8)]
     if m == 32:
-        return [q(_F16MMA, 32, 16, 1, 1, 4), q(_F16MMA, 32, 64, 1, 2, 4), q(_F16MMA, 32, 64, 2, 2, 4),
-                q(_F16MMA, 32, 128, 1, 4, 4), q(_F16MMA, 32, 64, 1, 2, 8)]
-    return [q(_F16MMA, 64, 64, 2, 2, 4), q(_F16MMA, 64, 128, 2, 4, 4), q(_F16MMA, 128, 128, 4, 4, 2),
-            q(_F16MMA, 128, 128, 2, 4, 2), q(_F16MMA, 128, 64, 4, 2, 4), q(_F16MMA, 64, 64, 2, 2, 4, 3)]
+        return [q(32, 16, 1, 1, 4), q(32, 64, 1, 2, 4), q(32, 64, 2, 2, 4), q(32, 128, 1, 4, 4), q(32, 64, 1, 2, 8)]
+    return [q(64, 64, 2, 2, 4), q(64, 128, 2, 4, 4), q(128, 128, 4, 4, 2), q(128, 128, 2, 4, 2), q(128, 64, 4, 2, 4),
+            q(64, 64, 2, 2, 4, 3)]
+
+
+def _mixed_for(m: int, kind: str) -> list:
+    """A mixed dtype's tensor-core tiles beyond the f16 ones: IREE's own
+    choices for f16 and bf16 accumulating in f32 (read from its
+    configuration: K steps of 8 intrinsics; 16 x 32 at M = 16, 64 x 32 at
+    M = 64, 64 x 64 above) and their neighbours."""
+    if m < 16:
+        return []
+    if m < 64:
+        return [mma(kind, m, 32, 1, 2, 8), mma(kind, m, 64, 1, 2, 8), mma(kind, m, 64, 1, 4, 8)]
+    return [mma(kind, 64, 32, 2, 2, 8), mma(kind, 64, 64, 2, 4, 8), mma(kind, 64, 64, 2, 2, 8),
+            mma(kind, 128, 64, 4, 2, 8), mma(kind, 128, 128, 4, 4, 4)]
 
 
 def _partial_for(m: int, batch: bool = False) -> list:
@@ -153,6 +176,7 @@ def _batch_for(p: Point) -> list:
     and tiles of N that P x V's head dim takes."""
     m, f16 = p.m, p.dtype == "f16"
     found = [*_simt_for(m, True), *_partial_for(m, True), *(_mma_for(m, True) if f16 else [])]
+    found += _mma_for(m, True, MMA_KINDS[p.dtype]) if p.dtype in ("f16f32", "bf16f32") else []
     if m <= 4:
         found += [partial(1, 1, w, v, True) for w, v in ((1, 2), (2, 1), (2, 2), (4, 1))]
         found += [simt(m, 32, m, 1, 32, "", True), simt(m, 64, m, 2, 32, "", True)]
@@ -186,7 +210,9 @@ def candidates(p: Point) -> list[Candidate]:
     elif p.batch:
         found = _batch_for(p)
     else:
-        found = [*_simt_for(p.m), *_partial_for(p.m), *(_mma_for(p.m) if p.dtype == "f16" else [])]
+        kind = MMA_KINDS.get(p.dtype)
+        found = [*_simt_for(p.m), *_partial_for(p.m), *(_mma_for(p.m, kind=kind) if kind else [])]
+        found += _mixed_for(p.m, kind) if p.dtype in ("f16f32", "bf16f32") else []
     seen, out = set(), []
     for c in found:
         if c is not None and c.fits(p) and c.name not in seen:

@@ -132,3 +132,33 @@ def test_tune_smoke_batch_and_dynamic(tmp_path):
         else:
             assert sorted(p["m"] for p in points) == [1, 7] and all(p["dynamic"] for p in points)
             assert "dynamic_matmul f32   nn         0" in ran.stdout
+
+
+def test_tune_smoke_mixed(tmp_path):
+    """The mixed sub-space (f16 and bf16 operands accumulating in f32, as
+    torch's matmuls are: linalg.matmul into an f32 fill, then the
+    truncation), and the batch one in those dtypes (--dtypes: torch's f16
+    and bf16 attention, linalg.batch_matmul): built, run, and each output
+    within one rounding to f16 or bf16 of the float64 reference, as no sum
+    in f16 or bf16 would be."""
+    for ops, extra, count, m in (("mixed", [], 4, 8), ("batch", ["--dtypes", "f16f32,bf16f32"], 8, 4)):
+        kit = tmp_path / ops
+        built = _bench("tune", "build", str(kit), "--smoke", "--ops", ops, *extra)
+        assert built.returncode == 0, built.stdout + built.stderr
+        ran = _bench("tune", "run", str(kit), "--device", "local-task")
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert re.search(rf"^{count} functions measured, 0 failed$", ran.stdout, re.M), ran.stdout
+        results = _results(kit / "results.jsonl")
+        assert {r["point"]["dtype"] for r in results} == {"f16f32", "bf16f32"}
+        # One rounding of the output: 2^-11 (f16) and 2^-8 (bf16) of the largest value.
+        limit = {"f16f32": 2 ** -11, "bf16f32": 2 ** -8}
+        assert all(r["error"] < 1.05 * limit[r["point"]["dtype"]] for r in results), results
+        kind = "matmul        " if ops == "mixed" else "batch_matmul  "
+        assert f"{kind} f16f32 nt         {m}" in ran.stdout, ran.stdout
+
+
+def test_kernels_build_refuses_an_unknown_dtype(tmp_path):
+    built = _bench("kernels", "build", str(tmp_path / "kit"), "--smoke", "--dtypes", "f32,f64")
+    assert built.returncode == 1, built.stdout + built.stderr
+    assert "bench kernels: error: --dtypes: unknown element type 'f64'" in built.stderr, built.stderr
+    assert "Traceback" not in built.stderr

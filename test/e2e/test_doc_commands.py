@@ -102,10 +102,10 @@ ELSEWHERE = (
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
     Elsewhere(r"python -m bench workload (build|run) \S+", "test/e2e/test_bench_smoke.py", '_bench("workload"',
               "the split model's kit and its measurement; test_bench_smoke builds and runs a small one (--smoke)"),
-    Elsewhere(r"python -m bench kernels (build|run) \S+", "test/e2e/test_bench_kernels_smoke.py",
+    Elsewhere(r"python -m bench kernels (build|run) \S+( --dtypes \S+)?", "test/e2e/test_bench_kernels_smoke.py",
               '_bench("kernels", "build"', "the kernel grid's kit and its measurement on the GPU machine; "
               "test_bench_kernels_smoke builds and runs its CPU half on a few points (--smoke)"),
-    Elsewhere(r"python -m bench tune (build|run|pick) \S+( --ops (batch|dynamic))?",
+    Elsewhere(r"python -m bench tune (build|run|pick) \S+( --ops (batch|dynamic|mixed))?( --dtypes \S+)?",
               "test/e2e/test_bench_kernels_smoke.py",
               '_bench("tune", "pick"', "the tuner's kit, its measurement on the GPU machine and the pick; "
               "test_bench_kernels_smoke builds, runs (on local-task) and picks a small one (--smoke)"),

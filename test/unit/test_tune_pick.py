@@ -163,3 +163,23 @@ def test_pick_records_the_card_each_results_file_was_measured_on(tmp_path):
     assert got == {"f32": "H100", "bf16": "H200"}
     with pytest.raises(KitError, match="--card given 3 times for 2 results files"):
         pick(files, str(table), cards=["a", "b", "c"])
+
+
+def test_a_mixed_run_keeps_the_rows_of_the_other_element_types(tmp_path):
+    """f16 operands accumulating in f32 (bench tune --ops mixed) are rows of
+    their own key, "f16f32": picking them into a table keeps its f16 and
+    f32 matmul rows, and replaces its f16f32 ones."""
+    import json
+    from bench.tune_pick import pick
+    base = dict(layout="nn", m_min=9, m_max=16, m_multiple=1, n_multiple=1, k_multiple=1)
+    old = [dict(base, dtype="f16", candidate="old_f16", attribute="#a<f16>"),
+           dict(base, dtype="f32", candidate="old_f32", attribute="#a<f32>"),
+           dict(base, dtype="f16f32", candidate="old_mixed", attribute="#a<old>")]
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps(dict(format=1, rows=old)))
+    results = tmp_path / "results.jsonl"
+    rows = [_row(c, 16, k, 2048, us, dtype="f16f32") for k in (2048, 4096) for c, us in (("default", 100), ("a", 50))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert pick([str(results)], str(table)) == 0
+    got = json.loads(table.read_text())["rows"]
+    assert sorted((r["dtype"], r["candidate"]) for r in got) == [("f16", "old_f16"), ("f16f32", "a"), ("f32", "old_f32")]

@@ -26,7 +26,9 @@ type, layout, M bucket, and M, N and K multiples of its tiles) gets that
 row's config. The matmuls (matmul_ops.py) are ``linalg.matmul`` and
 ``linalg.batch_matmul``, with or without indexing maps that read B
 transposed, and the ``linalg.generic`` contractions of the same maps with
-a multiply-add body, of one element type, N, K and the batch static. A
+a multiply-add body, of one element type or of f16 or bf16 operands
+accumulating in f32 (torch's f16 and bf16 matmuls; their rows are keyed
+"f16f32" and "bf16f32"), N, K and the batch static. A
 dynamic M takes only a row measured for any M (``m_dynamic``). Any other
 op, shape or element type keeps IREE's default, as does an op that
 already has a ``compilation_info`` or ``lowering_config``.

@@ -4,11 +4,13 @@ matmul finds its row (docs/DESIGN.md section 9).
 matmul_table.json beside this file is written by ``python -m bench tune
 pick`` (bench/tune_pick.py). A row covers one kind of op ("matmul", or
 "batch_matmul": a row without ``op`` is a matmul's, as the first table's
-rows are), one element type, one layout, an M bucket and the divisibility
-its tiles need; or, with ``m_dynamic``, a matmul whose M is dynamic: that
-row was measured right and faster than IREE's default at every M the
-tuner tried, multiples of its tiles and not, so that it may stand for any
-M. ``--cuda-matmul-table=FILE`` names another table of the same format.
+rows are), one element type ("f16f32" and "bf16f32": f16 or bf16
+operands accumulating in f32, matmul_ops.dtype_key), one layout, an M
+bucket and the divisibility its tiles need; or, with ``m_dynamic``, a
+matmul whose M is dynamic: that row was measured right and faster than
+IREE's default at every M the tuner tried, multiples of its tiles and
+not, so that it may stand for any M. ``--cuda-matmul-table=FILE`` names
+another table of the same format.
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@
 // CHECK: stream.executable private @qk_tn_f32
 // CHECK-NOT: compilation_info
 // f16 operands accumulating in f32 (as torch's f16 bmm is at this level):
-// mixed element types, no row.
+// keyed f16f32, of which this table has no row (cuda_matmul_configs_mixed.mlir
+// has some).
 // CHECK: stream.executable private @qk_f16_f32acc
 // CHECK-NOT: compilation_info
 // f16 nn at M = 16: the bucket's row keeps IREE's default (no attribute).
