@@ -47,3 +47,18 @@ class UsageError(MdcError):
     contradicting another (or the program it is given: a ``--max-dim`` that
     names no dynamic dimension of it), or a file it names that cannot be
     used. The tools exit with status 2 for it (1 for everything else)."""
+
+
+def read_text_file(path: str, origin: str, error: type) -> str:
+    """The text of the file ``path``, a contract file a user names (a
+    machine profile, a costs file): a missing, unreadable or non-UTF-8 file
+    raises ``error`` (an MdcError) as one line that starts with ``origin``."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise error(f"{origin}: no such file") from None
+    except UnicodeDecodeError:
+        raise error(f"{origin}: not JSON (not UTF-8 text)") from None
+    except OSError as e:
+        raise error(f"{origin}: cannot read it ({e.strerror})") from None

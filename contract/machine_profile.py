@@ -44,7 +44,7 @@ import math
 from typing import Any, Iterable, Mapping, Optional
 
 from .default_machine_profile import DOCUMENT
-from .errors import MdcError
+from .errors import MdcError, read_text_file
 
 FORMAT = "mdc-machine-profile"
 VERSION = 1
@@ -148,15 +148,7 @@ def load_profile(path: str) -> MachineProfile:
     """The profile in the file ``path``; ProfileError names the file and
     what is wrong with it."""
     origin = f"machine profile {path}"
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise ProfileError(f"{origin}: no such file") from None
-    except UnicodeDecodeError:
-        raise ProfileError(f"{origin}: not JSON (not UTF-8 text)") from None
-    except OSError as e:
-        raise ProfileError(f"{origin}: cannot read it ({e.strerror})") from None
+    text = read_text_file(path, origin, ProfileError)
     return MachineProfile.from_json(text, origin)
 
 

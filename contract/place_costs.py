@@ -39,7 +39,7 @@ import json
 import math
 from typing import Any, Mapping
 
-from .errors import MdcError
+from .errors import MdcError, read_text_file
 
 FORMAT = "mdc-place-costs"
 VERSION = 1
@@ -114,15 +114,7 @@ class PlaceCosts:
 def load_costs(path: str) -> PlaceCosts:
     """The costs in the file ``path``; CostsError names the file and what is wrong."""
     origin = f"costs file {path}"
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise CostsError(f"{origin}: no such file") from None
-    except UnicodeDecodeError:
-        raise CostsError(f"{origin}: not JSON (not UTF-8 text)") from None
-    except OSError as e:
-        raise CostsError(f"{origin}: cannot read it ({e.strerror})") from None
+    text = read_text_file(path, origin, CostsError)
     return dataclasses.replace(PlaceCosts.from_json(text, origin), origin=origin)
 
 

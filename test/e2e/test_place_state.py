@@ -57,6 +57,18 @@ class Decoder:
         return x
 
 
+def check_prefill_then_decodes(m, rng) -> None:
+    """A prefill of PROMPT positions, then a decode at each later position
+    of the cache, on the loaded toy decoder ``m``: each result numpy's."""
+    want = Decoder()
+    x = rng.standard_normal((1, PROMPT, 4)).astype(np.float32)
+    np.testing.assert_allclose(m.prefill(x), want.prefill(x), rtol=1e-5, atol=1e-6)
+    for pos in range(PROMPT, 8):
+        x = rng.standard_normal((1, 1, 4)).astype(np.float32)
+        got = m.decode(x, np.array([pos], np.int64))
+        np.testing.assert_allclose(got, want.decode(x, pos), rtol=1e-5, atol=1e-6, err_msg=f"decode at {pos}")
+
+
 def _compile(tmp_path: Path, devices) -> Path:
     out = tmp_path / "toy.vmfb"
     r = subprocess.run([sys.executable, "-m", "mdc.pipeline", str(PROGRAM), "-o", str(out), *devices,
@@ -72,14 +84,8 @@ def test_prefill_then_decodes_keep_the_caches_across_calls(tmp_path):
     from mdc.runtime_shim import load
 
     rng = np.random.default_rng(46)
-    want = Decoder()
     with load(str(_compile(tmp_path, CPU_PAIR[0])), CPU_PAIR[1]) as m:
-        x = rng.standard_normal((1, PROMPT, 4)).astype(np.float32)
-        np.testing.assert_allclose(m.prefill(x), want.prefill(x), rtol=1e-5, atol=1e-6)
-        for pos in range(PROMPT, 8):
-            x = rng.standard_normal((1, 1, 4)).astype(np.float32)
-            got = m.decode(x, np.array([pos], np.int64))
-            np.testing.assert_allclose(got, want.decode(x, pos), rtol=1e-5, atol=1e-6, err_msg=f"decode at {pos}")
+        check_prefill_then_decodes(m, rng)
 
 
 @pytest.mark.vulkan

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_place_state import PROFILE, PROGRAM, PROMPT, Decoder
+from test_place_state import PROFILE, PROGRAM, PROMPT, check_prefill_then_decodes
 
 CACHES = 5
 CALLS = 6
@@ -88,14 +88,8 @@ def test_toy_decoder_with_both_caches_on_one_device_equals_numpy(tmp_path):
                         "--link=cpu:gpu=staged", "--place=auto", f"--place-profile={PROFILE}",
                         f"--max-dim=arg0.d1={PROMPT}")
     rng = np.random.default_rng(48)
-    want = Decoder()
     with load(str(vmfb), ["local-task", "local-sync"]) as m:
-        x = rng.standard_normal((1, PROMPT, 4)).astype(np.float32)
-        np.testing.assert_allclose(m.prefill(x), want.prefill(x), rtol=1e-5, atol=1e-6)
-        for pos in range(PROMPT, 8):
-            x = rng.standard_normal((1, 1, 4)).astype(np.float32)
-            got = m.decode(x, np.array([pos], np.int64))
-            np.testing.assert_allclose(got, want.decode(x, pos), rtol=1e-5, atol=1e-6, err_msg=f"decode at {pos}")
+        check_prefill_then_decodes(m, rng)
 
 
 # Initial values that a fill of a float constant would get wrong (-0.0, a
