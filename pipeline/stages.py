@@ -77,6 +77,7 @@ def _python_passes(level: str):
             analyses = registry.run_passes(registry.passes_at(level), module, ctx.settings, ctx.report)
             if level == "input":  # the program's own tensor types, for reports
                 ctx.record.source_types = source_types(module)
+                keep_twin_host(compiler, module, ctx)
             if level == "stream":
                 check_packed_crossings(module, ctx.report.crossings, device_targets(module))
             if level == "stream" and ctx.manifest_devices is not None:
@@ -194,14 +195,17 @@ def _timed(ctx: PipelineContext, step: str, body: Callable):
 
 # IREE drops a --iree-hal-target-device the program never names (its global
 # is unused, so symbol DCE takes it), and with it a local device mdc is to
-# stage through. A public function that takes and returns a value on each
+# stage through, or the host a stream-level host twin takes its values on
+# (keep_twin_host). A public function that takes and returns a value on each
 # such device keeps their globals alive through IREE's phases up to mdc's
 # stream-level passes, which delete it before they run; IREE's symbol-dce
 # after them then drops whichever device no staging code uses.
 DEVICE_KEEPER = "__mdc_keep_devices"
 
 
-def add_device_keeper(compiler: Compiler, module, names: list[str]) -> None:
+def add_device_keeper(compiler: Compiler, module, names: list[str], func: str = "func.func") -> None:
+    """``func``: the keeper's op, ``func.func`` before IREE's input phase,
+    ``util.func`` after it (as the program's own functions are then)."""
     # A transfer onto each device: IREE folds a value merely passed through
     # (and with it the last use of the device), not a move between devices.
     moves = "".join(
@@ -213,12 +217,46 @@ def add_device_keeper(compiler: Compiler, module, names: list[str]) -> None:
     # the default device, which may be a GPU: no host twin is made for it.
     declared = ", ".join(f"tensor<1xi8> {{iree.abi.affinity = #hal.device.promise<@{n}>}}" for n in names)
     types = ", ".join("tensor<1xi8>" for _ in names)
-    text = (f"func.func public @{DEVICE_KEEPER}(%x: tensor<1xi8> {{iree.abi.affinity = "
+    ret = "return" if func == "func.func" else "util.return"
+    text = (f"{func} public @{DEVICE_KEEPER}(%x: tensor<1xi8> {{iree.abi.affinity = "
             f"#hal.device.promise<@{names[0]}>}}) -> ({declared}) {{\n"
-            f"{moves}  return {values} : {types}\n}}")
+            f"{moves}  {ret} {values} : {types}\n}}")
     with compiler.context, module.location:
         keeper = ir.Operation.parse(text)
         ir.InsertionPoint(module.regions[0].blocks[0]).insert(keeper)
+
+
+def twin_host_to_keep(module, settings) -> str | None:
+    """The host of the host twins (host_entry_points.options_for: the
+    first local --device), where stub-host-entry-points may yet twin a
+    function on it and IREE would drop it first: the module (after mdc's
+    input-level passes) has public functions in the buffer-view ABI, which
+    host-entry-points leaves to that stream-level pass, and names the host
+    nowhere, and the host is not the default device (whose global the
+    module's ``stream.affinity.default`` keeps). So an export that names no
+    device, compiled with the host sorting after a device it stages to, is
+    all on that device and still gets ``@main$host``, as a tensor program's
+    twin keeps its host by naming it. None otherwise."""
+    from mdc.passes.analysis.stub_signatures import abi_functions
+    from mdc.passes.ir.module_facts import referenced_devices
+    from mdc.passes.transforms.host_entry_points import HostEntryPointOptions
+
+    host = HostEntryPointOptions.of(settings).host
+    if host is None or host == settings.default or not abi_functions(module):
+        return None
+    return None if host in referenced_devices(module) else host
+
+
+def keep_twin_host(compiler: Compiler, module, ctx: "PipelineContext") -> None:
+    """Keeps twin_host_to_keep's device alive up to mdc's stream-level
+    passes, with the device keeper (a util.func: the module is past IREE's
+    input phase)."""
+    host = twin_host_to_keep(module, ctx.settings)
+    # A keeper there already keeps the staging hop (options.staging_hops):
+    # the first local device, where the program names none, so this host.
+    if host is not None and not ctx.keep_devices:
+        add_device_keeper(compiler, module, [host], func="util.func")
+        ctx.keep_devices = [host]
 
 
 def remove_device_keeper(module) -> None:
