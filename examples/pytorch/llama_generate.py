@@ -12,12 +12,18 @@ are never read: a position attends to those at or before it, and decode
 writes position ``p`` before anything attends to it.
 
 The cache is one K and one V buffer per block, ``[1, kv_heads,
-MAX_CONTEXT, head_dim]``, mutated in place; torch.export makes the
-mutation a result and iree-turbine a store to a mutable ``util.global``
-shared by both functions (``@cache.k0``, ``@cache.v0``, ...: named by
-``cache_trait``, given zeros by ``zero_caches``). The weights are the
-model's parameters, external (scope ``model``) under ``transformers``'
-names.
+MAX_CONTEXT, head_dim]``, written in place: prefill assigns the slice of
+positions 0..PROMPT_TOKENS-1, decode ``index_copy_``s the row at
+``position``. torch.export makes each write a ``slice_scatter`` or an
+``index_put`` of the buffer and its mutation a result, iree-turbine a
+store to a mutable ``util.global`` shared by both functions
+(``@__auto.cache.k0``, ``@__auto.cache.v0``, ...: named by ``export``,
+given zeros by ``zero_caches``), and IREE an update of the slice (a
+copy into, or an ``iree_linalg_ext.scatter`` into, the loaded global,
+stored back; mdc's ``state-initial-values`` keeps the zeroed caches
+apart, which stock IREE 3.13 gives one buffer: docs/DESIGN.md section 8).
+The weights are the model's parameters, external (scope ``model``) under
+``transformers``' names.
 
 The math is the model's: the wrapper calls its embedding, rotary
 embedding, decoder layers (each its own RMSNorms, q/k/v/o projections,
@@ -41,15 +47,15 @@ CACHE_SCOPE = "kv_cache"  # a marker only: zero_caches gives these globals zeros
 
 class KVCache:
     """What ``LlamaAttention`` calls as its cache: ``update(k, v, layer)``
-    stores the new keys and values and returns those to attend to.
+    writes the new keys and values into the cache, in place, and returns
+    those to attend to.
 
-    Each update computes a whole new cache rather than writing into the
-    old one (``index_copy_``, a slice assignment): with updates in place,
-    IREE 3.13 (stock iree-compile too) gave the zero-initialised cache
-    globals one storage between them (seen: after a prefill, the caches
-    of blocks 0 and 1 read back equal, and decode's logits were wrong;
-    test/e2e/test_iree_global_aliasing.py shows the rule: mutable globals
-    with one initial value, updated in place, share storage)."""
+    Prefill writes positions 0..n-1 (a slice assignment) and attends to
+    its own keys and values; decode writes one position (``index_copy_``
+    at ``position``) and attends to the whole cache, the positions after
+    it masked. (Stock IREE 3.13 gives zero-initialised mutable globals
+    updated in place one buffer between them; mdc's pass
+    ``state-initial-values`` steps around that: docs/DESIGN.md section 8.)"""
 
     def __init__(self, owner: "LlamaGenerate", position=None):
         self.owner, self.position = owner, position  # position None: prefill
@@ -57,17 +63,12 @@ class KVCache:
     def update(self, k, v, layer_idx, *args, **kwargs):
         kc, vc = self.owner.cache(layer_idx)
         if self.position is None:  # prefill: positions 0..n-1, attend among themselves
-            # The whole cache made anew, zeros past the prompt (see the
-            # class's note); ``+ 0 * kc`` because iree-turbine stores only
-            # into a buffer the program reads.
-            rest = (0, 0, 0, kc.shape[2] - k.shape[2])
-            kc.copy_(nn.functional.pad(k, rest) + 0 * kc)
-            vc.copy_(nn.functional.pad(v, rest) + 0 * vc)
+            n = k.shape[2]
+            kc[:, :, :n] = k
+            vc[:, :, :n] = v
             return k, v
-        # the row at ``position`` replaced, as a select over the whole cache
-        row = (torch.arange(kc.shape[2]) == self.position).view(1, 1, -1, 1)
-        kc.copy_(torch.where(row, k, kc))
-        vc.copy_(torch.where(row, v, vc))
+        kc.index_copy_(2, self.position, k)  # decode: the row at ``position``
+        vc.index_copy_(2, self.position, v)
         return kc, vc
 
 
