@@ -44,30 +44,6 @@ class _Skip(Exception):
     """A unit this module does not write (the model estimates it)."""
 
 
-def _defined_inside(op) -> set:
-    inside = set()
-    for nested in irx.walk(op):
-        inside.update(nested.results)
-        for region in nested.regions:
-            for block in region.blocks:
-                inside.update(block.arguments)
-    for region in op.regions:
-        for block in region.blocks:
-            inside.update(block.arguments)
-    return inside
-
-
-def _read(op) -> list:
-    """The values ``op`` and the ops nested in it read from outside it, in order."""
-    inside = _defined_inside(op)
-    found = []
-    for user in [op, *irx.walk(op)]:
-        for value in user.operands:
-            if value not in inside and value not in found:
-                found.append(value)
-    return found
-
-
 class _Slice:
     """The arguments and the ops to copy of one unit (see the module's doc)."""
 
@@ -87,7 +63,7 @@ class _Slice:
         if isinstance(owner, ir.Block):
             raise _Skip("it reads a scalar argument of the function")
         owner = owner.operation
-        for read in _read(owner):
+        for read in irx.reads_from_outside(owner):
             self.need(read)
         if owner not in self.ops:
             self.ops.append(owner)
@@ -107,7 +83,7 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
     None where the unit is not written (the module's doc)."""
     piece = _Slice(sources)
     try:
-        for read in _read(op):
+        for read in irx.reads_from_outside(op):
             piece.need(read)
         results = [r for r in op.results if bnd.is_tensor(r)]
         if not results or any(not bnd.is_tensor(a) for a in piece.arguments):

@@ -65,19 +65,6 @@ def _bytes(tensor_type) -> int:
     return count * bnd.element_bytes(shaped.element_type)
 
 
-def _inputs(op) -> list:
-    """The values ``op`` and the ops nested in it read from outside ``op``."""
-    inner = {r for nested in irx.walk(op) for r in nested.results}
-    inner |= {a for nested in [op, *irx.walk(op)] for region in nested.regions
-              for block in region.blocks for a in block.arguments}
-    seen = []
-    for user in [op, *irx.walk(op)]:
-        for value in user.operands:
-            if value not in inner and value not in seen:
-                seen.append(value)
-    return seen
-
-
 def _top(op, block_ops: dict):
     """The op of the function's block that is or holds ``op``."""
     while op is not None and op not in block_ops:
@@ -102,7 +89,7 @@ class _Expressions:
         self.weights = weights
         self.values = {}  # constant value -> the weights it is computed from
         for op in self.order:
-            inputs = _inputs(op)
+            inputs = irx.reads_from_outside(op)
             if not all(v in self.values for v in inputs) or op.regions and not op.results:
                 continue
             read = frozenset().union(*(self.values[v] for v in inputs))
@@ -145,7 +132,7 @@ class _Expressions:
         """``root`` and the constants it is made from, in program order."""
         needed, stack = {root}, [root]
         while stack:
-            for value in _inputs(stack.pop()):
+            for value in irx.reads_from_outside(stack.pop()):
                 owner = value.owner
                 if isinstance(owner, ir.Block):
                     continue

@@ -101,6 +101,14 @@ def walk(op) -> Iterator[ir.Operation]:
                 yield from walk(child)
 
 
+def reads_from_outside(op) -> list:
+    """The values ``op`` and the ops nested in it read from outside ``op``, in order."""
+    nested = [op, *walk(op)]
+    inner = {r for o in nested[1:] for r in o.results}
+    inner |= {a for o in nested for region in o.regions for block in region.blocks for a in block.arguments}
+    return list(dict.fromkeys(v for o in nested for v in o.operands if v not in inner))
+
+
 def top_level_ops(module) -> list[ir.Operation]:
     return [op.operation for op in module.regions[0].blocks[0].operations]
 
