@@ -20,7 +20,9 @@ the new ids (``count`` of them) and each one's logits: ``@prefill``, then
 It calls each of the two in IREE's coarse-fences ABI, with a fence of its
 own that the result's import waits on, each argument exported and the
 result imported on the device the callee's import and export name (what
---place wrote there): an iree-turbine export's ``@prefill$async`` (its
+--place wrote there; else the module's default device, named: left
+unnamed, the import of a result made on a GPU is read wherever its first
+reader runs, the host in @generate's host twin): an iree-turbine export's ``@prefill$async`` (its
 ``@prefill`` a sync wrapper of it), or for a plain tensor function a
 private never-inlined wrapper ``@prefill$generate`` this pass adds, in the
 same ABI. Three stock IREE 3.13 bugs shape this (docs/DESIGN.md section 8):
@@ -61,11 +63,12 @@ import dataclasses
 
 from iree.compiler import ir
 
-from ..assignment.boundary import ABI_AFFINITY, OP_AFFINITY, boundary_of
+from ..assignment.boundary import ABI_AFFINITY, OP_AFFINITY, boundary_of, promise
 from ..infra.diagnostics import MdcError
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
 from ..ir import ir_adapter as irx
 from ..ir.ir_util import symbol_ref, top_level_ops
+from ..ir.module_facts import module_default_device
 
 PREFILL, DECODE, GENERATE = "prefill", "decode", "generate"
 ASYNC_SUFFIX = "$async"
@@ -79,13 +82,16 @@ STATUS_INVALID_ARGUMENT = 3  # iree_status_code_t
 
 @dataclasses.dataclass(frozen=True)
 class GenerateEntryPointOptions:
-    """``add``: whether to add ``@generate`` (not --no-generate-entry-point)."""
+    """``add``: whether to add ``@generate`` (not --no-generate-entry-point);
+    ``default``: the module's default device, where the callees' values
+    that name no device live (None: the module's own attribute says)."""
 
     add: bool = True
+    default: str | None = None
 
     @classmethod
     def of(cls, settings: CompileSettings) -> "GenerateEntryPointOptions":
-        return cls(settings.generate_entry_point)
+        return cls(settings.generate_entry_point, settings.default)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,11 +136,23 @@ def _declared(op, key: str, count: int) -> tuple:
     return tuple(found)
 
 
-def callee(functions: dict, name: str) -> Callee | None:
+def callee(functions: dict, name: str, default: str | None = None) -> Callee | None:
     """``@name`` as ``@generate`` would call it: a public tensor function
     of two arguments and one result (through a wrapper), or the sync
     wrapper of a coarse-fences ``@name$async`` whose two arguments are
-    imported and whose result is exported; else None."""
+    imported and whose result is exported; else None. A value that names
+    no device is on ``default`` (IREE's rule for a public function's),
+    named so: unnamed in @generate, the import of a result on the GPU
+    would be read wherever its first reader runs."""
+    found = _callee(functions, name)
+    if found is None or default is None:
+        return found
+    fill = promise(default)
+    return dataclasses.replace(found, argument_affinities=tuple(a or fill for a in found.argument_affinities),
+                               result_affinity=found.result_affinity or fill)
+
+
+def _callee(functions: dict, name: str) -> Callee | None:
     op = functions.get(name)
     if op is None:
         return None
@@ -358,11 +376,13 @@ def public_functions(module) -> dict:
             if op.name == irx.UTIL_FUNC and irx.is_public(op) and len(op.regions[0].blocks)}
 
 
-def add_generate(module) -> str | None:
+def add_generate(module, default: str | None = None) -> str | None:
     """Adds ``@generate`` where the module's ``@prefill`` and ``@decode``
-    follow the convention; returns its name, or None where it adds none."""
+    follow the convention; returns its name, or None where it adds none.
+    ``default``: the module's default device (None: its attribute's)."""
     functions = public_functions(module)
-    prefill, decode = callee(functions, PREFILL), callee(functions, DECODE)
+    default = default or module_default_device(module)
+    prefill, decode = callee(functions, PREFILL, default), callee(functions, DECODE, default)
     shape = convention(prefill, decode) if prefill is not None and decode is not None else None
     if shape is None:
         return None
@@ -395,4 +415,4 @@ class GenerateEntryPoint(ModulePass):
 
     def apply(self, module, options: GenerateEntryPointOptions) -> None:
         if options.add:
-            add_generate(module)
+            add_generate(module, options.default)

@@ -24,6 +24,7 @@ transformers' own ``generate`` for the same weights.
 * local + lavapipe under ``--place=auto`` with a budget that splits the
   model (Vulkan tests; skipped where there is no Vulkan device): work on
   both devices in both functions, and torch's ids through iree-run-module;
+  and without --place, all on lavapipe, through @generate's host twin;
 * a module without @prefill and @decode, and prompts it cannot take, are
   ShimErrors naming the problem;
 * mdc-generate: the ids, the progress bar, the tokens/s line, --help, and
@@ -318,3 +319,16 @@ def test_placed_automatically_across_local_and_lavapipe(tmp_path):
     assert got.call_s is not None and got.prefill_s is None and got.decode_s is None
     np.testing.assert_array_equal(got.ids, ids[:NEW_TOKENS])
     np.testing.assert_allclose(got.logits, logits[:NEW_TOKENS], rtol=0, atol=LOGITS_ATOL)
+
+
+@pytest.mark.vulkan
+def test_all_on_lavapipe_through_the_host_twin(tiny):
+    """Without --place, the Vulkan device the default (``gpu`` sorts before
+    ``host``): prefill, decode and @generate run on lavapipe, and
+    iree-run-module calls @generate's host twin (every value on the CPU,
+    moved to and from the GPU inside): torch's ids."""
+    ids, _ = _torch("llama_tiny_f32")
+    with load(tiny("f32", ("gpu=vulkan[0]", "host=local[0]")), ["local-task", "vulkan"],
+              parameters=_parameters("llama_tiny_f32")) as m:
+        assert isinstance(m, NativeModule) and m.manifest.host_entry_point("generate") == "generate$host"
+        np.testing.assert_array_equal(mdc.generate(m, PROMPT, NEW_TOKENS).ids, ids[:NEW_TOKENS])

@@ -16,6 +16,23 @@
 // RUN: mdc-opt %S/Inputs/generate_entry_point_untouched.mlir --split-input-file -o %t.before.mlir
 // RUN: mdc-opt %S/Inputs/generate_entry_point_untouched.mlir --split-input-file --pass=generate-entry-point -o %t.after.mlir
 // RUN: diff %t.before.mlir %t.after.mlir
+// A pair that names no device is on the default device (gpu sorts first):
+// @generate names it where it exports the arguments and imports the
+// results, and so do the wrappers' imports and exports (unnamed, the import
+// of a result made on the GPU would be read wherever its first reader runs,
+// the host in @generate's host twin).
+// RUN: mdc-opt %S/Inputs/generate_entry_point_default.mlir --pass=generate-entry-point --device=gpu=vulkan[0] --device=host=local[0] | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-LABEL: util.func private @prefill$generate(
+// DEFAULT:         hal.tensor.import on(#hal.device.promise<@gpu>) wait(
+// DEFAULT:         hal.tensor.import on(#hal.device.promise<@gpu>) wait(
+// DEFAULT:         hal.tensor.export on(#hal.device.promise<@gpu>)
+// DEFAULT-LABEL: util.func public @generate(
+// DEFAULT:         hal.tensor.export on(#hal.device.promise<@gpu>) %{{.+}} : tensor<1x4xi64>
+// DEFAULT:         hal.tensor.export on(#hal.device.promise<@gpu>) %{{.+}} : tensor<1xi64>
+// DEFAULT:         util.call @prefill$generate(
+// DEFAULT-NEXT:    hal.tensor.import on(#hal.device.promise<@gpu>) wait(
+// DEFAULT:         util.call @decode$generate(
+// DEFAULT-NEXT:    hal.tensor.import on(#hal.device.promise<@gpu>) wait(
 // A program that defines @generate itself: an error naming it and the way out.
 // RUN: (mdc-opt %S/Inputs/generate_entry_point_taken.mlir --pass=generate-entry-point 2>&1; echo "rc=$?") | %no-traceback | FileCheck %s --check-prefix=TAKEN
 // TAKEN: generate_entry_point_taken.mlir:11:1: error: the program defines '@generate', a name of the generation loop mdc adds for '@prefill' and '@decode' (docs/mdc-generate.md)
