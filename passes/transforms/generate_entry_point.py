@@ -63,6 +63,8 @@ import dataclasses
 
 from iree.compiler import ir
 
+from mdc.contract.manifest import MODEL_COARSE_FENCES
+
 from ..assignment.boundary import ABI_AFFINITY, OP_AFFINITY, boundary_of, promise
 from ..infra.diagnostics import MdcError
 from ..infra.pass_base import CompileSettings, Fact, ModulePass
@@ -120,7 +122,7 @@ def _coarse_fences(op) -> bool:
     model = irx.get_attr(op, "iree.abi.model")
     types = _function_type(op)
     inputs, results = list(types.inputs), list(types.results)
-    return (model is not None and ir.StringAttr(model).value == "coarse-fences" and len(inputs) == 4
+    return (model is not None and ir.StringAttr(model).value == MODEL_COARSE_FENCES and len(inputs) == 4
             and all(irx.is_type(t, irx.BUFFER_VIEW) for t in [*inputs[:2], *results])
             and all(irx.is_type(t, irx.FENCE) for t in inputs[2:]) and len(results) == 1)
 
