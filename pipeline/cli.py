@@ -109,6 +109,11 @@ def _compile_parser() -> argparse.ArgumentParser:
         "and a value on a GPU, that writes those results into storage the caller gives (mdc-run "
         "and runtime_shim give it in the GPU's pinned memory, so a result from the GPU is copied "
         "once, by the GPU, and returned without a copy)")
+    parser.add_argument(
+        "--no-generate-entry-point", action="store_true",
+        help="do not add @generate, greedy generation in one call, to a module whose @prefill and "
+        "@decode follow mdc.generate's convention (docs/mdc-generate.md; mdc.generate needs it where "
+        "the module runs in iree-run-module, a Vulkan device beside another)")
     options.add_codegen_arguments(parser)
     options.add_cpu_code_arguments(parser)
     placement_options.add_placement_arguments(parser)
@@ -196,6 +201,7 @@ def _compile(args, iree_flags: list[str], mlir_flags: list[str], timings) -> int
         links=args.link, staging=args.staging, staging_pieces=args.staging_pieces,
         pinned_arguments=args.pinned_arguments, manifest=not args.no_manifest,
         host_entry_points=not args.no_host_entry_points, result_storage_twins=not args.no_result_storage_twins,
+        generate_entry_point=not args.no_generate_entry_point,
         cuda_matmul_configs=not args.no_cuda_matmul_configs, cuda_matmul_table=args.cuda_matmul_table,
         cpu_data_tiling=not args.no_cpu_data_tiling,
         compile_to=args.compile_to, iree_flags=iree_flags, mlir_flags=mlir_flags, dump_stages=args.dump_stages,

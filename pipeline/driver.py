@@ -81,6 +81,7 @@ class CompileOptions:
     manifest: bool = True  # not --no-manifest
     host_entry_points: bool = True  # not --no-host-entry-points
     result_storage_twins: bool = True  # not --no-result-storage-twins
+    generate_entry_point: bool = True  # not --no-generate-entry-point
     cuda_matmul_configs: bool = True  # not --no-cuda-matmul-configs
     cuda_matmul_table: str | None = None  # --cuda-matmul-table: the table's path (None: the shipped one)
     cpu_data_tiling: bool = True  # not --no-cpu-data-tiling
@@ -113,8 +114,7 @@ class CompileOptions:
 
 @dataclasses.dataclass(frozen=True)
 class CompileWarning:
-    """One warning: what the program does that stock IREE is known to get
-    wrong, a device it never names, the retry without twins, ..."""
+    """One warning: a known stock IREE bug the program meets, a device it never names, a retry."""
 
     location: str | None  # file:line:col, the source file, or None
     message: str
@@ -341,8 +341,7 @@ class _Compile:
         return devices, hops
 
     def _context(self, stages, devices, link_overrides, hops, default_device, twins: bool):
-        """The stages' PipelineContext: the compile's settings, the
-        manifest's devices, the stage dumps."""
+        """The stages' PipelineContext: the settings, the manifest's devices, the stage dumps."""
         from mdc.passes.infra import registry
 
         opts = self.opts
@@ -350,7 +349,8 @@ class _Compile:
             links=link_overrides, staging=opts.staging, staging_pieces=opts.staging_pieces,
             pinned_arguments=opts.pinned_arguments, devices={d.name: d for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
-            **options.codegen_settings(opts), **placement_options.placement_settings(opts))
+            generate_entry_point=opts.generate_entry_point, **options.codegen_settings(opts),
+            **placement_options.placement_settings(opts))
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:

@@ -23,6 +23,7 @@ FLAG_KEYWORDS = {
     "--pinned-arguments": "pinned_arguments=True", "--no-manifest": "manifest=False",
     "--no-host-entry-points": "host_entry_points=False",
     "--no-result-storage-twins": "result_storage_twins=False",
+    "--no-generate-entry-point": "generate_entry_point=False",
     "--no-cuda-matmul-configs": "cuda_matmul_configs=False",
     "--cuda-matmul-table": "cuda_matmul_table",
     "--no-cpu-data-tiling": "cpu_data_tiling=False",

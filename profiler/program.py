@@ -91,7 +91,8 @@ def read_program(path: str, devices: Mapping[str, str], max_dims: Mapping[str, i
     from mdc.pipeline.ireec import Compiler
 
     result = driver.compile(path, [f"{n}={s}" for n, s in devices.items()], compile_to="input",
-                            host_entry_points=False, result_storage_twins=False, manifest=False)
+                            host_entry_points=False, result_storage_twins=False, generate_entry_point=False,
+                            manifest=False)
     host, accelerator = host_and_accelerator({d.name: d for d in result.devices})
     compiler = Compiler([])
     module = compiler.parse_text(result.text, path)
@@ -208,7 +209,7 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
             # Ordinal 0: the timing run opens this device alone, as the module's one device.
             return driver.compile(driver.MlirText(text, source), [f"{name}={kind}[0]"], manifest=False,
                                   host_entry_points=False, result_storage_twins=False,
-                                  iree_flags=_compile_flags(kind, target_cpu, iree_flags)).vmfb
+                                  generate_entry_point=False, iree_flags=_compile_flags(kind, target_cpu, iree_flags)).vmfb
 
         vmfb, dropped = _compile_dropping(functions, compile_one)
         file = f"{name}.vmfb"

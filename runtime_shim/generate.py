@@ -13,6 +13,18 @@ convention of docs/mdc-generate.md:
 
 (i32 in place of i64 too.) The cache lives in the module's state (mutable
 globals), so the calls of one generation run in order on one module.
+
+A module run by stock iree-run-module (native.py: a Vulkan device beside
+another) runs each call in a process of its own, and its state does not
+outlive a call. There mdc.generate calls ``@generate`` once instead, the
+loop mdc-compile adds to a module whose functions follow the convention
+(passes/transforms/generate_entry_point.py):
+
+  @generate(ids: tensor<1xNxi64>, length: tensor<1xi64>, count: i64)
+      -> (ids tensor<?xi64>, logits tensor<?xVxf*>)
+
+which makes every id in one call, so prefill's time and decode's are not
+told apart: the Generation holds the one call's time (``call_s``).
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ import numpy as np
 
 from .errors import ShimError
 
-PREFILL, DECODE = "prefill", "decode"
+PREFILL, DECODE, GENERATE = "prefill", "decode", "generate"
 CONVENTION = ("@prefill(ids: tensor<1xNxi64>, length: tensor<1xi64>) -> logits tensor<1xVxf32> and "
               "@decode(token: tensor<1x1xi64>, position: tensor<1xi64>) -> logits tensor<1xVxf32> "
               "(docs/mdc-generate.md)")
@@ -34,25 +46,38 @@ _INTS = {"i64": np.int64, "si64": np.int64, "i32": np.int32, "si32": np.int32}
 
 @dataclass
 class Generation:
-    """What ``generate`` made: the new token ids and how long it took."""
+    """What ``generate`` made: the new token ids and how long it took. Made
+    by one call of ``@generate``, it has that call's time (``call_s``), its
+    ``prefill_s`` and ``decode_s`` are None, and so are their tokens/s."""
 
     ids: np.ndarray  # the new token ids, int64, [max_new_tokens]
     prompt_tokens: int
-    prefill_s: float  # the prefill call and its argmax
-    decode_s: float  # all decode calls and their argmaxes
+    prefill_s: Optional[float]  # the prefill call and its argmax
+    decode_s: Optional[float]  # all decode calls and their argmaxes
     logits: Optional[np.ndarray] = field(default=None, repr=False)  # [new, vocab] with keep_logits
+    call_s: Optional[float] = None  # the one call of @generate that made every id
 
     @property
-    def prefill_tokens_per_s(self) -> float:
+    def prefill_tokens_per_s(self) -> Optional[float]:
+        if self.prefill_s is None:
+            return None
         return self.prompt_tokens / self.prefill_s if self.prefill_s > 0 else float("inf")
 
     @property
-    def decode_tokens_per_s(self) -> float:
+    def decode_tokens_per_s(self) -> Optional[float]:
+        if self.decode_s is None:
+            return None
         n = len(self.ids) - 1  # the first new id comes from prefill
         return n / self.decode_s if self.decode_s > 0 else float("inf")
 
     def summary(self) -> str:
-        """One line: prefill's time and tokens/s, decode's tokens/s."""
+        """One line: prefill's time and tokens/s, decode's tokens/s; or the
+        one call's time, where one call of @generate made every id."""
+        if self.call_s is not None:
+            n = len(self.ids)
+            rate = f"{n / self.call_s:.1f}" if self.call_s > 0 else "inf"
+            return (f"prefill and {n - 1} decode steps in one call of @generate: {n} new tokens after "
+                    f"{self.prompt_tokens} in {self.call_s * 1e3:.2f} ms ({rate} new tokens/s, prefill included)")
         line = (f"prefill: {self.prompt_tokens} tokens in {self.prefill_s * 1e3:.2f} ms "
                 f"({self.prefill_tokens_per_s:.1f} tokens/s)")
         if len(self.ids) > 1:
@@ -70,6 +95,7 @@ class EntryPoints:
     prompt_capacity: int  # N of prefill's [1, N] ids
     id_dtype: type  # the token ids' numpy dtype
     vocab: int
+    generate: Optional[Callable] = None  # @generate, for a module whose calls keep no state
 
 
 def _int_tensor(function, index: int, shape: tuple, what: str):
@@ -91,11 +117,7 @@ def entry_points(module) -> EntryPoints:
     from .module import Module
     from .native import NativeModule
 
-    if isinstance(module, NativeModule):  # a process a call
-        raise ShimError(f"{module.path} runs in iree-run-module ({module.reason}): each call is a process "
-                        f"of its own, so the module's KV cache does not outlive a call; mdc.generate needs "
-                        f"devices the Python runtime opens together")
-    if not isinstance(module, Module):
+    if not isinstance(module, (Module, NativeModule)):
         raise ShimError(f"mdc.generate takes a loaded module (mdc.runtime_shim.load), got {type(module).__name__}")
     names = module.function_names
     missing = [n for n in (PREFILL, DECODE) if n not in names]
@@ -119,7 +141,43 @@ def entry_points(module) -> EntryPoints:
         raise ShimError(f"{module.path}: @prefill takes {prefill.signature.args[0].type} and returns "
                         f"{vocabs[0]} logits, @decode {vocabs[1]}; mdc.generate needs a static prompt "
                         f"length and one vocabulary: {CONVENTION}")
-    return EntryPoints(prefill, decode, capacity, id_dtype, vocabs[0])
+    loop = _generate_loop(module, prefill, vocabs[0]) if isinstance(module, NativeModule) else None
+    return EntryPoints(prefill, decode, capacity, id_dtype, vocabs[0], loop)
+
+
+def _generate_loop(module, prefill, vocab: int):
+    """The module's ``@generate`` (the module docstring's), for a module
+    each call of which is a process of its own; a ShimError where it has
+    none, or one of another signature."""
+    why = (f"{module.path} runs in iree-run-module ({module.reason}): each call is a process of its own, so "
+           "the module's KV cache does not outlive a call, and mdc.generate calls its @generate instead, which "
+           "mdc-compile adds to a module whose @prefill and @decode follow the convention")
+    if GENERATE not in module.function_names:
+        raise ShimError(f"{why}; this one has no @generate: compile it again with mdc-compile (without "
+                        "--no-generate-entry-point)")
+    loop = module.function(GENERATE)
+    if not _fits(loop.signature, prefill.signature, vocab):
+        sig = prefill.signature
+        want = (f"({sig.args[0].type}, {sig.args[1].type}, i64) -> "
+                f"(tensor<?x{sig.args[0].type.element}>, tensor<?x{vocab}x{sig.results[0].type.element}>)")
+        got = (f"({', '.join(str(v.type) for v in loop.signature.args)}) -> "
+               f"({', '.join(str(v.type) for v in loop.signature.results)})")
+        raise ShimError(f"{why}; its @generate is {got}, not {want}")
+    return loop
+
+
+def _fits(sig, prefill_sig, vocab: int) -> bool:
+    """Whether ``sig`` is @generate's for this @prefill: its ids and
+    length, a count, and back ids of one integer type and [n, vocab]
+    float logits."""
+    a, r = sig.args, sig.results
+    if len(a) != 3 or len(r) != 2 or a[2].type != "i64" or not all(v.is_tensor for v in (a[0], a[1], *r)):
+        return False
+    ids = prefill_sig.args[0].type
+    shapes = (a[0].type.shape == ids.shape and a[1].type.shape == (1,) and r[0].type.shape == (None,)
+              and r[1].type.shape == (None, vocab))
+    ints = {_INTS.get(t.element) for t in (ids, a[0].type, a[1].type, r[0].type)}
+    return shapes and len(ints) == 1 and None not in ints and r[1].type.element.lstrip("b").startswith("f")
 
 
 def _prompt(prompt_ids, ep: EntryPoints) -> np.ndarray:
@@ -151,6 +209,8 @@ def generate(module, prompt_ids, max_new_tokens: int, *, on_token: Optional[Call
         raise ShimError(f"max_new_tokens: expected a positive integer, got {max_new_tokens!r}")
     ids = np.zeros((1, ep.prompt_capacity), ep.id_dtype)
     ids[0, :len(p)] = p
+    if ep.generate is not None:
+        return _in_one_call(ep, ids, len(p), int(max_new_tokens), on_token, keep_logits)
     out, kept = np.zeros(max_new_tokens, np.int64), []
     began = time.perf_counter()
     logits = ep.prefill(ids, np.array([len(p)], ep.id_dtype))
@@ -168,6 +228,20 @@ def generate(module, prompt_ids, max_new_tokens: int, *, on_token: Optional[Call
         if on_token is not None:
             on_token(i, int(out[i]))
     return Generation(out, len(p), prefill_s, decode_s, np.stack(kept) if keep_logits else None)
+
+
+def _in_one_call(ep: EntryPoints, ids: np.ndarray, prompt: int, count: int, on_token, keep_logits: bool):
+    """``generate`` by one call of ``@generate``: every id at once, then
+    ``on_token`` for each."""
+    began = time.perf_counter()
+    out, logits = ep.generate(ids, np.array([prompt], ep.id_dtype), count)
+    call_s = time.perf_counter() - began
+    out = np.asarray(out).astype(np.int64)
+    if on_token is not None:
+        for i, token in enumerate(out):
+            on_token(i, int(token))
+    kept = np.asarray(logits, np.float32) if keep_logits else None
+    return Generation(out, prompt, None, None, kept, call_s=call_s)
 
 
 def first_divergence(ids, logits, ref_ids, ref_logits) -> Optional[dict]:

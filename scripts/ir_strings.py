@@ -53,6 +53,11 @@ KEPT = {
     ("passes/transforms/host_entry_points.py", "twin_text"): _TWIN_TEXT,
     ("passes/transforms/result_storage_twins.py", "twin_text"): _TWIN_TEXT,
     ("passes/transforms/stub_host_entry_points.py", "twin_text"): _TWIN_TEXT,
+    ("passes/transforms/generate_entry_point.py", "_element"): (
+        "an element type's name, printed into @generate's MLIR text (parsed, as a twin is) and matched "
+        "against the convention's names"),
+    ("passes/transforms/generate_entry_point.py", "_call"): _TWIN_TEXT,
+    ("passes/transforms/generate_entry_point.py", "_plain_declaration"): _TWIN_TEXT,
     ("passes/transforms/stub_host_entry_points.py", "_parse_beside"): _TWIN_TEXT,
     ("passes/transforms/stub_host_entry_points.py", "_move"): (
         "the element type's name, printed into the twin's hal.element_type<...> (text, as the twin is)"),

@@ -57,6 +57,7 @@ class CompileSettings:
     ``default`` property is the device IREE gives values without an
     affinity (module_facts.iree_default_device).
     ``host_entry_points``: whether host-entry-points adds twins.
+    ``generate_entry_point``: whether generate-entry-point adds @generate.
     ``result_storage_twins``: whether result-storage-twins adds twins.
     ``cuda_matmul_configs``: whether cuda-matmul-configs sets its configs;
     ``cuda_matmul_table``: the path of the table it reads them from
@@ -78,6 +79,7 @@ class CompileSettings:
     devices: Mapping = dataclasses.field(default_factory=dict)
     default_device: str | None = None
     host_entry_points: bool = True
+    generate_entry_point: bool = True
     result_storage_twins: bool = True
     cuda_matmul_configs: bool = True
     cuda_matmul_table: str | None = None
@@ -168,6 +170,7 @@ class Fact(enum.Enum):
 
     DEVICES_ASSIGNED = "each unit of work and weight has the device --place gives it (none changes with manual)"
     DEFAULT_DEVICE = "a program that declares its own devices names IREE's default device among them"
+    GENERATE_ENTRY = "a module whose @prefill and @decode follow mdc.generate's convention has its @generate"
     HOST_TWINS = "each public tensor function with a value the host cannot use has its @F$host twin"
     STORAGE_TWINS = "each public function with CPU results that a GPU makes has its @F$into twin"
     ACYCLIC_CALLS = "no function reaches a call of itself"

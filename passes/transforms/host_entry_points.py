@@ -163,8 +163,9 @@ class HostEntryPoints(ModulePass):
     summary = "adds @F$host, a twin of each public function with every tensor in host memory"
 
     Options = HostEntryPointOptions
-    # A value declared on no device is on the module's default device.
-    needs = (Fact.DEFAULT_DEVICE,)
+    # A value declared on no device is on the module's default device;
+    # @generate gets a twin like any other function.
+    needs = (Fact.DEFAULT_DEVICE, Fact.GENERATE_ENTRY)
     provides = (Fact.HOST_TWINS,)
 
     def apply(self, module, options: HostEntryPointOptions) -> Report | None:

@@ -84,6 +84,11 @@ ELSEWHERE = (
               r"--max-new-tokens=16", "test/e2e/test_generate.py", "def test_mdc_generate_command",
               "that test runs this command on the same files (as python -m mdc.runtime_shim.generate_cli, this "
               "checkout's code) and checks its ids against torch's, its bar and its tokens/s line"),
+    Elsewhere(r"iree-run-module --module=llama_tiny\.vmfb --device=local-task --parameters=model=examples/pytorch/"
+              r"exported_generate/llama_tiny_f32\.irpa --function=generate --input=@ids\.npy --input=@length\.npy "
+              r"--input=16", "test/e2e/test_generate.py", "def test_generate_entry_point_in_process",
+              "needs the prompt padded into ids.npy; that test writes it and runs this command on the same "
+              "module and weights, and checks the ids against torch's"),
     Elsewhere(r"python test/e2e/gpu_generate\.py (build|run) \S+", "test/e2e/test_gpu_generate_smoke.py",
               '_script("build", path, "--smoke")', "the TinyLlama-sized model on cuda with torch there; "
               "test_gpu_generate_smoke builds and runs the tiny config's kit on local-task (--smoke)"),

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # The order mdc-compile runs its passes in; the vmfbs are built with it.
 EXPECTED = [
-    "assign-devices", "declared-devices-default", "host-entry-points", "result-storage-twins", "refuse-recursive-calls",
+    "assign-devices", "declared-devices-default", "generate-entry-point", "host-entry-points", "result-storage-twins", "refuse-recursive-calls",
     "returned-argument-moves", "state-initial-values",
     "place-unplaced-ops", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
     "cuda-matmul-configs", "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
