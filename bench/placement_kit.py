@@ -196,7 +196,8 @@ class _Variant:
         new job in ``jobs``."""
         key = _key(assignment)
         if key not in self.modules:
-            path = write_manifest(self.scratch, vmfb.replace(".vmfb", ".place.json"), plan_mod.assignment_json(assignment))
+            path = write_manifest(self.scratch, vmfb.replace(".vmfb", ".place.json"),
+                                  plan_mod.assignment_json(assignment))
             self.modules[key], self.assignments[vmfb] = vmfb, assignment
             jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
         return self.modules[key]
