@@ -18,11 +18,13 @@ empty one: 351 for the workload's 24 blocks, 55 for SwiGLU's 8.
 same shapes (only their weights' values differ), so two runs with the same
 ends (whether they hold E, whether they hold H) and the same number of
 blocks do the same work with the same crossings, one value of the same
-size in and one out, and need the same GPU bytes; only which blocks they
-are differs. Such runs are one *class*, and the kit compiles one run of
-each class: E with blocks 0..n-1; blocks N-n..N-1 with H; blocks
-N-n..N-1 alone (the end nearest the head, as ``hand_blocks``); all-CPU;
-all-GPU. For each budget the kit counts every run that fits and every
+size in and one out: the same estimate, and the same GPU bytes but for one
+activation of staging (the budget's accounting gives a run that ends at
+the last block one activation less; test_bench_placement_splits.py holds
+all three on the kit's programs). Such runs are one *class*, and the kit
+compiles one run of each class, the one of least bytes: E with blocks
+0..n-1; blocks N-n..N-1 with H; blocks N-n..N-1 alone (the end nearest the
+head, as ``hand_blocks``); all-CPU; all-GPU. For each budget the kit counts every run that fits and every
 class that fits, and compiles each class's run where it fits some budget:
 3N + 4 classes at most, 76 for the workload, 28 for SwiGLU.
 """
