@@ -142,15 +142,14 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     return workload_kit.build(plan, a.dir)
 
 
-def _grid_options(sp, smoke_tokens: str) -> None:
+def _grid_options(sp, tokens_default: str) -> None:
     """The placement kit's grid (placement_format.py): models, token
-    counts, dtypes; each a subset on ``run``."""
-    from .placement_format import DTYPES as GRID_DTYPES, MODELS, TOKENS
+    counts, dtypes; on ``run``, the part of the kit to run."""
+    from .placement_format import DTYPES as GRID_DTYPES, MODELS
 
     sp.add_argument("--models", type=comma_list, help=f"comma separated, of {','.join(MODELS)} (default: all)")
     sp.add_argument("--tokens", "--batches", dest="tokens", type=comma_list,
-                    help=f"token ids a call, comma separated (default {','.join(map(str, TOKENS))}; "
-                         f"{smoke_tokens})")
+                    help=f"token ids a call, comma separated (default: {tokens_default})")
     sp.add_argument("--dtypes", type=comma_list, help=f"comma separated, of {','.join(GRID_DTYPES)} (default: all)")
 
 
@@ -177,7 +176,7 @@ def _grid(p, a) -> tuple[tuple, tuple, tuple | None]:
 
 def _placement_build_options(b) -> None:
     _stack_size_options(b, batch=False)
-    _grid_options(b, "1,4 with --smoke")
+    _grid_options(b, "1,16; 1,4 with --smoke")
     b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
     b.add_argument("--program-kits", action="store_true",
                    help="instead of the kit: each variant's program and its mdc-profile --program kit (VARIANT/), "
@@ -192,7 +191,7 @@ def _placement_build_options(b) -> None:
 
 
 def _placement_run_options(r) -> None:
-    _grid_options(r, "the kit's")
+    _grid_options(r, "every one of the kit's")
     r.add_argument("--calls", type=whole(1), default=10, help="timed calls at batch 1 (default 10)")
     r.add_argument("--batch-calls", type=whole(1), default=5, help="timed calls at larger batches (default 5)")
 
