@@ -3,8 +3,10 @@
 One module per measurement (transfer.py for ``run``, pieces.py, pinned.py,
 latency.py, queue_latency.py, components.py, compile_time.py, kit.py for
 ``build``, workload.py for ``workload run`` and workload_kit.py for
-``workload build``, placement.py for ``placement run`` and placement_kit.py
-with placement_plan.py for ``placement build``, models.py with
+``workload build``, placement.py with placement_table.py for ``placement
+run`` and placement_kit.py with placement_plan.py, placement_splits.py and
+placement_costs.py for ``placement build`` (placement_format.py is what
+both share), models.py with
 models_child.py for ``models run`` and models_kit.py with swiglu.py for
 ``models build``), helpers they share in common.py. kit_commands.py holds
 the command lines of the kits of their own (``workload``, ``placement``,

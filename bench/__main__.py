@@ -10,8 +10,8 @@
     python -m bench compile-time     # here: mdc-compile against iree-compile
     python -m bench workload build DIR   # here: a split transformer-like model's kit
     python -m bench workload run DIR     # there: it by split, against torch and stock IREE
-    python -m bench placement build DIR  # here: --place=auto against hand splits and greedy fill
-    python -m bench placement run DIR    # there: each placement measured, one table
+    python -m bench placement build DIR  # here: --place=auto against every contiguous split and greedy fill
+    python -m bench placement run DIR    # there: each placement measured beside its estimate
     python -m bench models build DIR     # here: whole models (workload, SwiGLU) all-GPU and all-CPU
     python -m bench models run DIR       # there: each against torch on its device (issue 44 item 5)
     python -m bench kernels build|run DIR    # every grid matmul: mdc, stock IREE, torch (bench/kernels.py)
@@ -79,13 +79,22 @@ per-call latency at batch 1 and throughput at a larger batch against torch
 doing the same split, and torch and stock IREE with everything on the GPU,
 every result checked against numpy (bench/workload.py).
 
-``placement`` compiles the same stack with no device named and its weights
-as named parameters, for GPU budgets that fit 0, N/4, N/2, 3N/4 and N
-blocks and one where greedy fill spends the budget on the embedding table:
-``--place=auto --gpu-memory=B`` beside the hand splits (the last blocks,
-with or without the head) and greedy fill, as assignment files; the run
-measures each against its estimate and its peak GPU memory against the
-budget (bench/placement.py).
+``placement`` compiles a grid of variants (issue 45 item 3's): the
+workload's stack and the SwiGLU stack of ``models``, each in f32 and f16,
+at 1 and 16 tokens a call (``--models``, ``--dtypes``, ``--tokens`` pick a
+part, on build and on run), each with no device named and its weights as
+named parameters, for GPU budgets that fit 0, N/4, N/2, 3N/4 and N blocks
+with the head, greedy fill's shape (the table and 4 blocks) and
+everything: ``--place=auto --gpu-memory=B`` beside greedy fill and every
+contiguous split that fits (one unbroken run of embedding, blocks and
+head on the GPU; all-CPU, all-GPU and llama.cpp's last blocks among them;
+one run of each class of runs that do the same work, bench/placement_splits.py),
+as assignment files; the run measures every module once against its
+estimate, auto against the fastest contiguous split of each budget, and
+each peak GPU memory against the budget (bench/placement.py). With
+``--program-kits`` the build writes each variant's mdc-profile --program
+kit instead, which bench/gpu_placement_costs.sh times on the GPU machine
+into the costs files ``--place-costs=DIR`` builds the kit with.
 
 ``models`` compiles two whole models with their weights as named
 parameters, as an exported model holds them: the workload's stack and a

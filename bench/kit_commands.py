@@ -74,13 +74,14 @@ class TwoStep:
     main: Callable[[argparse.ArgumentParser, argparse.Namespace, Config], int]
 
 
-def _stack_size_options(b) -> None:
-    """The workload stack's sizes and throughput batch, shared by workload
-    build and placement build."""
-    b.add_argument("--hidden", type=whole(1), help="hidden size H (default 2048; 64 with --smoke)")
-    b.add_argument("--blocks", type=whole(1), help="blocks N (default 24; 4 with --smoke)")
-    b.add_argument("--vocab", type=whole(1), help="vocabulary V (default 8192; 256 with --smoke)")
-    b.add_argument("--batch", type=whole(2), help="the throughput batch (default 32; 4 with --smoke)")
+def _stack_size_options(b, batch: bool = True) -> None:
+    """The workload stack's sizes (and the throughput batch), shared by
+    workload build and placement build."""
+    b.add_argument("--hidden", type=whole(1), help="the workload's hidden size H (default 2048; 64 with --smoke)")
+    b.add_argument("--blocks", type=whole(1), help="the workload's blocks N (default 24; 4 with --smoke)")
+    b.add_argument("--vocab", type=whole(1), help="the workload's vocabulary V (default 8192; 256 with --smoke)")
+    if batch:
+        b.add_argument("--batch", type=whole(2), help="the throughput batch (default 32; 4 with --smoke)")
     b.add_argument("--cpu", default="generic", help="--iree-llvmcpu-target-cpu (default generic)")
     b.add_argument("--smoke", action="store_true", help="a second local device stands in for the GPU; tiny sizes")
 
@@ -141,40 +142,76 @@ def _workload(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config)
     return workload_kit.build(plan, a.dir)
 
 
+def _grid_options(sp, tokens_default: str) -> None:
+    """The placement kit's grid (placement_format.py): models, token
+    counts, dtypes; on ``run``, the part of the kit to run."""
+    from .placement_format import DTYPES as GRID_DTYPES, MODELS
+
+    sp.add_argument("--models", type=comma_list, help=f"comma separated, of {','.join(MODELS)} (default: all)")
+    sp.add_argument("--tokens", "--batches", dest="tokens", type=comma_list,
+                    help=f"token ids a call, comma separated (default: {tokens_default})")
+    sp.add_argument("--dtypes", type=comma_list, help=f"comma separated, of {','.join(GRID_DTYPES)} (default: all)")
+
+
+def _grid(p, a) -> tuple[tuple, tuple, tuple | None]:
+    """(models, dtypes, tokens) of the grid options; tokens None where not given."""
+    from .placement_format import DTYPES as GRID_DTYPES, MODELS
+
+    def pick(option: str, given: list[str] | None, known: tuple) -> tuple:
+        unknown = [x for x in given or [] if x not in known]
+        if unknown or (given is not None and not given):
+            p.error(f"--{option}: expected some of {','.join(known)}, comma separated, got {','.join(given)!r}")
+        return tuple(dict.fromkeys(given)) if given else known
+
+    tokens = None
+    if a.tokens is not None:
+        try:
+            tokens = tuple(sorted({int(t) for t in a.tokens}))
+        except ValueError:
+            tokens = ()
+        if not tokens or min(tokens) < 1:
+            p.error(f"--tokens: expected whole numbers of at least 1, comma separated, got {','.join(a.tokens)!r}")
+    return pick("models", a.models, MODELS), pick("dtypes", a.dtypes, GRID_DTYPES), tokens
+
+
 def _placement_build_options(b) -> None:
-    _stack_size_options(b)
-    b.add_argument("--dtype", choices=list(DTYPES), default=Stack().dtype, help="f32 (default) or f16")
+    _stack_size_options(b, batch=False)
+    _grid_options(b, "1,16; 1,4 with --smoke")
     b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default: the built-in one)")
     b.add_argument("--program-kits", action="store_true",
-                   help="instead of the kit: each batch's program and its mdc-profile --program kit (bB/), for "
-                   "the GPU machine to time into costs_bB.json (bench/gpu_placement_costs.sh)")
+                   help="instead of the kit: each variant's program and its mdc-profile --program kit (VARIANT/), "
+                   "for the GPU machine to time into costs_VARIANT.json (bench/gpu_placement_costs.sh)")
     b.add_argument("--place-costs", metavar="DIR",
-                   help="a folder of costs_bB.json, one per batch (mdc-profile --program-kit's): every module "
-                   "compiled with --place-costs, so each estimate is measured where the file has it")
-    b.add_argument("--fits", type=comma_list, help="the block counts the budgets fit, comma separated "
-                                                   "(default 0,N/4,N/2,3N/4,N)")
+                   help="a folder of costs_VARIANT.json, one per variant (mdc-profile --program-kit's): every "
+                   "module compiled with --place-costs, so each estimate is measured where the file has it")
+    b.add_argument("--fits", type=comma_list, help="the block counts the budgets fit, comma separated, for every "
+                                                   "model (default 0,N/4,N/2,3N/4,N of each model's N blocks)")
     b.add_argument("--jobs", type=whole(1), default=os.cpu_count() or 1,
                    help="compiles at a time (default: the CPU count)")
 
 
 def _placement_run_options(r) -> None:
+    _grid_options(r, "every one of the kit's")
     r.add_argument("--calls", type=whole(1), default=10, help="timed calls at batch 1 (default 10)")
-    r.add_argument("--batch-calls", type=whole(1), default=5, help="timed calls at the larger batch (default 5)")
+    r.add_argument("--batch-calls", type=whole(1), default=5, help="timed calls at larger batches (default 5)")
 
 
 def _placement(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
-    from . import placement, placement_kit, placement_plan
+    from . import placement, placement_costs, placement_kit
+    from .placement_format import SMOKE_TOKENS, TOKENS
 
+    models, dtypes, tokens = _grid(p, a)
     if a.step == "run":
-        return placement.run(config, a.dir, a.calls, a.batch_calls)
-    small = a.smoke
-    stack = Stack(hidden=a.hidden or (64 if small else 2048), blocks=a.blocks or (4 if small else 24),
-                  vocab=a.vocab or (256 if small else 8192), dtype=a.dtype)
-    fits = _counts(p, a.fits, placement_plan.default_fits(stack.blocks), stack.blocks, "--fits", "count")
-    plan = placement_kit.Plan(stack, (1, a.batch or (4 if small else 32)), fits, a.cpu, small, a.place_profile,
-                              a.jobs, a.place_costs)
+        return placement.run(config, a.dir, a.calls, a.batch_calls, (models, dtypes, tokens))
+    stacks = placement_kit.stacks(models, dtypes, a.smoke, dict(hidden=a.hidden, blocks=a.blocks, vocab=a.vocab))
+    fits = None
+    if a.fits:
+        least = min(s.blocks for by_dtype in stacks.values() for s in by_dtype.values())
+        fits = _counts(p, a.fits, (), least, "--fits", "count")
+    plan = placement_kit.Plan(stacks, tokens or (SMOKE_TOKENS if a.smoke else TOKENS), fits, a.cpu, a.smoke,
+                              a.place_profile, a.jobs, a.place_costs)
     if a.program_kits:
-        return placement_kit.program_kits(plan, a.dir)
+        return placement_costs.program_kits(plan, a.dir)
     return placement_kit.build(plan, a.dir)
 
 
@@ -206,7 +243,7 @@ KITS = {
                         "workload build DIR (here, with the compiler), then workload run DIR (on the GPU machine, "
                         "runtime only); see bench/workload.py",
                         _workload_build_options, _workload_run_options, _workload),
-    "placement": TwoStep("--place=auto against hand splits and greedy fill, by GPU budget",
+    "placement": TwoStep("--place=auto against every contiguous split and greedy fill, by GPU budget",
                          "placement build DIR (here, with the compiler), then placement run DIR (on the GPU "
                          "machine, runtime only); see bench/placement.py",
                          _placement_build_options, _placement_run_options, _placement),

@@ -1,18 +1,23 @@
-"""``bench placement build DIR``: the kit of automatic placement against hand
-splits and greedy fill (here, with the compiler).
+"""``bench placement build DIR``: the kit of automatic placement against
+every contiguous split and greedy fill (here, with the compiler).
 
-Per batch size, the workload's placement variant (model.placement_program:
-no device named, weights as named parameters) and, per budget
+The kit's grid (placement_format.py): each model (the workload's stack,
+model.py; the Llama-style SwiGLU stack, swiglu.py), at each dtype (f32,
+f16) and each token count (1 and 16 by default) is a *variant*, with its
+placement program (no device named, weights as named parameters:
+model.placement_program, swiglu.program). Per variant and budget
 (placement_plan.py), one module per placement: ``--place=auto
---gpu-memory=B`` and, as ``--place=FILE.json`` assignment files, the two
-hand splits and greedy fill, each compiled with ``--report`` (its estimate
-and GPU bytes). Placements that come out the same share one module. The
-weights are in no module and not in the kit: the run makes them from the
-seed and writes the parameter archive there. placement.json says how it
-was all made.
+--gpu-memory=B``, greedy fill, and each contiguous split that fits
+(placement_splits.py: one run of each class), the last two as
+``--place=FILE.json`` assignment files; each compiled with ``--report``
+for its estimate. Placements that come out the same share one module. The
+weights are in no module and not in the kit: the run makes them from each
+stack's seed and writes a parameter archive there. placement.json says
+how it was all made; build.json.gz holds every module's report and every
+assignment file (not needed by the run).
 
-The kit's second table, ``throughput``: for each budget that fits at least
-half the blocks, memory for two calls in flight (``two_calls``: the
+The kit's second table, ``throughput``: for each budget that fits at
+least half the blocks, memory for two calls in flight (``two_calls``: the
 budget's program bytes three times, Function.map's two lanes and the
 module's own context each holding a copy, plus the runtime's once), and
 two modules for it: the latency auto module of that budget (each copy fits
@@ -23,37 +28,77 @@ two-call budget; both with their estimates under the throughput objective.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+import time
 
 import numpy as np
 
-from . import model, placement_plan as plan_mod
+from . import model, placement_plan as plan_mod, placement_splits as splits, swiglu
 from .kitframe import compile_jobs, kit_mib, write_manifest
-from .placement_format import FORMAT, VARIANTS, placed_text
+from .models_kit import KINDS
+from .placement_format import FORMAT, plan_text, split_text, throughput_text, variant_name
 
 HOST, ACCELERATOR = "cpu", "gpu"
+_STACKS = {"workload": model.Stack, "swiglu": swiglu.Stack}
+_SMOKE_SIZES = {"workload": dict(hidden=64, blocks=4, vocab=256), "swiglu": dict(hidden=64, ffn=160, blocks=2,
+                                                                                 vocab=300)}
+
+
+def stacks(models, dtypes, smoke: bool, workload_sizes: dict | None = None) -> dict:
+    """model -> {dtype -> stack}: each model's default sizes (tiny with
+    ``smoke``; ``workload_sizes`` overrides the workload's)."""
+    out = {}
+    for name in models:
+        sizes = dict(_SMOKE_SIZES[name]) if smoke else {}
+        if name == "workload":
+            sizes.update({k: v for k, v in (workload_sizes or {}).items() if v})
+        out[name] = {d: _STACKS[name](**sizes, dtype=d) for d in dtypes}
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    model: str
+    stack: object
+    batch: int
+
+    @property
+    def name(self) -> str:
+        return variant_name(self.model, self.stack.dtype, self.batch)
 
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """What a kit holds: the stack, the batch sizes, the block counts the
-    budgets fit, the CPU target, whether a second local device stands in
-    for the GPU, and a machine profile file (None: the built-in one)."""
+    """What a kit holds: the stacks (model -> {dtype -> stack}), the batch
+    sizes, the block counts the budgets fit (None: each model's
+    placement_plan.default_fits), the CPU target, whether a second local
+    device stands in for the GPU, and a machine profile file (None: the
+    built-in one)."""
 
-    stack: model.Stack
+    stacks: dict
     batches: tuple[int, ...]
-    fits: tuple[int, ...]
+    fits: tuple[int, ...] | None = None
     cpu: str = "generic"
     smoke: bool = False
     profile: str | None = None
     jobs: int = 1  # compiles at a time
-    costs: str | None = None  # a folder of costs_bB.json (mdc-profile --program-kit's), one per batch
+    costs: str | None = None  # a folder of costs_VARIANT.json (mdc-profile --program-kit's), one per variant
 
-    def costs_file(self, b: int) -> str | None:
-        """The costs file of batch ``b``'s program (--place-costs), or None."""
-        return None if self.costs is None else os.path.abspath(os.path.join(self.costs, f"costs_b{b}.json"))
+    def variants(self) -> list[Variant]:
+        return [Variant(m, s, b) for m, by_dtype in self.stacks.items() for s in by_dtype.values()
+                for b in self.batches]
+
+    def fits_of(self, stack) -> tuple[int, ...]:
+        return self.fits if self.fits is not None else plan_mod.default_fits(stack.blocks)
+
+    def costs_file(self, name: str) -> str | None:
+        """The costs file of variant ``name``'s program (--place-costs), or None."""
+        return None if self.costs is None else os.path.abspath(os.path.join(self.costs, f"costs_{name}.json"))
 
     def cost_model(self):
         """The cost model mdc-compile places with (the profile, or the built-in one)."""
@@ -87,11 +132,11 @@ def work_graph(text: str, name: str):
         return work_graph_of(function, HOST, ACCELERATOR, {})
 
 
-def _measured(plan: Plan, b: int, graph):
-    """The cost model of batch ``b``: with its costs file's measurements of
-    ``graph`` where the plan has one (the throughput table's estimates,
-    which no report gives)."""
-    cost, costs_file = plan.cost_model(), plan.costs_file(b)
+def _measured(plan: Plan, name: str, graph):
+    """The cost model of variant ``name``: with its costs file's
+    measurements of ``graph`` where the plan has one (the throughput
+    table's estimates, which no report gives)."""
+    cost, costs_file = plan.cost_model(), plan.costs_file(name)
     if costs_file is None:
         return cost
     from mdc.contract.place_costs import load_costs
@@ -100,91 +145,125 @@ def _measured(plan: Plan, b: int, graph):
     return with_measurements(cost, load_costs(costs_file), graph, plan.kinds())
 
 
-def program_kits(plan: Plan, out: str) -> int:
-    """``build --program-kits``: each batch's placement program and its
-    mdc-profile --program kit (``bB/``) in ``out``, for the GPU machine to
-    time into costs_bB.json (bench/gpu_placement_costs.sh)."""
-    from mdc.profiler.program import build as build_program
-
-    os.makedirs(out, exist_ok=True)
-    gpu = "local[1]" if plan.smoke else "cuda[0]"
-    flags = [] if plan.smoke else ["--iree-cuda-target=sm_80"]
-    for b in plan.batches:
-        source = os.path.join(out, f"placement_b{b}.mlir")
-        with open(source, "w") as f:
-            f.write(model.placement_program(plan.stack, b))
-        for path in build_program(os.path.join(out, f"b{b}"), source, {HOST: "local[0]", ACCELERATOR: gpu}, {},
-                                  plan.cpu, flags):
-            print(f"wrote {path}")
-    return 0
+def _key(assignment) -> str:
+    return json.dumps(plan_mod.assignment_json(assignment), sort_keys=True)
 
 
-def _key(assignment_json: dict) -> str:
-    return json.dumps(assignment_json, sort_keys=True)
+class _Variant:
+    """The modules of one variant: auto's first (its reports say what it
+    chose), then each greedy fill's and contiguous split's assignment
+    unless a module already has it, then the throughput modules. Sources,
+    reports and assignment files go to ``scratch``."""
 
-
-def _report(out: str, name: str) -> dict:
-    with open(os.path.join(out, name)) as f:
-        return json.load(f)["placement"]
-
-
-class _Batch:
-    """The modules of one batch size: auto's first (its reports say what
-    it chose), then each file's assignment unless a module already has it."""
-
-    def __init__(self, plan: Plan, out: str, b: int):
-        self.plan, self.out, self.b = plan, out, b
-        text = model.placement_program(plan.stack, b)
-        self.source = os.path.join(out, f"placement_b{b}.mlir")
+    def __init__(self, plan: Plan, out: str, scratch: str, variant: Variant):
+        self.plan, self.out, self.scratch, self.v = plan, out, scratch, variant
+        self.name, self.stack, self.b = variant.name, variant.stack, variant.batch
+        text = KINDS[variant.model].program(self.stack, self.b)
+        self.source = os.path.join(scratch, f"{self.name}.mlir")
         with open(self.source, "w") as f:
             f.write(text)
         self.graph = work_graph(text, self.source)
-        self.cost = _measured(plan, b, self.graph)  # the profile (and costs) read once a batch
+        self.cost = _measured(plan, self.name, self.graph)  # the profile (and costs) read once a variant
         # What the runtime itself takes on the GPU (the profile's
         # reserved_bytes), which every budget holds beside the program.
         self.reserved = self.cost.reserved_bytes(ACCELERATOR)
-        self.budgets = plan_mod.budgets(self.graph, plan.stack, plan.fits, self.reserved)
+        self.layout = plan_mod.layout_of(self.graph, self.stack)
+        self.every = plan_mod.Splits.of(self.graph, self.layout)  # every contiguous run's GPU bytes
+        self.budgets = plan_mod.budgets(self.graph, self.every, plan.fits_of(self.stack), self.reserved)
         self.modules: dict[str, str] = {}  # an assignment's key -> its module
+        self.assignments: dict[str, object] = {}  # a module -> its assignment
+        self.run_files: dict[splits.Run, str] = {}
 
     def _job(self, vmfb: str, place: list[str]) -> list[str]:
-        report = os.path.join(self.out, vmfb.replace(".vmfb", ".report.json"))
-        costs = self.plan.costs_file(self.b)
-        return ["mdc-compile", self.source, *self.plan.devices(), *place, f"--report={report}",
+        costs = self.plan.costs_file(self.name)
+        return ["mdc-compile", self.source, *self.plan.devices(), *place, f"--report={self._report_path(vmfb)}",
                 *([f"--place-costs={costs}"] if costs else [])]
 
+    def _report_path(self, vmfb: str) -> str:
+        return os.path.join(self.scratch, vmfb.replace(".vmfb", ".report.json"))
+
+    def report(self, vmfb: str) -> dict:
+        with open(self._report_path(vmfb)) as f:
+            return json.load(f)["placement"]
+
     def auto_jobs(self) -> dict[str, list[str]]:
-        return {f"auto_b{self.b}_{bd.name}.vmfb": self._job(f"auto_b{self.b}_{bd.name}.vmfb",
-                                                             ["--place=auto", f"--gpu-memory={bd.bytes}"])
+        return {f"{self.name}_auto_{bd.name}.vmfb": self._job(f"{self.name}_auto_{bd.name}.vmfb",
+                                                               ["--place=auto", f"--gpu-memory={bd.bytes}"])
                 for bd in self.budgets}
 
+    def _file_job(self, vmfb: str, assignment, jobs: dict) -> str:
+        """The module of ``assignment``: one already made, or ``vmfb``, a
+        new job in ``jobs``."""
+        key = _key(assignment)
+        if key not in self.modules:
+            path = write_manifest(self.scratch, vmfb.replace(".vmfb", ".place.json"),
+                                  plan_mod.assignment_json(assignment))
+            self.modules[key], self.assignments[vmfb] = vmfb, assignment
+            jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
+        return self.modules[key]
+
     def file_jobs(self) -> dict[str, list[str]]:
-        """Reads auto's reports; -> the jobs of the files' assignments that
-        no module has yet."""
-        jobs = {}
+        """Reads auto's reports; -> the jobs of greedy fill's and the
+        contiguous splits' assignments that no module has yet."""
+        jobs: dict[str, list[str]] = {}
         for bd in self.budgets:
-            auto = f"auto_b{self.b}_{bd.name}.vmfb"
-            self.modules.setdefault(_key(plan_mod.assignment_json(self._assignment(auto))), auto)
-            for variant, assignment in bd.assignments.items():
-                data = plan_mod.assignment_json(assignment)
-                if _key(data) in self.modules:
-                    continue
-                vmfb = f"{variant}_b{self.b}_{bd.name}.vmfb"
-                path = write_manifest(self.out, vmfb.replace(".vmfb", ".place.json"), data)
-                self.modules[_key(data)] = vmfb
-                jobs[vmfb] = self._job(vmfb, [f"--place={path}"])
+            auto = f"{self.name}_auto_{bd.name}.vmfb"
+            chosen = self._from_report(auto)
+            self.assignments.setdefault(self.modules.setdefault(_key(chosen), auto), chosen)
+        for bd in self.budgets:
+            self._file_job(f"{self.name}_greedy_{bd.name}.vmfb", bd.greedy, jobs)
+            for run in bd.runs:
+                if run not in self.run_files:
+                    label = splits.text(run, self.stack.blocks)
+                    self.run_files[run] = self._file_job(f"{self.name}_split_{label}.vmfb",
+                                                         plan_mod.run_assignment(self.graph, self.layout, run), jobs)
         return jobs
 
     def throughput_budgets(self) -> list:
         """(budget, two-call bytes) for each budget that fits at least half
         the blocks (see the module's doc)."""
         return [(bd, two_calls(bd.bytes, self.reserved)) for bd in self.budgets
-                if bd.name.startswith("n") and bd.bytes and 2 * int(bd.name[1:]) >= self.plan.stack.blocks]
+                if bd.name.startswith("n") and bd.bytes and 2 * int(bd.name[1:]) >= self.stack.blocks]
 
     def throughput_jobs(self) -> dict[str, list[str]]:
-        return {f"throughput_b{self.b}_{bd.name}.vmfb": self._job(
-                    f"throughput_b{self.b}_{bd.name}.vmfb",
+        return {f"{self.name}_throughput_{bd.name}.vmfb": self._job(
+                    f"{self.name}_throughput_{bd.name}.vmfb",
                     ["--place=auto", "--place-objective=throughput", f"--gpu-memory={both}"])
                 for bd, both in self.throughput_budgets()}
+
+    def _from_report(self, vmfb: str):
+        """The assignment a module's report says it has."""
+        from mdc.passes.assignment.work_graph import Assignment
+
+        report = self.report(vmfb)
+        return Assignment(units={u["id"]: u["device"] for u in report["units"]},
+                          weights={w["name"]: w["device"] for w in report["weights"]})
+
+    def _placed(self, vmfb: str) -> dict:
+        """A module's entry: its file, estimate (and which parts of it were
+        measured) and what it puts on the GPU."""
+        report = self.report(vmfb)
+        return {"file": vmfb, "estimate_seconds": report["estimate_seconds"], "estimates": report.get("estimates"),
+                **plan_mod.describe(self.graph, self.stack, self.assignments[vmfb])}
+
+    def entry(self) -> dict:
+        """The variant's part of placement.json: per budget auto, greedy
+        fill and the splits; the runs counted; the throughput table."""
+        def run_text(run) -> str:
+            return splits.text(run, self.stack.blocks)
+
+        budgets = []
+        for bd in self.budgets:
+            auto = self.modules[_key(self._from_report(f"{self.name}_auto_{bd.name}.vmfb"))]
+            budgets.append({"name": bd.name, "bytes": bd.bytes, "runs_fit": bd.runs_fit,
+                            "classes_fit": bd.classes_fit,
+                            "placements": {"auto": self._placed(auto),
+                                           "greedy": self._placed(self.modules[_key(bd.greedy)])},
+                            "splits": [{**self._placed(self.run_files[r]), "run": run_text(r)} for r in bd.runs]})
+        return {"name": self.name, "model": self.v.model, "dtype": self.stack.dtype, "batch": self.b,
+                "stack": dataclasses.asdict(self.stack), "budgets": budgets, "throughput": self.throughput_entries(),
+                "runs": {"every": len(self.every.bytes), "classes": len(splits.classes(self.stack.blocks)),
+                         "compiled": len(self.run_files)}}
 
     def throughput_entries(self) -> list[dict]:
         """The throughput table's rows: per budget, the latency module and
@@ -194,36 +273,13 @@ class _Batch:
         rows = []
         for bd, both in self.throughput_budgets():
             row = {"name": bd.name, "bytes": both, "placements": {}}
-            for variant, vmfb in (("latency", f"auto_b{self.b}_{bd.name}.vmfb"),
-                                  ("throughput", f"throughput_b{self.b}_{bd.name}.vmfb")):
-                assignment = self._assignment(vmfb)
+            auto = self._from_report(f"{self.name}_auto_{bd.name}.vmfb")
+            for variant, vmfb in (("latency", self.modules[_key(auto)]),
+                                  ("throughput", f"{self.name}_throughput_{bd.name}.vmfb")):
+                assignment = self._from_report(vmfb)
                 row["placements"][variant] = {
                     "file": vmfb, "estimate_seconds": estimate_seconds(self.graph, assignment, self.cost, "throughput"),
-                    **plan_mod.describe(self.graph, self.plan.stack, assignment)}
-            rows.append(row)
-        return rows
-
-    def _assignment(self, vmfb: str):
-        from mdc.passes.assignment.work_graph import Assignment
-
-        report = _report(self.out, vmfb.replace(".vmfb", ".report.json"))
-        return Assignment(units={u["id"]: u["device"] for u in report["units"]},
-                          weights={w["name"]: w["device"] for w in report["weights"]})
-
-    def entries(self) -> list[dict]:
-        """The kit's rows: per budget, per placement, its module, estimate
-        and what it puts on the GPU."""
-        rows = []
-        for bd in self.budgets:
-            row = {"name": bd.name, "bytes": bd.bytes, "placements": {}}
-            auto = f"auto_b{self.b}_{bd.name}.vmfb"
-            chosen = {"auto": self._assignment(auto), **bd.assignments}
-            for variant in VARIANTS:
-                vmfb = self.modules[_key(plan_mod.assignment_json(chosen[variant]))]
-                report = _report(self.out, vmfb.replace(".vmfb", ".report.json"))
-                row["placements"][variant] = {
-                    "file": vmfb, "estimate_seconds": report["estimate_seconds"],
-                    **plan_mod.describe(self.graph, self.plan.stack, chosen[variant])}
+                    **plan_mod.describe(self.graph, self.stack, assignment)}
             rows.append(row)
         return rows
 
@@ -237,15 +293,22 @@ def two_calls(budget: int, reserved: int) -> int:
     return device_bytes(budget - reserved, reserved, "throughput")
 
 
-def _expected(plan: Plan, out: str) -> dict:
-    params = model.weights(plan.stack)
-    entries = {}
-    for b in plan.batches:
-        ids = plan.stack.ids(b)
-        name = f"expected_b{b}.npy"
-        np.save(os.path.join(out, name), model.reference(plan.stack, params, ids).astype(np.float32))
-        entries[b] = {"ids": ids.tolist(), "expected": name}
-    return {"references": entries, "weights_sha256": model.digest(params)}
+def _references(plan: Plan, out: str) -> dict:
+    """Each variant's ids and float64 reference (saved as f32), and each
+    stack's weights' digest (``MODEL_DTYPE``), the weights made once a stack."""
+    refs, digests = {}, {}
+    for name, by_dtype in plan.stacks.items():
+        for dtype, stack in by_dtype.items():
+            params = model.weights(stack)
+            digests[f"{name}_{dtype}"] = model.digest(params)
+            for b in plan.batches:
+                v = variant_name(name, dtype, b)
+                ids = stack.ids(b)
+                np.save(os.path.join(out, f"expected_{v}.npy"),
+                        KINDS[name].reference(stack, params, ids).astype(np.float32))
+                refs[v] = {"ids": ids.tolist(), "expected": f"expected_{v}.npy"}
+            del params
+    return {"references": refs, "weights_sha256": digests}
 
 
 def _mdc_compile_ok() -> bool:
@@ -255,50 +318,80 @@ def _mdc_compile_ok() -> bool:
         return False
 
 
+def _missing_costs(plan: Plan) -> list[str]:
+    return [] if plan.costs is None else [v.name for v in plan.variants()
+                                          if not os.path.isfile(plan.costs_file(v.name))]
+
+
+def _bundle(out: str, scratch: str) -> None:
+    """Every report and assignment file of the build as build.json.gz."""
+    found = {"reports": {}, "assignments": {}}
+    for name in sorted(os.listdir(scratch)):
+        for suffix, kind in ((".report.json", "reports"), (".place.json", "assignments")):
+            if name.endswith(suffix):
+                with open(os.path.join(scratch, name)) as f:
+                    found[kind][name[:-len(suffix)]] = json.load(f)
+    with gzip.open(os.path.join(out, "build.json.gz"), "wt") as f:
+        json.dump(found, f)
+
+
+def _drop_unnamed(out: str, variants: list, entries: dict) -> None:
+    """Removes each auto module no table names (another budget's auto
+    module has its assignment): the kit travels to the GPU machine."""
+    named = {p["file"] for e in entries.values() for row in e["budgets"] + e["throughput"]
+             for p in [*row["placements"].values(), *row.get("splits", [])]}
+    for v in variants:
+        for vmfb in v.auto_jobs():
+            if vmfb not in named:
+                os.remove(os.path.join(out, vmfb))
+
+
 def build(plan: Plan, out: str) -> int:
     if not _mdc_compile_ok():
         print("bench: error: mdc-compile is not on PATH (install mdc here: pip install -e .)")
         return 1
+    missing = _missing_costs(plan)
+    if missing:
+        print(f"bench: error: --place-costs={plan.costs} lacks costs_{missing[0]}.json ({len(missing)} of the kit's "
+              f"{len(plan.variants())} variants' costs files missing); time the program kits "
+              f"(bench/gpu_placement_costs.sh) and copy every costs file there")
+        return 1
+    began = time.perf_counter()
     os.makedirs(out, exist_ok=True)
-    batches = [_Batch(plan, out, b) for b in plan.batches]
-    for jobs in ("auto_jobs", "file_jobs", "throughput_jobs"):  # in turn: file_jobs reads auto's reports
-        if compile_jobs(out, {k: v for batch in batches for k, v in getattr(batch, jobs)().items()}, plan.jobs):
-            return 1
-    expected = _expected(plan, out)
-    kit = {"format": FORMAT, "stack": dataclasses.asdict(plan.stack), "smoke": plan.smoke, "cpu": plan.cpu,
-           "profile": plan.profile, "costs": plan.costs is not None, "weights_sha256": expected["weights_sha256"],
-           "batches": {str(batch.b): {**expected["references"][batch.b], "budgets": batch.entries(),
-                                      "throughput": batch.throughput_entries()}
-                       for batch in batches}}
+    scratch = tempfile.mkdtemp(prefix="mdc-placement-build-")
+    try:
+        variants = [_Variant(plan, out, scratch, v) for v in plan.variants()]
+        for jobs in ("auto_jobs", "file_jobs", "throughput_jobs"):  # in turn: file_jobs reads auto's reports
+            todo = {k: cmd for variant in variants for k, cmd in getattr(variant, jobs)().items()}
+            print(f"compiling {len(todo)} modules ({jobs[:-5]})", flush=True)
+            if compile_jobs(out, todo, plan.jobs):
+                return 1
+        expected = _references(plan, out)
+        entries = {v.name: {**v.entry(), **expected["references"][v.name]} for v in variants}
+        _bundle(out, scratch)
+        _drop_unnamed(out, variants, entries)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    kit = {"format": FORMAT, "smoke": plan.smoke, "cpu": plan.cpu, "profile": plan.profile,
+           "costs": plan.costs is not None, "weights_sha256": expected["weights_sha256"], "variants": entries}
     write_manifest(out, "placement.json", kit)
-    modules = sum(len(b.modules) for b in batches)
-    s = plan.stack
-    print(f"built {modules} modules in {out} ({kit_mib(out):.1f} MiB): {s.blocks} blocks, hidden {s.hidden}, "
-          f"vocab {s.vocab}, {s.weight_bytes / 2**20:.1f} MiB of weights made at run time as parameters")
-    for batch in batches:
-        print(plan_text(kit["batches"][str(batch.b)], batch.b))
-        print(throughput_text(kit["batches"][str(batch.b)], batch.b))
+    for entry in entries.values():
+        print(plan_text(entry))
+        print(throughput_text(entry))
+    _say_built(out, variants, entries, time.perf_counter() - began)
     return 0
 
 
-def plan_text(entry: dict, b: int) -> str:
-    """The estimates of a batch's placements, one line per budget."""
-    def cell(p: dict) -> str:
-        return f"{placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms"
-
-    lines = [f"batch {b}: blocks on the GPU (placement_format.placed_text) and estimated time per call",
-             f"  {'budget':>6} {'MiB':>9}  " + "  ".join(f"{v:>21}" for v in VARIANTS)]
-    for row in entry["budgets"]:
-        lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  "
-                     + "  ".join(f"{cell(row['placements'][v]):>21}" for v in VARIANTS))
-    return "\n".join(lines)
-
-
-def throughput_text(entry: dict, b: int) -> str:
-    """The throughput table's estimates of a batch, one line per budget."""
-    lines = [f"batch {b}, two calls in flight: blocks on the GPU and estimated time per call in a stream",
-             f"  {'budget':>6} {'MiB':>9}  {'latency':>21}  {'throughput':>21}"]
-    for row in entry["throughput"]:
-        cells = [f"{placed_text(p):>8} {p['estimate_seconds'] * 1e3:9.3f} ms" for p in row["placements"].values()]
-        lines.append(f"  {row['name']:>6} {row['bytes'] / 2**20:9.1f}  " + "  ".join(f"{c:>21}" for c in cells))
-    return "\n".join(lines)
+def _say_built(out: str, variants: list, entries: dict, seconds: float) -> None:
+    modules = sum(len(v.modules) for v in variants) + sum(len(v.throughput_budgets()) for v in variants)
+    print(f"built {modules} modules in {out} ({kit_mib(out):.1f} MiB) in {seconds / 60:.1f} min; weights made at "
+          "run time as parameters:")
+    for (name, _), stack in {(v.v.model, v.stack.dtype): v.stack for v in variants}.items():
+        print(f"  {name}: {KINDS[name].describe(stack)}; {stack.weight_bytes / 2**20:.1f} MiB")
+    print("per variant: contiguous runs in all, their classes, classes compiled (one run each, those that fit a "
+          "budget; placement_splits.py); runs and classes that fit each budget; modules")
+    for v in variants:
+        r, rows = entries[v.name]["runs"], entries[v.name]["budgets"]
+        fit = ", ".join(f"{row['name']} {row['runs_fit']}/{row['classes_fit']}" for row in rows)
+        print(f"  {v.name}: {r['every']} runs, {r['classes']} classes, {r['compiled']} compiled; fit: {fit}; "
+              f"{len(v.modules) + len(v.throughput_budgets())} modules")

@@ -1,7 +1,8 @@
 """A Llama-style SwiGLU stack of our own: its sizes, weights (made from a
 seed by model.weight, the same bits on every machine), numpy reference,
-MLIR and torch eager form. f32, weights stored out x in as
-torch.nn.Linear stores them.
+MLIR and torch eager form. f32 (the default) or f16 (``dtype``, as
+model.Stack's: the weights made in f32 and rounded, the norms' sums of
+squares in f32), weights stored out x in as torch.nn.Linear stores them.
 
     ids (B, i64) -> embedding lookup (V x H)
       -> N blocks: n = rmsnorm(h) * g_i
@@ -37,17 +38,21 @@ class Stack:
     blocks: int = 8
     vocab: int = 32000
     seed: int = 20261207
-    # As model.Stack says them, for model.weight, model.weights and the program's pieces.
-    dtype = "f32"
+    dtype: str = "f32"  # or "f16" (model.DTYPES)
+    # As model.Stack says it, for model.weight, model.weights and the program's pieces.
     out_in = True
+
+    def __post_init__(self):
+        if self.dtype not in model.DTYPES:
+            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(model.DTYPES)}")
 
     @property
     def numpy_dtype(self):
-        return np.float32
+        return model.DTYPES[self.dtype][0]
 
     @property
     def tolerance(self) -> float:
-        return model.DTYPES["f32"][1]
+        return model.DTYPES[self.dtype][1]
 
     def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, shape, block) of every weight, in order; block -1 is the
@@ -60,14 +65,14 @@ class Stack:
 
     @property
     def weight_bytes(self) -> int:
-        return sum(4 * math.prod(shape) for _, shape, _ in self.weights())
+        return sum(np.dtype(self.numpy_dtype).itemsize * math.prod(shape) for _, shape, _ in self.weights())
 
     def ids(self, batch: int) -> np.ndarray:
         return model.token_ids(self.seed, self.vocab, batch)
 
     def describe(self) -> str:
         return (f"Llama-style SwiGLU stack: {self.blocks} blocks of rmsnorm, gate and up {self.hidden}x{self.ffn}, "
-                f"silu(gate)*up, down {self.ffn}x{self.hidden}, residual; vocab {self.vocab}, f32")
+                f"silu(gate)*up, down {self.ffn}x{self.hidden}, residual; vocab {self.vocab}, {self.dtype}")
 
 
 def reference(stack: Stack, params: list[np.ndarray], ids: np.ndarray) -> np.ndarray:
@@ -90,7 +95,7 @@ def _block(stack: Stack, i: int, h: str, b: int) -> list[str]:
     t, tf = f"tensor<{b}x{hid}xf32>", f"tensor<{b}x{ffn}xf32>"
     maps = model._maps("d0, d1", "d0, d1", "d0, d1")
     return [
-        *model._rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hid),
+        *model._rmsnorm_ops(h, f"%g{i}", f"%n{i}", b, hid, stack.dtype),
         *model._matmul(f"%n{i}", f"%gate{i}", f"%ga{i}", b, hid, ffn, True),
         *model._matmul(f"%n{i}", f"%up{i}", f"%u{i}", b, hid, ffn, True),
         f"  %a{i}_e = tensor.empty() : {tf}",
@@ -118,7 +123,8 @@ def _block(stack: Stack, i: int, h: str, b: int) -> list[str]:
 
 def program(stack: Stack, batch: int) -> str:
     """The MLIR of one function @forward_b<batch> of the token ids, no
-    device named, every weight a named parameter."""
+    device named, every weight a named parameter; every float in the
+    stack's dtype (model.parameter_program rewrites the f32 it is made in)."""
     return model.parameter_program(stack, batch, lambda i, h: _block(stack, i, h, batch))
 
 

@@ -114,20 +114,20 @@ ELSEWHERE = (
               "test/e2e/test_bench_kernels_smoke.py",
               '_bench("tune", "pick"', "the tuner's kit, its measurement on the GPU machine and the pick; "
               "test_bench_kernels_smoke builds, runs (on local-task) and picks a small one (--smoke)"),
-    Elsewhere(r"python -m bench placement (build|run) \S+", "test/e2e/test_bench_placement_smoke.py",
+    Elsewhere(r"python -m bench placement (build|run) \S+( --models \S+)?", "test/e2e/test_bench_placement_smoke.py",
               '_bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
-              "test_bench_placement_smoke builds and runs a small one (--smoke)"),
+              "test_bench_placement_smoke builds and runs a small one (--smoke), and a part of it (--tokens)"),
     Elsewhere(r"python -m bench placement build \S+ --program-kits --cpu=\S+",
               "test/e2e/test_bench_placement_smoke.py",
-              '"--program-kits"', "each batch's program kit for the GPU machine; test_bench_placement_smoke builds "
-              "the --smoke stack's and times it on the CPU pair"),
+              '"--program-kits"', "each variant's program kit for the GPU machine; test_bench_placement_smoke builds "
+              "the --smoke SwiGLU stack's and times them on the CPU pair"),
     Elsewhere(r"bash bench/gpu_placement_costs\.sh \S+", "test/e2e/test_bench_placement_smoke.py",
               "gpu_placement_costs.sh", "times the program kits on the GPU machine; test_bench_placement_smoke "
               "runs it on the --smoke stack's kits, a CPU pair"),
     Elsewhere(r"python -m bench placement build \S+ --cpu=\S+ --place-costs=\S+",
               "test/e2e/test_bench_placement_smoke.py",
-              "costs=str(tmp_path)", "needs the GPU machine's costs files; test_bench_placement_smoke gives the "
-              "--smoke stack's (timed on the CPU pair) to the kit's plan and checks each compile gets --place-costs"),
+              "--place-costs={kits}", "needs the GPU machine's costs files; test_bench_placement_smoke builds the "
+              "--smoke SwiGLU stack's kit with those timed on the CPU pair, every estimate measured, and runs it"),
     Elsewhere(r"python -m bench models (build|run) \S+", "test/e2e/test_bench_models_smoke.py",
               '_bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
               "test_bench_models_smoke builds and runs small ones on local devices (--smoke)"),
