@@ -93,7 +93,7 @@ def read_kit(path: str) -> dict:
                         fmt=FORMAT)
     try:
         files = [b["file"] for b in kit["budgets"]] + ([kit["f16_gpu"]["file"]] if kit["f16_gpu"] else [])
-        kit["sizes"]["blocks"], kit["devices"]  # noqa: B018  (present)
+        _ = (kit["sizes"]["blocks"], kit["devices"], kit["prompt_tokens"], kit["config"])  # what the run reads
     except (KeyError, TypeError) as e:
         raise incomplete(path, "kit.json", e) from None
     require_files(path, files)
@@ -201,16 +201,22 @@ def _prompt(kit: dict, scratch: Scratch) -> str:
     return path
 
 
-def prepare(kit: dict, lines: list[Line], scratch: Scratch, deadline: float) -> str | None:
-    """The weights the lines read, made (or found made) in the scratch
-    folder; None, or why not."""
-    from .generate_child import stamp
-
+def weight_steps(kit: dict, lines: list[Line], scratch: Scratch) -> list[tuple]:
+    """(who, dtype, path) of each weights file the lines read: the f32 and
+    f16 archives, and accelerate's checkpoint (made from the f32 archive)."""
     needs = {line.needs for line in lines}
     steps = [("archive", d, scratch.archive(d)) for d in ("f32", "f16") if d in needs or
              (d == "f32" and "checkpoint" in needs)]
     if "checkpoint" in needs:
         steps.append(("checkpoint", "f32", scratch.file(f"{kit['config']}_f32_checkpoint")))
+    return steps
+
+
+def prepare(kit: dict, steps: list[tuple], scratch: Scratch, deadline: float) -> str | None:
+    """The weights files of ``steps`` (weight_steps), made (or found made)
+    in the scratch folder; None, or why not."""
+    from .generate_child import stamp
+
     for who, dtype, path in steps:
         spec = {"who": who, "config": kit["config"], "dtype": dtype, "irpa": scratch.archive(dtype),
                 "checkpoint": path}
@@ -306,14 +312,13 @@ def run(config: Config, path: str, only: list[str], fractions: list[float] | Non
 def _run_lines(kit: dict, lines: list[Line], scratch: Scratch, deadline: float, line_timeout: float,
                began: float) -> int:
     memory = not kit["smoke"]
-    needs = {line.needs for line in lines}
-    prep_s = sum(EXPECT_S[w] for w, n in (("archive", "f32"), ("archive", "f16"), ("checkpoint", "checkpoint"))
-                 if n in needs or (n == "f32" and needs))
+    steps = weight_steps(kit, lines, scratch)
+    prep_s = 0 if kit["smoke"] else sum(EXPECT_S[who] for who, _, _ in steps)
     print(f"generation under a GPU memory budget (issue 46 item 4): {kit['config']}, {scratch.new_tokens} new tokens "
           f"after a prompt of {kit['prompt_tokens']}; scratch {scratch.dir}; deadline "
           f"{deadline - time.monotonic():.0f} s, a line's timeout {line_timeout:.0f} s", flush=True)
-    print(_plan_text(lines, 0 if kit["smoke"] else prep_s), flush=True)
-    why = prepare(kit, lines, scratch, deadline)
+    print(_plan_text(lines, prep_s), flush=True)
+    why = prepare(kit, steps, scratch, deadline)
     if why:
         print(f"bench: error: the weights could not be made: {why}", file=sys.stderr)
         return 1

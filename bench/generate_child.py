@@ -126,9 +126,10 @@ class _Mover:
         return pre
 
 
-def _hand_split(torch, lm, gpu_blocks: list[int]):
-    """``gpu_blocks`` of ``lm`` on the GPU, the rest on the CPU (_Mover)."""
-    cuda, cpu = torch.device("cuda", 0), torch.device("cpu")
+def _hand_split(torch, lm, gpu_blocks: list[int], gpu=None):
+    """``gpu_blocks`` of ``lm`` on the GPU (``gpu``: cuda:0), the rest on
+    the CPU (_Mover)."""
+    cuda, cpu = gpu or torch.device("cuda", 0), torch.device("cpu")
     mover = _Mover(torch)
     lm.register_forward_pre_hook(mover.clear)
     for i in gpu_blocks:
