@@ -14,6 +14,8 @@
     python -m bench placement run DIR    # there: each placement measured beside its estimate
     python -m bench models build DIR     # here: whole models (workload, SwiGLU) all-GPU and all-CPU
     python -m bench models run DIR       # there: each against torch on its device (issue 44 item 5)
+    python -m bench generate build DIR   # here: TinyLlama-sized --place=auto modules, one per GPU budget
+    python -m bench generate run DIR     # there: generation against torch, its hand split, accelerate
     python -m bench kernels build|run DIR    # every grid matmul: mdc, stock IREE, torch (bench/kernels.py)
     python -m bench tune build|run|pick ...  # the CUDA matmul tuner (bench/tune.py)
 
@@ -103,6 +105,15 @@ Llama-style SwiGLU stack of our own (bench/swiglu.py: H = 2048, F = 5632,
 and all on the CPU, at 1 and 16 tokens a call, and measures each module
 and torch on the same device, each in a process of its own, every result
 checked against numpy (bench/models.py).
+
+``generate`` compiles the TinyLlama-sized generation export
+(examples/pytorch/exported_generate) with ``--place=auto`` under GPU
+budgets that fit 0, 1/4, 1/2, 3/4 and all of its 22 blocks, and all on the
+GPU in f16; the run measures prefill ms, decode tokens/s and peak GPU
+memory of each against torch all on the GPU, torch split by hand at the
+same budget and accelerate's ``device_map="auto"`` under the same
+``max_memory``, each line in a process of its own (bench/generate.py,
+issue 46 item 4).
 
 With no cuda device, a measuring command says so and exits with status 2
 (``--allow-no-gpu``: it says so and exits 0).

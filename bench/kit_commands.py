@@ -238,6 +238,53 @@ def _models(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -
     return models_kit.build(plan, a.dir)
 
 
+def fractions(text: str) -> list[float]:
+    """An option type: budget fractions from 0 to 1, comma separated."""
+    try:
+        out = [float(t) for t in text.split(",") if t]
+    except ValueError:
+        out = []
+    if not out or not all(0 <= f <= 1 for f in out):
+        raise argparse.ArgumentTypeError(f"expected fractions from 0 to 1, comma separated (0,0.25,0.5), got {text!r}")
+    return out
+
+
+def _generate_build_options(b) -> None:
+    b.add_argument("--smoke", action="store_true", help="the tiny config on a staged CPU pair (no GPU needed)")
+    b.add_argument("--budgets", type=fractions, help="budget fractions (default 0,0.25,0.5,0.75,1; 0.5,1 with --smoke)")
+    b.add_argument("--place-profile", metavar="FILE.json", help="the machine profile (default bench/profiles/h100.json)")
+    b.add_argument("--place-costs", metavar="FILE.json", help="mdc-compile --place-costs for every placed module")
+    b.add_argument("--cpu", help="--iree-llvmcpu-target-cpu (default x86-64-v4; host with --smoke)")
+    b.add_argument("--jobs", type=whole(1), default=os.cpu_count() or 1,
+                   help="compiles at a time (default: the CPU count)")
+
+
+def _generate_run_options(r) -> None:
+    r.add_argument("--only", type=comma_list, default=["mdc", "torch", "hand", "accelerate"],
+                   help="the tools to run, comma separated: mdc, torch, hand, accelerate (default all)")
+    r.add_argument("--budgets", type=fractions, help="the kit's budget fractions to run (default all)")
+    r.add_argument("--new-tokens", type=whole(2), default=32, help="new tokens a generation (default 32)")
+    r.add_argument("--line-timeout", type=whole(1), default=240, help="seconds a line may take (default 240)")
+    r.add_argument("--deadline", type=whole(1), default=560,
+                   help="seconds the run may take; lines not started by then are listed (default 560)")
+    r.add_argument("--scratch", metavar="DIR", help="keep the weights, reference ids and results here, for a run "
+                   "split across calls (default: a temporary folder, removed)")
+
+
+def _generate(p: argparse.ArgumentParser, a: argparse.Namespace, config: Config) -> int:
+    from . import generate, generate_kit
+
+    if a.step == "run":
+        unknown = [t for t in a.only if t not in generate.TOOLS]
+        if unknown or not a.only:
+            p.error(f"--only: expected some of {','.join(generate.TOOLS)}, got {','.join(a.only)!r}")
+        return generate.run(config, a.dir, a.only, a.budgets, a.new_tokens, a.line_timeout, a.deadline, a.scratch)
+    plan = generate_kit.Plan(tuple(a.budgets or (generate_kit.SMOKE_FRACTIONS if a.smoke else generate_kit.FRACTIONS)),
+                             a.cpu or ("host" if a.smoke else generate_kit.CPU_TARGET), a.smoke, a.place_profile,
+                             a.place_costs, a.jobs)
+    return generate_kit.build(plan, a.dir)
+
+
 KITS = {
     "workload": TwoStep("a transformer-like stack split between the CPU and the GPU",
                         "workload build DIR (here, with the compiler), then workload run DIR (on the GPU machine, "
@@ -251,6 +298,10 @@ KITS = {
                       "models build DIR (here, with the compiler), then models run DIR (on the GPU machine, "
                       "runtime only; torch when present); see bench/models.py",
                       _models_build_options, _models_run_options, _models),
+    "generate": TwoStep("generation under a GPU memory budget: mdc --place=auto, torch, its hand split, accelerate",
+                        "generate build DIR (here, with the compiler), then generate run DIR (on the GPU machine: "
+                        "runtime, torch, transformers, accelerate); see bench/generate.py (issue 46 item 4)",
+                        _generate_build_options, _generate_run_options, _generate),
 }
 
 

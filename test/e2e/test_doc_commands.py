@@ -131,6 +131,10 @@ ELSEWHERE = (
     Elsewhere(r"python -m bench models (build|run) \S+", "test/e2e/test_bench_models_smoke.py",
               '_bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
               "test_bench_models_smoke builds and runs small ones on local devices (--smoke)"),
+    Elsewhere(r"python -m bench generate (build|run) \S+", "test/e2e/test_bench_generate_smoke.py",
+              '_bench("generate", "build"', "generation of the TinyLlama-sized model under GPU budgets against "
+              "torch and accelerate on the GPU machine (issue 46 item 4); test_bench_generate_smoke builds and runs "
+              "the tiny config's kit on a staged CPU pair (--smoke)"),
     Elsewhere(r"python -m bench compile-time", "test/e2e/test_doc_commands.py", "def test_bench_compile_time",
               "a timing of minutes of compiles; test_bench_compile_time below runs it at one layer, once"),
 )
