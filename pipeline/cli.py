@@ -19,7 +19,7 @@ from mdc.passes.infra.diagnostics import MdcError, render_warning
 
 from . import dropin, options, placement_options
 from .cli_errors import (USAGE_STATUS, reporting_errors,
-                         survive_compiler_crashes, survive_pass_crashes)
+                         survive_compiler_crashes, survive_pass_crashes, CONST_EVAL_OFF)
 from .options import UsageError
 from .paths import check_not_input
 
@@ -141,17 +141,19 @@ def compile_main(argv: list[str] | None = None) -> int:
     args = _compile_parser().parse_args(ours)
     timings = _Timings(started) if args.timings else None
 
-    def body() -> int:
+    def body(passthrough: list[str]) -> int:
         try:
             return reporting_errors(tool, args.verbose, lambda: _compile(
-                args, iree_passthrough, translated.mlir_flags, timings))
+                args, passthrough, translated.mlir_flags, timings))
         finally:
             if timings is not None:
                 timings.print()
             for note in translated.notes:  # last: an error's first line names the problem
                 print(note, file=sys.stderr)
 
-    code = survive_compiler_crashes(tool, args.input, args.verbose, body)
+    chose = any(f.split("=")[0] == CONST_EVAL_OFF.split("=")[0] for f in iree_passthrough)
+    code = survive_compiler_crashes(tool, args.input, args.verbose, lambda: body(iree_passthrough),
+                                    None if chose else lambda: body([*iree_passthrough, CONST_EVAL_OFF]))
     _remove_stale_outputs(code, args.output, args.report, args.graph)
     return code
 
