@@ -129,7 +129,7 @@ def resolve_names(
     program uses to the location of a first use.
     """
     resolved: list[Device] = []
-    warnings: list[str] = []
+    unnamed: list[tuple[Device, str]] = []
     seen: dict[str, str] = {}
     for d in devices:
         name = long_name(d.name)
@@ -140,9 +140,24 @@ def resolve_names(
                              f"(--device={seen[name]} and --device={d.name}={d.spec_as_given})")
         seen[name] = f"{d.name}={d.spec_as_given}"
         if referenced and name not in referenced:
-            warnings.append(f"--device={d.name}={d.spec_as_given}: the program never names device '{name}'")
+            unnamed.append((d, name))
         resolved.append(dataclasses.replace(d, name=name))
-    return resolved, warnings
+    return resolved, _unnamed_warnings(unnamed)
+
+
+# Past this many, the devices the program never names share one warning.
+UNNAMED_LISTED = 3
+
+
+def _unnamed_warnings(unnamed: list[tuple[Device, str]]) -> list[str]:
+    """One warning per --device the program never names; more than
+    UNNAMED_LISTED of them are one line that names the first few."""
+    if len(unnamed) <= UNNAMED_LISTED:
+        return [f"--device={d.name}={d.spec_as_given}: the program never names device '{name}'"
+                for d, name in unnamed]
+    shown = ", ".join(f"'{name}'" for _, name in unnamed[:UNNAMED_LISTED])
+    return [f"{len(unnamed)} --device flags give devices the program never names: {shown} "
+            f"and {len(unnamed) - UNNAMED_LISTED} more"]
 
 
 DEFAULT_DEVICE_FLAG = "--iree-hal-default-device"

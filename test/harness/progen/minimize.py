@@ -138,10 +138,10 @@ def minimize(prog: Program, key: str, work: str, log=print, target: str = "local
                 break
         if changed:
             continue
-        live = live(prog.stmts, [v for v, _ in prog.results])
-        if len(live) < len(prog.stmts):
+        kept = live(prog.stmts, [v for v, _ in prog.results])
+        if len(kept) < len(prog.stmts):
             c = copy.deepcopy(prog)
-            ids = {id(s) for s in live}
+            ids = {id(s) for s in kept}
             c.stmts = [c.stmts[i] for i, s in enumerate(prog.stmts) if id(s) in ids]
             if attempt(c):
                 prog, changed = c, True
