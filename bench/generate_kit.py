@@ -281,24 +281,18 @@ def build(plan: Plan, out: str) -> int:
 
 # IREE 3.13's compiler crashes (SIGSEGV) in its constant evaluation of
 # initializers on some placements of these exports (the tiny one's, with
-# one block on each device, for one); mdc-compile says so and names the
-# flag that steps around it.
+# one block on each device, for one); mdc-compile then compiles again with
+# this flag and warns, naming it.
 CONST_EVAL_OFF = "--iree-opt-const-eval=false"
 
 
 def compile_all(out: str, jobs: dict, workers: int) -> list | None:
-    """Each job with ``-o OUT/NAME``, ``workers`` at a time; a job IREE's
-    constant evaluation crashes on is compiled again with CONST_EVAL_OFF.
-    -> the names compiled so, or None (said) if a job failed."""
+    """Each job with ``-o OUT/NAME``, ``workers`` at a time. -> the names
+    mdc-compile compiled again with CONST_EVAL_OFF (its warning says so),
+    or None (said) if a job failed."""
     def one(item):
         name, cmd = item
-        r = subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
-        if r.returncode and CONST_EVAL_OFF in r.stderr:
-            print(f"{name}: IREE crashed in constant evaluation; compiling it again with {CONST_EVAL_OFF}",
-                  flush=True)
-            cmd = [*cmd, CONST_EVAL_OFF]
-            r = subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
-        return name, cmd, r
+        return name, cmd, subprocess.run([*cmd, "-o", os.path.join(out, name)], capture_output=True, text=True)
 
     retried = []
     with ThreadPoolExecutor(max(workers, 1)) as pool:
@@ -307,7 +301,7 @@ def compile_all(out: str, jobs: dict, workers: int) -> list | None:
                 print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
                 return None
             print(f"compiled {name}", flush=True)
-            if CONST_EVAL_OFF in cmd:
+            if CONST_EVAL_OFF in r.stderr:
                 retried.append(name)
     return retried
 

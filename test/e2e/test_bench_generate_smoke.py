@@ -9,8 +9,9 @@ docs/PERFORMANCE.md says what the GPU machine's run measures."""
 import json
 import os
 import re
-import subprocess
 import sys
+
+from harness.bench_cli import assert_refuses_missing_kit, bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if ROOT not in sys.path:
@@ -20,16 +21,12 @@ ROW = r"^\s+(0\.50|1\.00)\s+[\d.]+ mdc auto\s+(\S+)\s+[\d.]+\s+[\d.]+\s+n/a\s+n/
 
 
 def _bench(*args):
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+    return bench(*args, timeout=600)
 
 
 def test_bench_generate_smoke(tmp_path):
     # A folder with no kit: one line, no traceback, before anything runs.
-    empty = _bench("generate", "run", str(tmp_path), "--smoke")
-    assert empty.returncode == 1 and "Traceback" not in empty.stderr, empty.stdout + empty.stderr
-    assert re.fullmatch(r"bench: error: \S+kit\.json: No such file or directory; build the kit with "
-                        r"python -m bench generate build \S+\n", empty.stderr), empty.stderr
+    assert_refuses_missing_kit("generate", "kit.json", str(tmp_path), "--smoke")
 
     built = _bench("generate", "build", str(tmp_path), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr

@@ -12,22 +12,20 @@ import re
 import subprocess
 import sys
 
+from harness.bench_cli import assert_refuses_missing_kit, bench
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LINE = r"^  (workload|swiglu)\s+(1|16)\s+(GPU|CPU)\s+[\d.]+\s+(?:[\d.]+|n/a)\s+(?:[\d.]+x|n/a)\s+<= ([\d.]+)x\s+" \
        r"(?:yes|no|n/a)\s+(True|False)\s"
 
 
 def _bench(*args):
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+    return bench(*args, timeout=600)
 
 
 def test_bench_models_smoke(tmp_path):
     # A folder with no kit: one line, no traceback, before anything runs.
-    empty = _bench("models", "run", str(tmp_path), "--smoke")
-    assert empty.returncode == 1 and "Traceback" not in empty.stderr, empty.stdout + empty.stderr
-    assert re.fullmatch(r"bench: error: \S+models\.json: No such file or directory; build the kit with "
-                        r"python -m bench models build \S+\n", empty.stderr), empty.stderr
+    assert_refuses_missing_kit("models", "models.json", str(tmp_path), "--smoke")
 
     kit = tmp_path / "kit"
     built = _bench("models", "build", str(kit), "--smoke")

@@ -15,12 +15,13 @@ import sys
 
 import numpy as np
 
+from harness.bench_cli import assert_refuses_missing_kit, bench
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _bench(*args):
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+    return bench(*args, timeout=900)
 
 
 def _check_workload_variant(entry: dict) -> None:
@@ -71,10 +72,7 @@ def _check_workload_variant(entry: dict) -> None:
 
 def test_bench_placement_smoke(tmp_path):
     # A folder with no kit: one line, no traceback, before anything runs.
-    empty = _bench("placement", "run", str(tmp_path), "--smoke")
-    assert empty.returncode == 1 and "Traceback" not in empty.stderr, empty.stdout + empty.stderr
-    assert re.fullmatch(r"bench: error: \S+placement\.json: No such file or directory; build the kit with "
-                        r"python -m bench placement build \S+\n", empty.stderr), empty.stderr
+    assert_refuses_missing_kit("placement", "placement.json", str(tmp_path), "--smoke")
     built = _bench("placement", "build", str(tmp_path), "--smoke", "--fits", "0,4", "--models", "workload",
                    "--dtypes", "f32")
     assert built.returncode == 0, built.stdout + built.stderr
