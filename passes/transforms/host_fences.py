@@ -7,7 +7,10 @@ fence on the result's device. Both are queue operations on the caller's
 fence, and that fence may come from another driver's device: a CUDA queue
 told to wait on a local-task semaphore never runs (docs/DESIGN.md section 2).
 
-In a module with a staged device pair this pass moves both onto the host:
+In a module with a staged device pair, or with a GPU beside a device of
+another driver that the command line gives and the program never names
+(nothing is staged, but mdc-run and load open both devices, and the
+caller's fences may be the other's), this pass moves both onto the host:
 
 * ``stream.timepoint.import`` of a caller fence becomes a host
   ``hal.fence.await`` followed by an immediate timepoint;
@@ -15,10 +18,12 @@ In a module with a staged device pair this pass moves both onto the host:
   wait on the device's own timepoint (exported as that device's fence)
   followed by a host ``hal.fence.signal``.
 
-Modules without staged pairs keep IREE's behaviour untouched.
+Other modules keep IREE's behaviour untouched.
 """
 
 from __future__ import annotations
+
+from typing import Mapping
 
 from iree.compiler import ir
 from iree.compiler.dialects import hal, stream, util
@@ -26,8 +31,8 @@ from iree.compiler.dialects import hal, stream, util
 from ..ir import ir_adapter as irx
 from ..lowering import staging_template
 from ..ir.ir_util import append_functions, get_attr, walk
-from ..analysis.memory_model import MemoryModel
-from ..infra.pass_base import Fact, ModulePass, NoOptions
+from ..analysis.memory_model import Device, MemoryModel
+from ..infra.pass_base import DeviceOptions, Fact, ModulePass
 
 
 # Host waits live in never-inlined helpers: the wait for the caller's fence
@@ -130,7 +135,8 @@ def _is_function_argument(value: ir.Value) -> bool:
 
 
 class HostFences(ModulePass):
-    """Keeps the caller's wait/signal fences off device queues in modules with staged pairs."""
+    """Keeps the caller's wait/signal fences off device queues in modules
+    with staged pairs, or with a GPU beside another driver's device."""
 
     name = "host-fences"
     level = "stream"
@@ -143,6 +149,17 @@ class HostFences(ModulePass):
     needs = (Fact.STAGED_CROSSINGS, Fact.LOOP_INITS_ISOLATED)
     provides = (Fact.HOST_FENCES,)
 
-    def apply(self, module, options: NoOptions, model: MemoryModel) -> None:
-        if model.anything_staged:
+    Options = DeviceOptions
+
+    def apply(self, module, options: DeviceOptions, model: MemoryModel) -> None:
+        if model.anything_staged or callers_fences_may_be_foreign(model, options.devices):
             isolate_caller_fences(module)
+
+
+def callers_fences_may_be_foreign(model: MemoryModel, given: Mapping[str, Device]) -> bool:
+    """A GPU the module declares beside a device of another driver that the
+    command line gives and IREE dropped (one the program never names):
+    nothing is staged, but the manifest lists both, so mdc-run and load
+    open both, and the caller's fences may be the other driver's."""
+    gpus = {d.kind for d in model.devices.values() if not d.uses_host_memory}
+    return bool(gpus) and any(d.kind not in gpus for d in given.values())

@@ -235,6 +235,23 @@ def test_mdc_run_runs_vulkan_beside_a_cpu_through_iree_run_module(tmp_path, mdc_
     assert r.stderr.startswith("mdc-run: error: --benchmark:") and len(r.stderr.splitlines()) == 1, r.stderr
 
 
+def test_gpu_beside_an_unnamed_cpu_runs_on_stock_iree_run_module(tmp_path):
+    """A program all on the GPU, compiled with a CPU device it never names
+    and no host entry points (async-external: the caller gives fences):
+    the module awaits the caller's fence on the host, and stock
+    iree-run-module with the CPU device beside lavapipe runs it
+    (test/lit/regress/gpu_beside_unnamed_cpu_caller_fences.mlir)."""
+    src = tmp_path / "square.mlir"
+    src.write_text("func.func public @square(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  %y = arith.mulf %x, %x : tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n")
+    vmfb = tmp_path / "square.vmfb"
+    _run(["mdc-compile", src, "--device=gpu=vulkan[0]", "--device=host=local[0]", "--no-host-entry-points",
+          "--iree-execution-model=async-external", "-o", vmfb])
+    out = _run(["iree-run-module", f"--module={vmfb}", "--device=vulkan", "--device=local-task",
+              "--function=square", "--input=4xf32=1,2,3,-4"])
+    assert "4xf32=1 4 9 16" in out, out
+
+
 def test_load_opens_no_device_for_iree_run_module(tmp_path, monkeypatch):
     """``load`` chooses iree-run-module from the URIs before it opens a
     device, and opens none for it (iree-run-module opens its own); its
