@@ -31,6 +31,7 @@ devices is counted for the whole call, wherever its transfer is scheduled.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Optional
 
 from .estimate import COPIES
@@ -60,7 +61,7 @@ class BudgetBreakdown:
 
 def positions(graph: WorkGraph) -> dict:
     """Unit id -> its position in program order."""
-    return {unit.id: index for index, unit in enumerate(graph.units)}
+    return graph.positions
 
 
 def end_position(end: End, where: dict, last: int) -> int:
@@ -93,13 +94,28 @@ def takes_accelerator_bytes(accelerator: str, source: str, target: str) -> bool:
     return accelerator in (source, target)
 
 
+def edge_spans(graph: WorkGraph) -> list[tuple]:
+    """Per edge: (source unit id or None, the source's device where it is
+    not a unit, the same two for the target, the first position it is
+    live at, the position past its last, its bytes). What
+    ``accelerator_bytes`` reads of an edge, once per graph."""
+    where = positions(graph)
+    last = max(len(graph.units) - 1, 0)
+    spans = []
+    for edge in graph.edges:
+        start = end_position(edge.source, where, last)
+        stop = end_position(edge.target, where, last)
+        ends = []
+        for end in (edge.source, edge.target):
+            ends += [end, None] if isinstance(end, int) else [None, graph.caller_device(end)]
+        spans.append((*ends, min(start, stop), max(start, stop) + 1, edge.bytes))
+    return spans
+
+
 def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdown:
     """The accelerator bytes ``assignment`` needs (see the module's doc)."""
     accelerator = graph.accelerator
-    where = positions(graph)
     last = max(len(graph.units) - 1, 0)
-    activations = [0] * (last + 1)
-    staging = [0] * (last + 1)
     weights = 0
     whole_call_staging = 0
     for weight in graph.weights:
@@ -107,16 +123,22 @@ def accelerator_bytes(graph: WorkGraph, assignment: Assignment) -> BudgetBreakdo
                                         weight_users_on(graph, assignment, weight.name), accelerator)
         weights += resident
         whole_call_staging += staged
-    for edge in graph.edges:
-        source = assignment.device_of(edge.source, graph)
-        target = assignment.device_of(edge.target, graph)
+    # Each edge adds its bytes at every position from one end to the other:
+    # kept as differences (+bytes at the first, -bytes past the last) and
+    # summed once, so an edge costs the same however long it lives.
+    activations = [0] * (last + 2)
+    staging = [0] * (last + 2)
+    units = assignment.units
+    for source_unit, source, target_unit, target, first, past, size in graph.derived("edge_spans", edge_spans):
+        source = units[source_unit] if source is None else source
+        target = units[target_unit] if target is None else target
         if not takes_accelerator_bytes(accelerator, source, target):
             continue
         into = activations if source == target else staging
-        start = end_position(edge.source, where, last)
-        stop = end_position(edge.target, where, last)
-        for position in range(min(start, stop), max(start, stop) + 1):
-            into[position] += edge.bytes
+        into[first] += size
+        into[past] -= size
+    activations = list(itertools.accumulate(activations[:-1]))
+    staging = list(itertools.accumulate(staging[:-1]))
     live = [a + s for a, s in zip(activations, staging)]
     peak_at = live.index(max(live))
     peak_staging = staging[peak_at] + whole_call_staging

@@ -86,6 +86,12 @@ def all_on(graph: WorkGraph, device: str) -> Assignment:
 
 
 def canonical_edges(graph: WorkGraph) -> list:
+    """The graph's edges in an order independent of how it was built
+    (computed once per graph)."""
+    return graph.derived("canonical_edges", _sorted_edges)
+
+
+def _sorted_edges(graph: WorkGraph) -> list:
     def end_key(end):
         return (0, "", end) if isinstance(end, int) else (1, end[0], end[1])
 

@@ -17,6 +17,7 @@ budget can be tested on graphs written by hand.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional, Union
 
 # Op classes the cost model knows a throughput for.
@@ -116,10 +117,38 @@ class WorkGraph:
     elsewhere: Elsewhere = Elsewhere()
 
     def weight(self, name: str) -> Weight:
+        return self._weights_by_name[name]
+
+    @functools.cached_property
+    def _weights_by_name(self) -> dict:
+        found: dict = {}
         for w in self.weights:
-            if w.name == name:
-                return w
-        raise KeyError(name)
+            found.setdefault(w.name, w)
+        return found
+
+    @functools.cached_property
+    def positions(self) -> dict:
+        """Unit id -> its position in program order (the search asks for
+        it of every candidate; the graph never changes)."""
+        return {unit.id: index for index, unit in enumerate(self.units)}
+
+    def caller_device(self, end: End) -> str:
+        """The device of an edge's end that is an argument or a result."""
+        kind, index = end
+        return (self.argument_devices if kind == "argument" else self.result_devices)[index]
+
+    def derived(self, name: str, compute):
+        """``compute(self)``, computed once per graph: what the search
+        derives from a graph for every candidate it weighs (the graph
+        never changes)."""
+        memo = self._derived
+        if name not in memo:
+            memo[name] = compute(self)
+        return memo[name]
+
+    @functools.cached_property
+    def _derived(self) -> dict:
+        return {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,5 +162,4 @@ class Assignment:
         """The device an edge's end is on."""
         if isinstance(end, int):
             return self.units[end]
-        kind, index = end
-        return (graph.argument_devices if kind == "argument" else graph.result_devices)[index]
+        return graph.caller_device(end)
