@@ -257,7 +257,7 @@ def build(plan: Plan, out: str) -> int:
                         f"--report={os.path.join(out, r['report'])}"] for r in rows}
     if not plan.smoke:
         jobs["gpu_f16.vmfb"] = [*mdc, plan.source("f16"), "--device=gpu=cuda[0]", "--iree-cuda-target=sm_80"]
-    print(f"compiling {len(jobs)} modules, {plan.jobs} at a time (a TinyLlama-sized one takes ~10 minutes of one "
+    print(f"compiling {len(jobs)} modules, {plan.jobs} at a time (a TinyLlama-sized one takes ~2 minutes of one "
           f"core here): {', '.join(jobs)}", flush=True)
     retried = compile_all(out, jobs, plan.jobs)
     if retried is None:
