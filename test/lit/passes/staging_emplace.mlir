@@ -81,7 +81,7 @@
 // CHECK-NEXT: %[[SF:.+]] = stream.timepoint.export on(#hal.device.affinity<@device_a>) %[[STP]]
 // CHECK-NEXT: util.call @__mdc_stage_await(%[[SF]])
 // CHECK-NEXT: %[[DONES:.+]] = util.list.create %[[COUNT]]
-// CHECK:      scf.for %[[I:.+]] = %{{.+}} to %[[COUNT]] step %{{.+}} iter_args(%[[V:.+]] = %[[PV]]) -> (!hal.buffer_view) {
+// CHECK:      %[[LAST:.+]] = scf.for %[[I:.+]] = %{{.+}} to %[[COUNT]] step %{{.+}} iter_args(%[[V:.+]] = %[[PV]]) -> (!hal.buffer_view) {
 // CHECK:        %[[PIN:.+]] = stream.tensor.import on(#hal.device.affinity<@device_a>) consume %[[V]] :
 // CHECK-NEXT:   %[[C:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@device_a>) @[[COPY_A]]::@__mdc_copy_on_device_a_bytes[%[[LEN:.+]]](%[[SETTLED]], %[[XSIZE]], %[[OFF:.+]], %[[LEN]])
 // CHECK-NEXT:   %[[U:.+]] = stream.async.update on(#hal.device.affinity<@device_a>) %[[C]], %[[PIN]][%[[OFF]] to
@@ -91,7 +91,10 @@
 // CHECK-NEXT:   util.list.set %[[DONES]][%[[I]]], %[[S]]#1
 // CHECK-NEXT:   scf.yield %[[S]]#0 : !hal.buffer_view
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[ARRIVED:.+]] = util.call @__mdc_stage_pieces_arrived(%[[DST]]#0, %[[DONES]])
+// The list is read through a barrier that also takes the loop's result:
+// IREE's scheduling keeps the call after the loop.
+// CHECK-NEXT: %[[FILLED:.+]]:2 = util.optimization_barrier %[[DONES]], %[[LAST]] : !util.list<?>, !hal.buffer_view
+// CHECK-NEXT: %[[ARRIVED:.+]] = util.call @__mdc_stage_pieces_arrived(%[[DST]]#0, %[[FILLED]]#0)
 // CHECK-NEXT: stream.tensor.import on(#hal.device.affinity<@device_b>) %[[ARRIVED]]
 // CHECK-NOT:  util.call @[[SITE1]](
 // CHECK:      util.call @__mdc_stage_pinned_site_{{[0-9]+}}_view(
