@@ -99,13 +99,29 @@ def _bind_extra_symbols() -> None:
     lib._mdc_bound = True
 
 
+# The global command line this process gave IREE, once set.
+_global_flags: list[str] | None = None
+
+
 def set_global_flags(program: str, flags: list[str]) -> None:
     """MLIR's own command-line options (``--mlir-timing``, ...), which IREE
     reads only from its global command line, as iree-compile sets it up:
-    once per process, before any session. LLVM exits the process on a flag
-    it does not know, after saying so."""
+    once per process, before any session (a second time, IREE aborts the
+    process: "ireeCompileParseCL called multiple times"). So the same flags
+    again (a compile mdc retries, in the same process) set nothing, and
+    other flags raise UsageError. LLVM exits the process on a flag it does
+    not know, after saying so."""
+    global _global_flags
+    if _global_flags is not None:
+        if list(flags) != _global_flags:
+            from .options import UsageError
+
+            raise UsageError(f"MLIR's global flags are set once per process: this one already has "
+                             f"{' '.join(_global_flags)}, not {' '.join(flags)}")
+        return
     _c._init_dylib()
     _c._initializeGlobalCL(program, *flags)
+    _global_flags = list(flags)
 
 
 class Compiler:
