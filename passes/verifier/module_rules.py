@@ -67,13 +67,18 @@ class ExecutableFormat(ModuleRule):
 
 
 def _list_reads(fn) -> dict:
-    """{list value: the first util.call in ``fn`` that takes it}"""
-    first = {}
+    """{list value: the first util.call in ``fn`` that takes it}, also
+    through ``util.optimization_barrier``s (mdc's staging hands the call
+    its list through one, to keep IREE from moving the call)."""
+    first, source = {}, {}
     for op in walk(fn):
-        if op.name == irx.UTIL_CALL:
+        if op.name == irx.UTIL_OPTIMIZATION_BARRIER:
+            for operand, result in zip(op.operands, op.results):
+                source[result] = source.get(operand, operand)
+        elif op.name == irx.UTIL_CALL:
             for value in op.operands:
                 if irx.is_list_type(value.type):
-                    first.setdefault(value, op)
+                    first.setdefault(source.get(value, value), op)
     return first
 
 
