@@ -253,14 +253,7 @@ class Emplace(Lowering):
                                        *read_in_place]).results
             util.ListSetOp(dones, i, done)
             scf.YieldOp([again])
-        # The list's fills and the call that reads it are tied only by side
-        # effects, which IREE 3.13's iree-stream-schedule-execution ignores
-        # when it re-sorts a block by its SSA uses: it put the call before
-        # the loop (test/lit/regress/staged_pieces_list_read_before_loop.mlir).
-        # The call reads the list through a barrier that also takes the
-        # loop's result, so it follows the loop in every order IREE picks.
-        dones = util.OptimizationBarrierOp([dones.type, view_type], [dones, loop.results[0]]).results[0]
-        arrived = staging_call([view_type], helper("pieces_arrived"), [dst_view, dones]).results[0]
+        arrived = staging_call([view_type], helper("pieces_arrived"), [dst_view, _after(dones, loop)]).results[0]
         return (arrived, read_in_place[0]) if in_place else arrived
 
     def _read_from_pinned(self, view, ready, size, dst, result_type, into=None):
@@ -283,6 +276,17 @@ class Emplace(Lowering):
                                            storage.target_end, copied, size, affinity=where).result
             return self.emit.waited(written, storage.target_size, dst, "external")
         return as_lifetime(self.emit.waited(copied, size, dst, "*"), size, dst, result_type)
+
+
+def _after(dones, loop):
+    """``dones``, the list ``loop`` fills, through a barrier that also
+    takes the loop's result. The fills and the call that reads the list
+    are tied only by side effects, which IREE 3.13's
+    iree-stream-schedule-execution ignores when it re-sorts a block by its
+    SSA uses: it put the call before the loop
+    (test/lit/regress/staged_pieces_list_read_before_loop.mlir). Read so,
+    the list is read after the loop in every order IREE picks."""
+    return util.OptimizationBarrierOp([dones.type, loop.results[0].type], [dones, loop.results[0]]).results[0]
 
 
 def _gpu_writes_pinned(value, size) -> bool:
