@@ -121,12 +121,13 @@ def parse_link(text: str) -> tuple[str, str, str]:
 
 def resolve_names(
     devices: list[Device], referenced: dict[str, object]
-) -> tuple[list[Device], list[str]]:
+) -> tuple[list[Device], list[tuple[Device, str]]]:
     """Maps short names (``a`` -> ``device_a``) onto the program's symbols.
 
-    Returns the devices under their resolved names and warnings for devices
-    the program never names. ``referenced`` maps each device symbol the
-    program uses to the location of a first use.
+    Returns the devices under their resolved names and, for each device the
+    program never names, its flag and resolved name (``unnamed_warnings``
+    says so). ``referenced`` maps each device symbol the program uses to
+    the location of a first use.
     """
     resolved: list[Device] = []
     unnamed: list[tuple[Device, str]] = []
@@ -142,19 +143,22 @@ def resolve_names(
         if referenced and name not in referenced:
             unnamed.append((d, name))
         resolved.append(dataclasses.replace(d, name=name))
-    return resolved, _unnamed_warnings(unnamed)
+    return resolved, unnamed
 
 
 # Past this many, the devices the program never names share one warning.
 UNNAMED_LISTED = 3
 
 
-def _unnamed_warnings(unnamed: list[tuple[Device, str]]) -> list[str]:
+def unnamed_warning(device: Device, name: str) -> str:
+    return f"--device={device.name}={device.spec_as_given}: the program never names device '{name}'"
+
+
+def unnamed_warnings(unnamed: list[tuple[Device, str]]) -> list[str]:
     """One warning per --device the program never names; more than
     UNNAMED_LISTED of them are one line that names the first few."""
     if len(unnamed) <= UNNAMED_LISTED:
-        return [f"--device={d.name}={d.spec_as_given}: the program never names device '{name}'"
-                for d, name in unnamed]
+        return [unnamed_warning(d, name) for d, name in unnamed]
     shown = ", ".join(f"'{name}'" for _, name in unnamed[:UNNAMED_LISTED])
     return [f"{len(unnamed)} --device flags give devices the program never names: {shown} "
             f"and {len(unnamed) - UNNAMED_LISTED} more"]

@@ -21,7 +21,7 @@ def resolve_devices(program, devices: list[Device]):
     from mdc.passes.ir.module_facts import defined_devices, referenced_devices
 
     referenced = referenced_devices(program)
-    resolved, warnings = options.resolve_names(devices, referenced)
+    resolved, unnamed = options.resolve_names(devices, referenced)
     _check_defined_devices(resolved, devices, defined_devices(program))
     _check_symbol_clashes(program, resolved, devices)
     given = {d.name for d in resolved}
@@ -31,12 +31,11 @@ def resolve_devices(program, devices: list[Device]):
             raise UsageError(
                 f"the program uses device '@{name}', but no --device gives it",
                 location=format_location(loc),
-                notes=[f"{w} (misspelled?)" for w in warnings]
+                notes=[f"{options.unnamed_warning(d, n)} (misspelled?)" for d, n in unnamed]
                 + [f"add --device={name}=SPEC (e.g. local[0] or cuda[0])"],
             )
     hops = options.staging_hops(resolved, referenced)
-    warnings = [w for w in warnings if not any(f"device '{h}'" in w for h in hops)]
-    return resolved, hops, warnings
+    return resolved, hops, options.unnamed_warnings([(d, n) for d, n in unnamed if n not in hops])
 
 
 def _check_defined_devices(devices, given, defined: dict) -> None:
