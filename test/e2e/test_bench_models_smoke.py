@@ -7,14 +7,11 @@ where it is importable) in a process of its own, every result checked.
 Its times mean nothing here; docs/PERFORMANCE.md has the GPU machine's."""
 
 import json
-import os
 import re
 import subprocess
-import sys
 
 from harness.bench_cli import assert_refuses_missing_kit, bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LINE = r"^  (workload|swiglu)\s+(1|16)\s+(GPU|CPU)\s+[\d.]+\s+(?:[\d.]+|n/a)\s+(?:[\d.]+x|n/a)\s+<= ([\d.]+)x\s+" \
        r"(?:yes|no|n/a)\s+(True|False)\s"
 
