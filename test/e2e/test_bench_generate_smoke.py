@@ -20,15 +20,11 @@ if ROOT not in sys.path:
 ROW = r"^\s+(0\.50|1\.00)\s+[\d.]+ mdc auto\s+(\S+)\s+[\d.]+\s+[\d.]+\s+n/a\s+n/a\s+n/a\s+n/a (yes|no.*)$"
 
 
-def _bench(*args):
-    return bench(*args, timeout=600)
-
-
 def test_bench_generate_smoke(tmp_path):
     # A folder with no kit: one line, no traceback, before anything runs.
     assert_refuses_missing_kit("generate", "kit.json", str(tmp_path), "--smoke")
 
-    built = _bench("generate", "build", str(tmp_path), "--smoke")
+    built = bench("generate", "build", str(tmp_path), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr
     kit = json.loads((tmp_path / "kit.json").read_text())
     rows = {r["name"]: r for r in kit["budgets"]}
@@ -47,7 +43,7 @@ def test_bench_generate_smoke(tmp_path):
     assert 1 <= one["blocks"] + one["split"] and one["blocks"] < 2 and not one["embedding"]
     assert (both["blocks"], both["split"], both["embedding"], both["head"]) == (2, 0, True, True)
 
-    ran = _bench("generate", "run", str(tmp_path), "--smoke", "--new-tokens", "16")
+    ran = bench("generate", "run", str(tmp_path), "--smoke", "--new-tokens", "16")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     lines = re.findall(ROW, ran.stdout, re.M)
     assert [(b, ids) for b, _, ids in lines] == [("0.50", "yes"), ("1.00", "yes")], ran.stdout
@@ -58,7 +54,7 @@ def test_bench_generate_smoke(tmp_path):
     assert ran.stdout.rstrip().endswith("every result right"), ran.stdout
 
     # A budget the kit lacks is refused, in one line.
-    other = _bench("generate", "run", str(tmp_path), "--smoke", "--budgets", "0.25")
+    other = bench("generate", "run", str(tmp_path), "--smoke", "--budgets", "0.25")
     assert other.returncode == 1 and "Traceback" not in other.stderr, other.stdout + other.stderr
     assert "--budgets: the kit has no budget 0.25 (it has 0.5, 1.0)" in other.stderr, other.stderr
 

@@ -13,10 +13,9 @@ torch the machine has, the tests see the same."""
 import json
 import os
 import re
-import subprocess
-import sys
 
 from bench import kernel_torch_cpu
+from harness.bench_cli import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -44,8 +43,7 @@ def _bench(*args, path: str | None = None):
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, ROOT, env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900, env=env)
+    return bench(*args, timeout=900, env=env)
 
 
 def _rows(stdout: str):

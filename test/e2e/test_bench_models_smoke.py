@@ -16,16 +16,12 @@ LINE = r"^  (workload|swiglu)\s+(1|16)\s+(GPU|CPU)\s+[\d.]+\s+(?:[\d.]+|n/a)\s+(
        r"(?:yes|no|n/a)\s+(True|False)\s"
 
 
-def _bench(*args):
-    return bench(*args, timeout=600)
-
-
 def test_bench_models_smoke(tmp_path):
     # A folder with no kit: one line, no traceback, before anything runs.
     assert_refuses_missing_kit("models", "models.json", str(tmp_path), "--smoke")
 
     kit = tmp_path / "kit"
-    built = _bench("models", "build", str(kit), "--smoke")
+    built = bench("models", "build", str(kit), "--smoke")
     assert built.returncode == 0, built.stdout + built.stderr
     spec = json.loads((kit / "models.json").read_text())
     assert spec["batches"] == [1, 16] and [m["name"] for m in spec["models"]] == ["workload", "swiglu"]
@@ -38,7 +34,7 @@ def test_bench_models_smoke(tmp_path):
     assert '#flow.parameter.named<"model"::"gate1">' in source and "@forward_b16(%ids: tensor<16xi64>) ->" in source
     assert spec["models"][1]["stack"]["ffn"] == 160
 
-    ran = _bench("models", "run", str(kit), "--smoke", "--calls", "2")
+    ran = bench("models", "run", str(kit), "--smoke", "--calls", "2")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     rows = re.findall(LINE, ran.stdout, re.M)
     assert [r[:3] for r in rows] == [(m, b, d) for m in ("workload", "swiglu") for b in ("1", "16")
@@ -59,7 +55,7 @@ def test_bench_models_smoke(tmp_path):
     compiled = subprocess.run(["mdc-compile", str(wrong_source), *spec["flags"]["cpu"], "--no-host-entry-points",
                                "-o", str(kit / cpu)], capture_output=True, text=True, timeout=300)
     assert compiled.returncode == 0, compiled.stderr
-    wrong = _bench("models", "run", str(kit), "--smoke", "--calls", "1")
+    wrong = bench("models", "run", str(kit), "--smoke", "--calls", "1")
     assert wrong.returncode == 1 and "WRONG results above" in wrong.stdout, wrong.stdout + wrong.stderr
     verdicts = {(m, b, d): ok for m, b, d, _, ok in re.findall(LINE, wrong.stdout, re.M)}
     assert verdicts.pop(("swiglu", "1", "CPU")) == "False", wrong.stdout
@@ -68,5 +64,5 @@ def test_bench_models_smoke(tmp_path):
     # A kit built for the GPU is refused with --smoke, in one line.
     spec["smoke"] = False
     (kit / "models.json").write_text(json.dumps(spec))
-    refused = _bench("models", "run", str(kit), "--smoke")
+    refused = bench("models", "run", str(kit), "--smoke")
     assert refused.returncode == 1 and refused.stderr.startswith("bench: error: the kit was built without --smoke")
