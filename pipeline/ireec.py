@@ -25,6 +25,8 @@ from iree.compiler import ir
 from iree.compiler.api import ctypes_dl as _c
 from iree.compiler.api import Invocation, Output, Session, Source
 
+from mdc.passes.infra.diagnostics import UsageError
+
 from .source_nesting import check_file_nesting, check_nesting
 
 def _defer_linalg_python_module() -> None:
@@ -114,8 +116,6 @@ def set_global_flags(program: str, flags: list[str]) -> None:
     global _global_flags
     if _global_flags is not None:
         if list(flags) != _global_flags:
-            from .options import UsageError
-
             raise UsageError(f"MLIR's global flags are set once per process: this one already has "
                              f"{' '.join(_global_flags)}, not {' '.join(flags)}")
         return
