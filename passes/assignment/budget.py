@@ -59,11 +59,6 @@ class BudgetBreakdown:
         return self.activations + self.staging
 
 
-def positions(graph: WorkGraph) -> dict:
-    """Unit id -> its position in program order."""
-    return graph.positions
-
-
 def end_position(end: End, where: dict, last: int) -> int:
     """The position of an edge's end: a unit's own, 0 for an argument,
     the last position for a result."""
@@ -99,7 +94,7 @@ def edge_spans(graph: WorkGraph) -> list[tuple]:
     not a unit, the same two for the target, the first position it is
     live at, the position past its last, its bytes). What
     ``accelerator_bytes`` reads of an edge, once per graph."""
-    where = positions(graph)
+    where = graph.positions
     last = max(len(graph.units) - 1, 0)
     spans = []
     for edge in graph.edges:
@@ -238,7 +233,7 @@ def format_bytes(nbytes: Optional[int]) -> str:
 def unit_bytes(graph: WorkGraph, unit_id: int) -> int:
     """The bytes a unit needs on the device it runs on, alone: its
     weights and every value it reads or writes."""
-    unit = graph.units[positions(graph)[unit_id]]
+    unit = graph.units[graph.positions[unit_id]]
     weights = sum(graph.weight(name).bytes for name in set(unit.weights))
     values = sum(e.bytes for e in graph.edges if unit_id in (e.source, e.target))
     return weights + values

@@ -49,7 +49,7 @@ from typing import Optional
 
 import numpy
 
-from .budget import others_bytes, positions, takes_accelerator_bytes, weight_bytes
+from .budget import others_bytes, takes_accelerator_bytes, weight_bytes
 from .cost_model import CostModel
 from .estimate import (assignment_of, canonical_edges, crossing_edges, objective_seconds, weight_crossings,
                        weight_home)
@@ -141,7 +141,7 @@ class Programme:
 
     def _steps(self) -> list:
         graph = self.graph
-        where = positions(graph)
+        where = graph.positions
         steps = [_Step(u, (u.pinned,) if u.pinned else self.devices, [], [], [], [])
                  for u in graph.units]
         edges = canonical_edges(graph)

@@ -23,7 +23,7 @@ import dataclasses
 from typing import Optional
 
 from ..infra.diagnostics import MdcError
-from .budget import accelerator_bytes, device_bytes, fits, format_bytes, positions, program_budget, unit_bytes
+from .budget import accelerator_bytes, device_bytes, fits, format_bytes, program_budget, unit_bytes
 from .cost_model import CostModel
 from .estimate import (CALLS_IN_FLIGHT, COPIES, OBJECTIVES, all_on, assignment_of, check_objective,
                        estimate_seconds, weight_devices)
@@ -82,7 +82,7 @@ def is_chain(graph: WorkGraph) -> bool:
     argument is read by two units (the graphs the search solves exactly:
     where an argument has two readers, whether the second pays its crossing
     depends on where the first ran, which the programme's key forgets)."""
-    where = positions(graph)
+    where = graph.positions
     readers: dict = {}
     for e in graph.edges:
         if isinstance(e.target, int) and not isinstance(e.source, int):
