@@ -92,30 +92,30 @@ ELSEWHERE = (
     Elsewhere(r"python test/e2e/gpu_generate\.py (build|run) \S+", "test/e2e/test_gpu_generate_smoke.py",
               '_script("build", path, "--smoke")', "the TinyLlama-sized model on cuda with torch there; "
               "test_gpu_generate_smoke builds and runs the tiny config's kit on local-task (--smoke)"),
-    Elsewhere(r"python -m bench build \S+", "test/e2e/test_bench_smoke.py", '_bench("build"',
+    Elsewhere(r"python -m bench build \S+", "test/e2e/test_bench_smoke.py", 'bench("build"',
               "the H200's kit; test_bench_smoke builds it with --smoke"),
-    Elsewhere(r"python -m bench run \S+", "test/e2e/test_bench_smoke.py", '_bench("run"',
+    Elsewhere(r"python -m bench run \S+", "test/e2e/test_bench_smoke.py", 'bench("run"',
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
-    Elsewhere(r"python -m bench pinned \S+", "test/e2e/test_bench_smoke.py", '_bench("pinned"',
+    Elsewhere(r"python -m bench pinned \S+", "test/e2e/test_bench_smoke.py", 'bench("pinned"',
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
-    Elsewhere(r"python -m bench components --mib \d+", "test/e2e/test_bench_smoke.py", '_bench("components"',
+    Elsewhere(r"python -m bench components --mib \d+", "test/e2e/test_bench_smoke.py", 'bench("components"',
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
     Elsewhere(r"python -m bench latency \S+( \[--baseline \S+\])?", "test/e2e/test_bench_smoke.py",
-              '_bench("latency"', "a measurement on the GPU machine; test_bench_smoke runs it (with "
+              'bench("latency"', "a measurement on the GPU machine; test_bench_smoke runs it (with "
               "--baseline) on local devices (--smoke)"),
-    Elsewhere(r"python -m bench queue-latency", "test/e2e/test_bench_smoke.py", '_bench("queue-latency"',
+    Elsewhere(r"python -m bench queue-latency", "test/e2e/test_bench_smoke.py", 'bench("queue-latency"',
               "a measurement on the GPU machine; test_bench_smoke runs it on local devices (--smoke)"),
-    Elsewhere(r"python -m bench workload (build|run) \S+", "test/e2e/test_bench_smoke.py", '_bench("workload"',
+    Elsewhere(r"python -m bench workload (build|run) \S+", "test/e2e/test_bench_smoke.py", 'bench("workload"',
               "the split model's kit and its measurement; test_bench_smoke builds and runs a small one (--smoke)"),
     Elsewhere(r"python -m bench kernels (build|run) \S+( --dtypes \S+)?", "test/e2e/test_bench_kernels_smoke.py",
-              '_bench("kernels", "build"', "the kernel grid's kit and its measurement on the GPU machine; "
+              'bench("kernels", "build"', "the kernel grid's kit and its measurement on the GPU machine; "
               "test_bench_kernels_smoke builds and runs its CPU half on a few points (--smoke)"),
     Elsewhere(r"python -m bench tune (build|run|pick) \S+( --ops (batch|dynamic|mixed))?( --dtypes \S+)?",
               "test/e2e/test_bench_kernels_smoke.py",
-              '_bench("tune", "pick"', "the tuner's kit, its measurement on the GPU machine and the pick; "
+              'bench("tune", "pick"', "the tuner's kit, its measurement on the GPU machine and the pick; "
               "test_bench_kernels_smoke builds, runs (on local-task) and picks a small one (--smoke)"),
     Elsewhere(r"python -m bench placement (build|run) \S+( --models \S+)?", "test/e2e/test_bench_placement_smoke.py",
-              '_bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
+              'bench("placement", "build"', "automatic placement's kit and its measurement on the GPU machine; "
               "test_bench_placement_smoke builds and runs a small one (--smoke), and a part of it (--tokens)"),
     Elsewhere(r"python -m bench placement build \S+ --program-kits --cpu=\S+",
               "test/e2e/test_bench_placement_smoke.py",
@@ -129,10 +129,10 @@ ELSEWHERE = (
               "--place-costs={kits}", "needs the GPU machine's costs files; test_bench_placement_smoke builds the "
               "--smoke SwiGLU stack's kit with those timed on the CPU pair, every estimate measured, and runs it"),
     Elsewhere(r"python -m bench models (build|run) \S+", "test/e2e/test_bench_models_smoke.py",
-              '_bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
+              'bench("models", "build"', "whole models against torch on the GPU machine (issue 44 item 5); "
               "test_bench_models_smoke builds and runs small ones on local devices (--smoke)"),
     Elsewhere(r"python -m bench generate (build|run) \S+", "test/e2e/test_bench_generate_smoke.py",
-              '_bench("generate", "build"', "generation of the TinyLlama-sized model under GPU budgets against "
+              'bench("generate", "build"', "generation of the TinyLlama-sized model under GPU budgets against "
               "torch and accelerate on the GPU machine (issue 46 item 4); test_bench_generate_smoke builds and runs "
               "the tiny config's kit on a staged CPU pair (--smoke)"),
     Elsewhere(r"python -m bench compile-time", "test/e2e/test_doc_commands.py", "def test_bench_compile_time",
