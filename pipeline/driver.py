@@ -22,14 +22,13 @@ Two retries. Where data tiling is mdc's own default (options.cpu_code_flags)
 and IREE fails on the program (3.13 has bugs only data tiling meets:
 regress/iree_data_tiling_dynamic_matmul.test) or mdc finds a packed crossing
 (passes/analysis/crossings.py), the driver compiles it again without data
-tiling and warns; when that fails too, its error is raised (the program's
-without data tiling). And a stock IREE 3.13 limitation rejects some result-storage
-twins (an ``scf.for`` whose result is written into an output argument fails
-stream lifetime refinement; test/lit/regress/iree_loop_output_argument.test).
-When a compile that added twins fails, the driver compiles the program again
-without them (from a copy of the parsed module kept for this) and says so
-in ``CompileResult.warnings``; when that fails too, the error was not
-theirs, and the first one is raised.
+tiling and warns; when that fails too, its error is raised. A stock IREE 3.13
+limitation rejects some result-storage twins (an ``scf.for`` whose result is
+written into an output argument: regress/iree_loop_output_argument.test):
+when a compile that added twins fails, the driver compiles a copy of the
+parsed module again without them and warns; when that fails too, the first
+error is raised. Neither retry searches for a placement again: the first
+try's (``CompileSettings.place_decided``) comes before all either changes.
 
 Nothing here loads IREE's compiler until a compile starts.
 """
@@ -246,7 +245,8 @@ def compile(source: str | os.PathLike | MlirText, devices: Mapping[str, str] | S
             if not (job.own_data_tiling and _data_tiling_may_be_why(e)):
                 raise
             # mdc's own default may have broken the program: compile it as without (module docstring).
-            first, job = job, _Compile(source, devices, dataclasses.replace(opts, cpu_data_tiling=False))
+            without = dataclasses.replace(opts, cpu_data_tiling=False)
+            first, job = job, _Compile(source, devices, without, job.placement)
             result = job.run()
             result.warnings.insert(0, _data_tiling_dropped(e))
             result.timings[:0] = [("first try (with data tiling)", sum(t for _, t in first.timings))]
@@ -282,10 +282,11 @@ def _data_tiling_dropped(error: Exception) -> CompileWarning:
 
 
 class _Compile:
-    """One compile: the steps of ``compile``, and what they found so far."""
+    """One compile: the steps of ``compile``, and what they found so far
+    (``placement``: --place=auto's decision, once made, which a retry reuses)."""
 
-    def __init__(self, source, devices, opts: CompileOptions):
-        self.source, self.given, self.opts = source, devices, opts
+    def __init__(self, source, devices, opts: CompileOptions, placement: dict | None = None):
+        self.source, self.given, self.opts, self.placement = source, devices, opts, placement
         self.name = source.name if isinstance(source, MlirText) else os.fspath(source)
         self.warnings: list[CompileWarning] = []
         self.timings: list[tuple[str, float]] = []
@@ -350,7 +351,7 @@ class _Compile:
             pinned_arguments=opts.pinned_arguments, devices={d.name: d for d in devices},
             default_device=default_device, host_entry_points=opts.host_entry_points, result_storage_twins=twins,
             generate_entry_point=opts.generate_entry_point, **options.codegen_settings(opts),
-            **placement_options.placement_settings(opts))
+            **placement_options.placement_settings(opts), place_decided=self.placement)
         ctx = stages.PipelineContext(settings, keep_devices=hops, manifest_devices=devices if opts.manifest else None,
                                      timings=[])
         if opts.dump_stages:
@@ -369,6 +370,7 @@ class _Compile:
         try:
             result = stages.run(compiler, module, ctx, self.opts.compile_to)
         except Exception as e:
+            self.placement = self.placement or ctx.report.placement
             if not ctx.report.storage_twins or as_compile_error(e) is None \
                     or isinstance(e, (cli_errors.iree_error_types()[0], PackedCrossing)):
                 self.timings += ctx.timings
@@ -408,13 +410,9 @@ def _label_timing_reports(step: str) -> None:
 
 
 def _has_public_function(module) -> bool:
-    from mdc.passes.ir.ir_util import top_level_ops
+    from mdc.passes.ir import ir_adapter as irx
 
-    for op in top_level_ops(module):
-        if op.name in ("func.func", "util.func"):
-            if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value == "public":
-                return True
-    return False
+    return any(irx.is_function(op) and irx.is_public(op) for op in irx.top_level_ops(module))
 
 
 def _stage_dumper(directory: str):

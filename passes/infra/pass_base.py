@@ -70,6 +70,10 @@ class CompileSettings:
     path (None: the built-in one); ``latency`` or ``throughput``; the
     bounds of dynamic dimensions by name. ``place_costs``: the costs
     file's path (``--place-costs``; None: every estimate modelled).
+    ``place_decided``: with ``--place=auto``, the placement an earlier try
+    of this same compile chose (that try's report ``placement``): the
+    driver's retries (without data tiling, without result-storage twins)
+    give it, so the search runs once per compile (assign_devices.py).
     """
 
     links: Mapping = dataclasses.field(default_factory=dict)
@@ -89,6 +93,7 @@ class CompileSettings:
     place_objective: str = "latency"
     place_costs: str | None = None
     max_dims: Mapping = dataclasses.field(default_factory=dict)
+    place_decided: Mapping | None = None
 
     @property
     def default(self) -> str | None:

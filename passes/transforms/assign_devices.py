@@ -82,7 +82,9 @@ class AssignDevicesOptions:
     """``--place``, ``--gpu-memory`` (bytes, AutoMemory or None), ``--place-profile``
     (a path or None), ``--place-objective``, ``--max-dim`` (name -> bound),
     the command line's devices (contract Device records by name, in the
-    order given), and ``--place-costs`` (a path or None)."""
+    order given), ``--place-costs`` (a path or None), and ``decided``: the
+    placement an earlier try of this compile chose (its report), which
+    auto reuses instead of searching again (None: search)."""
 
     place: str = MANUAL
     gpu_memory: int | AutoMemory | None = None
@@ -91,11 +93,12 @@ class AssignDevicesOptions:
     max_dims: Mapping = dataclasses.field(default_factory=dict)
     devices: Mapping = dataclasses.field(default_factory=dict)
     place_costs: str | None = None
+    decided: Mapping | None = None
 
     @classmethod
     def of(cls, settings: CompileSettings) -> "AssignDevicesOptions":
         return cls(settings.place, settings.gpu_memory, settings.place_profile, settings.place_objective,
-                   dict(settings.max_dims), dict(settings.devices), settings.place_costs)
+                   dict(settings.max_dims), dict(settings.devices), settings.place_costs, settings.place_decided)
 
 
 def host_and_accelerator(devices: Mapping) -> tuple[str, str]:
@@ -158,6 +161,8 @@ class _Placer:
         """The assignment of ``graph``: the search's, or the file's (whose
         ``exact`` is what the graph's shape lets it be, since no search ran)."""
         cost = self.cost_of(graph)
+        if self.file is None and self.options.decided is not None:
+            return decided_before(self.options.decided, graph, functions)
         if self.file is None:
             return find_assignment(graph, cost, self.budget, self.options.place_objective,
                                    cost.reserved_bytes(graph.accelerator))
@@ -173,6 +178,16 @@ class _Placer:
         if self.file is not None:
             report = {"source": self.options.place, **report}
         return {**report, "summary": summary_line(report)}
+
+
+def decided_before(decided: Mapping, graph: WorkGraph, functions: int) -> Found:
+    """What the search found for ``graph`` in an earlier try of this compile,
+    read back from that try's report (``decided``): the same assignment,
+    ``exact``, ``too_small`` and ``crowded``, so the report is the same too."""
+    entry = decided["functions"][graph.function] if "functions" in decided else decided
+    assignment = assignment_for("(the first try's placement)", decided, graph, functions)
+    return Found(assignment, entry.get("search") == "exact", entry.get("budget_too_small"),
+                 bool(entry.get("crowded")))
 
 
 class AssignDevices(ModulePass):

@@ -242,6 +242,41 @@ def test_data_tiling_dropped_where_iree_fails_with_it(tmp_path):
     assert caught.value.exit_code == 1 and "affine.delinearize_index" in str(caught.value)
 
 
+FAST_GPU = os.path.join(REPO, "test", "lit", "assign", "Inputs", "fast_gpu_profile.json")
+
+
+@pytest.mark.parametrize("gpu_memory", [100, 100000])
+def test_retry_without_data_tiling_reuses_the_placement(monkeypatch, tmp_path, gpu_memory):
+    """--place=auto searches once per compile: the retry without data
+    tiling is given the first try's decision. Its report, warnings and
+    numbers are those of a compile that never tried data tiling, which
+    searches itself; at 100 bytes the search's "fits no work" warning
+    comes through the reuse too."""
+    from mdc.passes.transforms import assign_devices
+    from mdc.runtime_shim import load
+
+    searches = []
+    search = assign_devices.find_assignment
+    monkeypatch.setattr(assign_devices, "find_assignment", lambda *a, **k: searches.append(1) or search(*a, **k))
+    place = dict(place="auto", gpu_memory=gpu_memory, place_profile=FAST_GPU, links=["cpu:gpu=staged"],
+                 max_dims=["arg0.d1=64", "arg1.d0=64", "arg1.d1=64"], iree_flags=CPU)
+    devices = {"cpu": "local[0]", "gpu": "local[1]"}
+    retried = compile(DYNAMIC_MATMUL, devices=devices, **place)
+    assert len(searches) == 1
+    assert retried.warnings[0].message.startswith("compiled without data tiling: with it, IREE failed: ")
+    plain = compile(DYNAMIC_MATMUL, devices=devices, cpu_data_tiling=False, **place)
+    assert len(searches) == 2
+    assert retried.report.placement == plain.report.placement
+    assert [str(w) for w in retried.warnings[1:]] == [str(w) for w in plain.warnings]
+    on_gpu = [u["device"] for u in retried.report.placement["units"]].count("gpu")
+    assert on_gpu == (0 if gpu_memory == 100 else 2)
+    retried.save(tmp_path / "mm.vmfb")
+    a = np.linspace(-2, 2, 15, dtype=np.float32).reshape(3, 5)
+    b = np.linspace(1, -1, 20, dtype=np.float32).reshape(5, 4)
+    with load(str(tmp_path / "mm.vmfb"), ["local-task", "local-task"]) as m:
+        np.testing.assert_allclose(np.asarray(m.mm(a, b)), np.tanh(a) @ b, rtol=1e-5, atol=1e-6)
+
+
 def test_text_source_and_no_public_function():
     with open(TWO_ARGS) as f:
         text = f.read()
