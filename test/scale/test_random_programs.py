@@ -9,7 +9,8 @@ mdc-compile with staging forced between every pair of its local devices
 run on stock iree-run-module (mdc-run when an argument lives on device_b or
 device_c, and for every fourth program), then compared bit for bit with
 stock IREE compiled for all-local devices (with mdc-compile's CPU code
-defaults, data tiling and ukernels: harness.progen.commands), and stock IREE with the numpy
+defaults, data tiling and ukernels: harness.progen.commands; without them
+where mdc-compile dropped them for IREE's sake), and stock IREE with the numpy
 reference within a per-element rounding-error bound. Programs are compiled
 many to a module (MDC_PROGEN_BATCH, default 12) on MDC_PROGEN_JOBS workers
 (default 2).

@@ -64,9 +64,12 @@ def staged_compile_cmd(src: str, out: str, devices: list[str], model: str, stagi
             f"--iree-execution-model={model}", "-o", out]
 
 
-def stock_compile_cmd(src: str, out: str, devices: list[str], model: str) -> list[str]:
+def stock_compile_cmd(src: str, out: str, devices: list[str], model: str, data_tiling: bool = True) -> list[str]:
+    """Stock iree-compile with mdc's CPU code defaults, or (``data_tiling``
+    False) with none, as mdc compiles a module it retried without them."""
     devs = [f"--iree-hal-target-device={d}=local[{i}]" for i, d in enumerate(devices)]
-    return [tool("iree-compile"), src, *devs, *STOCK_CPU_FLAGS, f"--iree-execution-model={model}", "-o", out]
+    cpu = STOCK_CPU_FLAGS if data_tiling else CPU_FLAGS
+    return [tool("iree-compile"), src, *devs, *cpu, f"--iree-execution-model={model}", "-o", out]
 
 
 def run_cmd(runner: str, vmfb: str, prog: Program, input_flags: list[str], outs: list[str],
