@@ -21,7 +21,7 @@ import dataclasses
 import os
 from typing import Callable
 
-from . import model, swiglu
+from . import gpt2_mlp, model, swiglu
 from .kitframe import compile_jobs, kit_mib, write_manifest
 
 FORMAT = "mdc.bench.models/1"
@@ -59,6 +59,8 @@ KINDS = {
                      _workload_describe),
     "swiglu": Kind(lambda d: swiglu.Stack(**d), swiglu.program, swiglu.reference, swiglu.TorchSwiGLU,
                    swiglu.Stack.describe),
+    "gpt2mlp": Kind(lambda d: gpt2_mlp.Stack(**d), gpt2_mlp.program, gpt2_mlp.reference, gpt2_mlp.TorchGPT2MLP,
+                    gpt2_mlp.Stack.describe),
 }
 
 

@@ -6,7 +6,7 @@ that the run needs no compiler."""
 from __future__ import annotations
 
 FORMAT = "mdc.bench.placement/2"
-MODELS = ("workload", "swiglu")  # models_kit.KINDS' names: bench/model.py's stack, bench/swiglu.py's
+MODELS = ("workload", "swiglu", "gpt2mlp")  # models_kit.KINDS' names: bench/model.py's, swiglu.py's, gpt2_mlp.py's
 DTYPES = ("f32", "f16")
 TOKENS = (1, 16)  # token ids a call (the programs' batch); issue 45's targets name 1 and 16
 SMOKE_TOKENS = (1, 4)

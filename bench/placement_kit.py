@@ -2,10 +2,11 @@
 every contiguous split and greedy fill (here, with the compiler).
 
 The kit's grid (placement_format.py): each model (the workload's stack,
-model.py; the Llama-style SwiGLU stack, swiglu.py), at each dtype (f32,
-f16) and each token count (1 and 16 by default) is a *variant*, with its
-placement program (no device named, weights as named parameters:
-model.placement_program, swiglu.program). Per variant and budget
+model.py; the Llama-style SwiGLU stack, swiglu.py; the GPT-2-style stack,
+gpt2_mlp.py), at each dtype (f32, f16) and each token count (1 and 16 by
+default) is a *variant*, with its placement program (no device named,
+weights as named parameters: model.placement_program, swiglu.program,
+gpt2_mlp.program). Per variant and budget
 (placement_plan.py), one module per placement: ``--place=auto
 --gpu-memory=B``, greedy fill, and each contiguous split that fits
 (placement_splits.py: one run of each class), the last two as
@@ -38,15 +39,16 @@ import time
 
 import numpy as np
 
-from . import model, placement_plan as plan_mod, placement_splits as splits, swiglu
+from . import gpt2_mlp, model, placement_plan as plan_mod, placement_splits as splits, swiglu
 from .kitframe import compile_jobs, kit_mib, write_manifest
 from .models_kit import KINDS
 from .placement_format import FORMAT, plan_text, split_text, throughput_text, variant_name
 
 HOST, ACCELERATOR = "cpu", "gpu"
-_STACKS = {"workload": model.Stack, "swiglu": swiglu.Stack}
-_SMOKE_SIZES = {"workload": dict(hidden=64, blocks=4, vocab=256), "swiglu": dict(hidden=64, ffn=160, blocks=2,
-                                                                                 vocab=300)}
+_STACKS = {"workload": model.Stack, "swiglu": swiglu.Stack, "gpt2mlp": gpt2_mlp.Stack}
+_SMOKE_SIZES = {"workload": dict(hidden=64, blocks=4, vocab=256),
+                "swiglu": dict(hidden=64, ffn=160, blocks=2, vocab=300),
+                "gpt2mlp": dict(hidden=64, ffn=256, blocks=2, vocab=300)}
 
 
 def stacks(models, dtypes, smoke: bool, workload_sizes: dict | None = None) -> dict:

@@ -54,7 +54,7 @@ class Layout:
 
 def layout_of(graph: WorkGraph, stack) -> Layout:
     """Which units are the embedding, each block and the head (of a
-    model.Stack or a swiglu.Stack: blocks of weights ``norm<i>``, then
+    model.Stack, swiglu.Stack or gpt2_mlp.Stack: blocks of weights ``norm<i>``, then
     ``norm_out`` and ``head``): block i begins with the unit before the one
     reading ``norm{i}`` (its sum of squares), the head with the unit before
     the one reading ``norm_out``."""
@@ -172,7 +172,8 @@ def assignment_json(assignment: Assignment) -> dict:
 
 def _matrices(stack, block: int) -> list[str]:
     """Block ``block``'s matrices (its weights of two dimensions): ``w<i>``
-    of the workload, ``gate<i>``, ``up<i>`` and ``down<i>`` of SwiGLU."""
+    of the workload, ``gate<i>``, ``up<i>`` and ``down<i>`` of SwiGLU, ``fc<i>``
+    and ``proj<i>`` of the GPT-2-style stack."""
     return [name for name, shape, b in stack.weights() if b == block and len(shape) == 2]
 
 

@@ -176,3 +176,22 @@ def test_bench_placement_program_kits_measure_the_kits_programs(tmp_path):
     assert ran.returncode == 0 and "every result right" in ran.stdout, ran.stdout + ran.stderr
     assert re.search(r"^\s+swiglu_f16_b4\s+\S+\s+[\d.]+ \|.*\|\s+u \d+/\d+ c \d+/\d+ \|", ran.stdout, re.M), ran.stdout
     assert "measured where the kit's costs files have a unit or crossing" in ran.stdout
+
+
+def test_bench_placement_gpt2_style_stack(tmp_path):
+    """The third model, the GPT-2-style stack (bench/gpt2_mlp.py: LayerNorm
+    as one two-result reduction, biases, tanh-GELU): its units split into
+    the embedding, blocks and head (placement_plan.layout_of), each class
+    of contiguous split compiles, and every placement's result in f16 is
+    numpy's."""
+    built = _bench("placement", "build", str(tmp_path), "--smoke", "--models", "gpt2mlp", "--dtypes", "f16",
+                   "--tokens", "4", "--fits", "0,1")
+    assert built.returncode == 0, built.stdout + built.stderr
+    made = json.loads((tmp_path / "placement.json").read_text())
+    (entry,) = made["variants"].values()
+    assert entry["runs"] == {"every": 11, "classes": 10, "compiled": 10}  # 2 blocks: 4 parts
+    assert [row["name"] for row in entry["budgets"]] == ["n0", "n1", "cost", "all"]
+    ran = _bench("placement", "run", str(tmp_path), "--smoke", "--calls", "1", "--batch-calls", "1")
+    assert ran.returncode == 0 and "every result right" in ran.stdout, ran.stdout + ran.stderr
+    rows = re.findall(r"^\s+gpt2mlp_f16_b4\s+(n0|n1|cost|all)\s+[\d.]+ \|.*\s(True|False)$", ran.stdout, re.M)
+    assert rows == [(n, "True") for n in ("n0", "n1", "cost", "all")], ran.stdout
