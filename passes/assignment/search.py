@@ -233,7 +233,7 @@ def _all_on_host(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes
     would fit ``room``); else with the warning that says the budget is too
     small. BudgetError where not even everything on the host fits
     (``_too_small``): units pinned to the accelerator, or the caller's
-    values there (beside the other functions' bytes, or alone)."""
+    values there beyond ``room`` (beside the other functions' bytes)."""
     chosen = all_on(graph, graph.host)
     alone = dataclasses.replace(graph, elsewhere=Elsewhere())
     if _uses_accelerator(graph, chosen) or not fits(accelerator_bytes(graph, chosen), max(room, 0)):
@@ -242,8 +242,6 @@ def _all_on_host(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes
         needed = _smallest_budget(alone, cost, objective)
         if needed is not None and needed <= room:  # the functions placed before this one hold the budget
             return Found(chosen, exact, crowded=True)
-    if not fits(accelerator_bytes(alone, chosen), 0):
-        raise BudgetError(_too_small(graph, cost, objective, budget_bytes, reserved_bytes))
     if not explain:
         return Found(chosen, exact, "")
     return Found(chosen, exact, _too_small(graph, cost, objective, budget_bytes, reserved_bytes, warning=True))
@@ -276,6 +274,9 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
         weight = max(graph.weights, key=lambda w: (w.bytes, [-ord(c) for c in w.name]))
         parts.append(f"the largest weight is '{weight.name}' ({format_bytes(weight.bytes)})")
     needed = _smallest_budget(graph, cost, objective)
+    pinned_there = accelerator_bytes(dataclasses.replace(graph, elsewhere=Elsewhere()), all_on(graph, graph.host)).total
+    if not warning and pinned_there and (needed is None or pinned_there < needed):
+        needed = pinned_there  # the caller's values (or pinned units) there, everything else on the host
     if needed is not None:
         needed = device_bytes(needed, reserved_bytes, objective)
         if warning:
@@ -284,8 +285,10 @@ def _too_small(graph: WorkGraph, cost: CostModel, objective: str, budget_bytes: 
             # An error: the program's own transfers or affinities keep work or values there.
             parts.append(f"--gpu-memory={needed} ({format_bytes(needed)}) is the least that holds what the "
                          f"program itself puts on '{graph.accelerator}'")
-    if warning:
-        where += f", so everything stays on '{graph.host}', as with --gpu-memory=0"
+    if warning:  # (all on the host, no unit is pinned there: pinned_there is the caller's values)
+        where += f", so everything stays on '{graph.host}', " + (
+            f"but for the caller's values there ({format_bytes(pinned_there)} of staging)" if pinned_there else
+            "as with --gpu-memory=0")
     return where + (": " + "; ".join(parts) if parts else "")
 
 

@@ -64,7 +64,9 @@ def chain(n, value_bytes=1000, weight_bytes=(), flops=None):
 def random_graph(rng: random.Random, n: int, dag: bool) -> WorkGraph:
     """A random chain (or DAG) of n units: random flops, value sizes,
     weights (some read by two units far apart), arguments into any unit,
-    results from any unit, an occasional pin."""
+    results from any unit, an occasional pin; now and then an argument or
+    a result that lives on the accelerator (the caller's annotation), and
+    an argument returned as it is (an edge with no unit at either end)."""
     units, weights, edges = [], [], []
     readers: dict = {}
     for i in range(n):
@@ -84,6 +86,9 @@ def random_graph(rng: random.Random, n: int, dag: bool) -> WorkGraph:
     arguments, results = 2, 2
     edges.append(Edge(("argument", 0), 0, rng.choice((64, 4096, MiB))))
     edges.append(Edge(("argument", 1), rng.randrange(n), rng.choice((64, 4096, MiB))))
+    if rng.random() < 0.3:  # argument 1 is also returned as it is
+        results += 1
+        edges.append(Edge(("argument", 1), ("result", 2), edges[-1].bytes))  # the same value
     # Each edge of its own size is a value of its own (Edge.value): a unit's
     # value 0 goes to the next unit, skips and results are further values.
     for i in range(1, n):
@@ -94,8 +99,11 @@ def random_graph(rng: random.Random, n: int, dag: bool) -> WorkGraph:
     edges.append(Edge(rng.randrange(n), ("result", 1), rng.choice((64, 4096)), value=n + 1))
     weight_list = [Weight(name, rng.choice((MiB, 8 * MiB, 16 * MiB)), users=tuple(readers[name]),
                           pinned=(HOST if rng.random() < 0.05 else None)) for name in weights]
+    def caller():
+        return ACC if rng.random() < 0.15 else HOST
+
     return WorkGraph("main", HOST, ACC, tuple(units), tuple(weight_list), tuple(edges),
-                     (HOST,) * arguments, (HOST,) * results)
+                     tuple(caller() for _ in range(arguments)), tuple(caller() for _ in range(results)))
 
 
 def every_assignment(g: WorkGraph):
