@@ -14,8 +14,11 @@ throughput: the latency sum and each device's units alone, the
 objective's max of estimate.py). Per key, a partial
 assignment is dropped where another kept one is as good in every
 component (a Pareto front; of equal ones, the one with the host earlier
-in program order stays), and any over the budget is dropped: bytes never
-go down as units are added. For a *chain* (every edge between units
+in program order stays), and any that no completion can bring within the
+budget is dropped (its floor, _Partial.floor: bytes never go down as units
+are added, but for a weight the accelerator alone has read so far, which a
+later reader on the host turns from resident bytes into staging, and
+staging shares the other functions' working memory). For a *chain* (every edge between units
 joins consecutive units; arguments, results and weights may join any)
 the key and the vector hold everything that the rest of the call's time
 and bytes depend on, so the programme is exact: it finds an assignment
@@ -88,6 +91,16 @@ class _Partial:
         """The module's bytes with it (budget.accelerator_bytes' total)."""
         working = self.whole + max(self.peak, self.current)
         return self.resident + working + others_bytes(elsewhere, working)
+
+    def floor(self, elsewhere: Elsewhere, movable: int) -> int:
+        """The least ``total`` any completion of it can have. ``movable``:
+        the bytes of the open weights only the accelerator has read so far
+        (and not pinned), which a later reader on the host would move to the
+        host, their bytes then staging (``whole``): working memory, which
+        shares the other functions' calls' (others_bytes), so the total can
+        go down by up to ``movable``. Without them it is ``total``."""
+        working = self.whole + max(self.peak, self.current)
+        return self.resident + working + others_bytes(elsewhere, working + movable)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,10 +220,18 @@ class Programme:
                 for partial in fronts[key]:
                     for device in step.devices:
                         new_key, new = self._extend(position, step, key, partial, device)
-                        if budget_bytes is None or new.total(self.graph.elsewhere) <= budget_bytes:
+                        if budget_bytes is None or self._floor(new) <= budget_bytes:
                             grown.setdefault(new_key, []).append(new)
             fronts = self._trim({k: self._front(v) for k, v in grown.items()})
         return fronts
+
+    def _floor(self, partial: _Partial) -> int:
+        """``partial``'s floor (_Partial.floor): what the budget is held to
+        while its open weights may still move."""
+        graph = self.graph
+        movable = sum(graph.weight(name).bytes for name, seen in partial.readers
+                      if seen == {self.acc} and not graph.weight(name).pinned)
+        return partial.floor(graph.elsewhere, movable)
 
     def _trim(self, fronts: dict) -> dict:
         """At most MAX_PARTIALS partial assignments over all keys: the

@@ -98,7 +98,7 @@ def random_graph(rng: random.Random, n: int, dag: bool) -> WorkGraph:
     edges.append(Edge(n - 1, ("result", 0), rng.choice((64, 4096)), value=n))
     edges.append(Edge(rng.randrange(n), ("result", 1), rng.choice((64, 4096)), value=n + 1))
     weight_list = [Weight(name, rng.choice((MiB, 8 * MiB, 16 * MiB)), users=tuple(readers[name]),
-                          pinned=(HOST if rng.random() < 0.05 else None)) for name in weights]
+                          pinned=rng.choice((HOST, ACC)) if rng.random() < 0.05 else None) for name in weights]
     def caller():
         return ACC if rng.random() < 0.15 else HOST
 
