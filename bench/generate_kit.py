@@ -257,8 +257,8 @@ def build(plan: Plan, out: str) -> int:
                         f"--report={os.path.join(out, r['report'])}"] for r in rows}
     if not plan.smoke:
         jobs["gpu_f16.vmfb"] = [*mdc, plan.source("f16"), "--device=gpu=cuda[0]", "--iree-cuda-target=sm_80"]
-    print(f"compiling {len(jobs)} modules, {plan.jobs} at a time (a TinyLlama-sized one takes ~2 minutes of one "
-          f"core here): {', '.join(jobs)}", flush=True)
+    print(f"compiling {len(jobs)} modules, {plan.jobs} at a time (a TinyLlama-sized one takes about 70 s "
+          f"here): {', '.join(jobs)}", flush=True)
     retried = compile_all(out, jobs, plan.jobs)
     if retried is None:
         return 1
