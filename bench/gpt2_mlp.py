@@ -34,7 +34,7 @@ GELU_C = math.sqrt(2.0 / math.pi)  # tanh-GELU, as GPT-2 computes it
 
 
 @dataclasses.dataclass(frozen=True)
-class Stack:
+class Stack(model.StackParts):
     """Hidden size H, feed-forward size F, N blocks, vocabulary V, and the
     seed of the weights and token ids. By default GPT-2 small's sizes."""
 
@@ -47,18 +47,6 @@ class Stack:
     # As model.Stack says it, for model.weight, model.weights and the program's pieces.
     out_in = True
 
-    def __post_init__(self):
-        if self.dtype not in model.DTYPES:
-            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(model.DTYPES)}")
-
-    @property
-    def numpy_dtype(self):
-        return model.DTYPES[self.dtype][0]
-
-    @property
-    def tolerance(self) -> float:
-        return model.DTYPES[self.dtype][1]
-
     def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, shape, block) of every weight, in order; block -1 is the
         embedding, N the final norm and the head."""
@@ -68,13 +56,6 @@ class Stack:
             out += [(f"norm{i}", (h,), i), (f"beta{i}", (h,), i), (f"fc{i}", (f, h), i), (f"fcb{i}", (f,), i),
                     (f"proj{i}", (h, f), i), (f"projb{i}", (h,), i)]
         return out + [("norm_out", (h,), self.blocks), ("head", (self.vocab, h), self.blocks)]
-
-    @property
-    def weight_bytes(self) -> int:
-        return sum(np.dtype(self.numpy_dtype).itemsize * math.prod(shape) for _, shape, _ in self.weights())
-
-    def ids(self, batch: int) -> np.ndarray:
-        return model.token_ids(self.seed, self.vocab, batch)
 
     def describe(self) -> str:
         return (f"GPT-2-style stack: {self.blocks} blocks of layernorm, fc {self.hidden}x{self.ffn} + bias, gelu, "
@@ -197,19 +178,13 @@ def _block(stack: Stack, i: int, h: str, b: int) -> list[str]:
 
 
 def program(stack: Stack, batch: int) -> str:
-    """The MLIR of one function @forward_b<batch> of the token ids, no
-    device named, every weight a named parameter; every float in the
-    stack's dtype (model.parameter_program rewrites the f32 it is made in)."""
+    """As swiglu.program, of this stack's blocks."""
     return model.parameter_program(stack, batch, lambda i, h: _block(stack, i, h, batch))
 
 
-class TorchGPT2MLP:
+class TorchGPT2MLP(model.TorchEager):
     """The same stack in torch eager, every weight on ``device`` ("cuda",
     "cpu"); a call moves the ids there and the logits back to numpy."""
-
-    def __init__(self, torch, stack: Stack, params, device: str):
-        self.torch, self.stack, self.device = torch, stack, device
-        self.w = [torch.from_numpy(w).to(device) for w in params]
 
     def __call__(self, ids: np.ndarray) -> np.ndarray:
         torch, w = self.torch, self.w
@@ -220,5 +195,4 @@ class TorchGPT2MLP:
                 gain, shift, fc, fcb, proj, projb = w[1 + 6 * i:7 + 6 * i]
                 n = f.layer_norm(h, (self.stack.hidden,), gain, shift, model.EPS)
                 h = h + f.linear(f.gelu(f.linear(n, fc, fcb), approximate="tanh"), proj, projb)
-            rms = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + model.EPS) * w[-2]
-            return f.linear(rms, w[-1]).cpu().numpy()
+            return f.linear(self._rmsnorm(h, w[-2]), w[-1]).cpu().numpy()

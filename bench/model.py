@@ -47,8 +47,37 @@ ALIGNMENT = 64  # what a CPU device needs to use an array in place
 KEEP32 = "F32KEEP"
 
 
+class StackParts:
+    """What every stack of the bench has alike (Stack here, swiglu.Stack,
+    gpt2_mlp.Stack: frozen dataclasses with ``dtype``, ``seed``, ``vocab``
+    and ``weights()``): the dtype checked, its numpy type and the check's
+    tolerance, the weights' bytes and the token ids."""
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(DTYPES)}")
+
+    @property
+    def numpy_dtype(self):
+        return DTYPES[self.dtype][0]
+
+    @property
+    def tolerance(self) -> float:
+        """The largest error (check) a right result has."""
+        return DTYPES[self.dtype][1]
+
+    @property
+    def weight_bytes(self) -> int:
+        size = np.dtype(self.numpy_dtype).itemsize
+        return sum(size * math.prod(shape) for _, shape, _ in self.weights())
+
+    def ids(self, batch: int) -> np.ndarray:
+        """The token ids a run of ``batch`` tokens is checked with."""
+        return token_ids(self.seed, self.vocab, batch)
+
+
 @dataclasses.dataclass(frozen=True)
-class Stack:
+class Stack(StackParts):
     """The model's sizes: hidden size H, N blocks, vocabulary V, and the
     seed its weights and token ids are made from."""
 
@@ -62,17 +91,7 @@ class Stack:
     def __post_init__(self):
         if self.layout not in ("out_in", "in_out"):
             raise ValueError(f"layout {self.layout!r}: expected out_in or in_out")
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(DTYPES)}")
-
-    @property
-    def numpy_dtype(self):
-        return DTYPES[self.dtype][0]
-
-    @property
-    def tolerance(self) -> float:
-        """The largest error (check) a right result has."""
-        return DTYPES[self.dtype][1]
+        super().__post_init__()
 
     @property
     def out_in(self) -> bool:
@@ -89,19 +108,10 @@ class Stack:
         head = (v, h) if self.out_in else (h, v)
         return out + [("norm_out", (h,), self.blocks), ("head", head, self.blocks)]
 
-    @property
-    def weight_bytes(self) -> int:
-        size = np.dtype(self.numpy_dtype).itemsize
-        return sum(size * math.prod(shape) for _, shape, _ in self.weights())
-
     def on_cpu(self, block: int, k: int) -> bool:
         """Whether ``block`` (-1: the embedding, N: the head) runs on the
         CPU device in split ``k``."""
         return block < k or (block == self.blocks and k == self.blocks)
-
-    def ids(self, batch: int) -> np.ndarray:
-        """The token ids a run of ``batch`` tokens is checked with."""
-        return token_ids(self.seed, self.vocab, batch)
 
 
 # -- weights ---------------------------------------------------------------------
@@ -419,3 +429,16 @@ def parameter_program(stack, batch: int, block) -> str:
     lines += _matmul("%nf", "%head", "%logits", b, stack.hidden, stack.vocab, stack.out_in)
     lines += [f"  return %logits : tensor<{b}x{stack.vocab}xf32>", "}", ""]
     return re.sub(r"f32(?![0-9A-Za-z_])", stack.dtype, "\n".join(lines)).replace(KEEP32, "f32")
+
+
+class TorchEager:
+    """A parameter stack (parameter_program's) in torch eager, every weight
+    on ``device`` ("cuda", "cpu"), for swiglu.TorchSwiGLU and
+    gpt2_mlp.TorchGPT2MLP: what their ``__call__`` shares."""
+
+    def __init__(self, torch, stack, params, device: str):
+        self.torch, self.stack, self.device = torch, stack, device
+        self.w = [torch.from_numpy(w).to(device) for w in params]
+
+    def _rmsnorm(self, h, gain):
+        return h * self.torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + EPS) * gain

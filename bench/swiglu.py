@@ -19,7 +19,6 @@ load, not on every call. Needs numpy only (torch for TorchSwiGLU).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from . import model
 
 
 @dataclasses.dataclass(frozen=True)
-class Stack:
+class Stack(model.StackParts):
     """Hidden size H, feed-forward size F, N blocks, vocabulary V, and the
     seed of the weights and token ids. By default the sizes of a 1B Llama's
     feed-forward path (H 2048, F 5632), 8 blocks, a 32000-token vocabulary:
@@ -42,18 +41,6 @@ class Stack:
     # As model.Stack says it, for model.weight, model.weights and the program's pieces.
     out_in = True
 
-    def __post_init__(self):
-        if self.dtype not in model.DTYPES:
-            raise ValueError(f"dtype {self.dtype!r}: expected {' or '.join(model.DTYPES)}")
-
-    @property
-    def numpy_dtype(self):
-        return model.DTYPES[self.dtype][0]
-
-    @property
-    def tolerance(self) -> float:
-        return model.DTYPES[self.dtype][1]
-
     def weights(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, shape, block) of every weight, in order; block -1 is the
         embedding, N the final norm and the head."""
@@ -62,13 +49,6 @@ class Stack:
         for i in range(self.blocks):
             out += [(f"norm{i}", (h,), i), (f"gate{i}", (f, h), i), (f"up{i}", (f, h), i), (f"down{i}", (h, f), i)]
         return out + [("norm_out", (h,), self.blocks), ("head", (self.vocab, h), self.blocks)]
-
-    @property
-    def weight_bytes(self) -> int:
-        return sum(np.dtype(self.numpy_dtype).itemsize * math.prod(shape) for _, shape, _ in self.weights())
-
-    def ids(self, batch: int) -> np.ndarray:
-        return model.token_ids(self.seed, self.vocab, batch)
 
     def describe(self) -> str:
         return (f"Llama-style SwiGLU stack: {self.blocks} blocks of rmsnorm, gate and up {self.hidden}x{self.ffn}, "
@@ -128,16 +108,9 @@ def program(stack: Stack, batch: int) -> str:
     return model.parameter_program(stack, batch, lambda i, h: _block(stack, i, h, batch))
 
 
-class TorchSwiGLU:
+class TorchSwiGLU(model.TorchEager):
     """The same stack in torch eager, every weight on ``device`` ("cuda",
     "cpu"); a call moves the ids there and the logits back to numpy."""
-
-    def __init__(self, torch, stack: Stack, params, device: str):
-        self.torch, self.stack, self.device = torch, stack, device
-        self.w = [torch.from_numpy(w).to(device) for w in params]
-
-    def _rmsnorm(self, h, gain):
-        return h * self.torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + model.EPS) * gain
 
     def __call__(self, ids: np.ndarray) -> np.ndarray:
         torch, w = self.torch, self.w
