@@ -152,8 +152,9 @@ def compile_main(argv: list[str] | None = None) -> int:
                 print(note, file=sys.stderr)
 
     chose = any(f.split("=")[0] == CONST_EVAL_OFF.split("=")[0] for f in iree_passthrough)
+    names = [flag.split("=", 1)[0] for flag in args.device or []]
     code = survive_compiler_crashes(tool, args.input, args.verbose, lambda: body(iree_passthrough),
-                                    None if chose else lambda: body([*iree_passthrough, CONST_EVAL_OFF]))
+                                    None if chose else lambda: body([*iree_passthrough, CONST_EVAL_OFF]), names)
     _remove_stale_outputs(code, args.output, args.report, args.graph)
     return code
 

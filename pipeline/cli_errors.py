@@ -142,10 +142,23 @@ def internal_error(tool: str, error: Exception, verbose: bool) -> int:
 
 
 CONST_EVAL_OFF = "--iree-opt-const-eval=false"
+CANNOT_PARSE = "cannot parse"  # how ireec's error for a program IREE cannot parse begins
+# The error IREE 3.13.0's constant evaluation gives, instead of crashing,
+# when its JIT module lacks a device global (regress/iree_undefined_device_global.test).
+_LOST_DEVICE = re.compile(r"'util\.global\.load' op undefined global: @([\w$.-]+)")
+
+
+def _lost_device(stderr: str, device_names) -> Optional[str]:
+    """The device global an IREE error says is undefined, where it is one
+    of the compile's devices and the program parsed (a program's own
+    undefined global is its mistake, found at the parse)."""
+    if f"note: {CANNOT_PARSE}" in stderr:
+        return None
+    return next((m.group(1) for m in _LOST_DEVICE.finditer(stderr) if m.group(1) in device_names), None)
 
 
 def survive_compiler_crashes(tool: str, what: str, verbose: bool, body,
-                             without_const_eval: Optional[Callable[[], int]] = None) -> int:
+                             without_const_eval: Optional[Callable[[], int]] = None, device_names=()) -> int:
     """Runs ``body`` in a forked child where the platform allows.
 
     IREE's compiler library can crash on some inputs. In process, that
@@ -162,15 +175,19 @@ def survive_compiler_crashes(tool: str, what: str, verbose: bool, body,
     CONST_EVAL_OFF; None where the user set the flag) runs in its place,
     with a warning: the module then computes those values when it loads,
     as IREE does for initializers it does not evaluate. A crash there too
-    is reported as any crash.
+    is reported as any crash. The same JIT module can also fail without
+    crashing, ``undefined global: @D`` of one of ``device_names``: that
+    compile is retried the same way.
     """
     from mdc.contract.forked import run_forked_captured
 
     code, crash, returned, stderr = run_forked_captured(body)
-    retried = crash and without_const_eval is not None
+    lost = _lost_device(stderr, device_names) if returned and code else None
+    retried = (crash or lost) and without_const_eval is not None
     if retried:
-        print(f"{tool}: warning: IREE's compiler crashed ({crash}) while compiling {what}; compiling "
-              f"again with {CONST_EVAL_OFF} (IREE 3.13.0's constant evaluation crashes on some placed "
+        why = f"crashed ({crash})" if crash else f"lost the device global @{lost} ('undefined global')"
+        print(f"{tool}: warning: IREE's compiler {why} while compiling {what}; compiling "
+              f"again with {CONST_EVAL_OFF} (IREE 3.13.0's constant evaluation loses a device on some "
               "programs; the module computes those constants when it loads)", file=sys.stderr)
         code, crash, returned, stderr = run_forked_captured(without_const_eval)
     if crash or returned:

@@ -27,6 +27,7 @@ from iree.compiler.api import Invocation, Output, Session, Source
 
 from mdc.passes.infra.diagnostics import UsageError
 
+from .cli_errors import CANNOT_PARSE
 from .source_nesting import check_file_nesting, check_nesting
 
 def _defer_linalg_python_module() -> None:
@@ -179,7 +180,7 @@ class Compiler:
         except ValueError as e:
             raise IreeCompileError(f"cannot read {path}: {e}", diags) from None
         if not inv.parse_source(source):
-            raise IreeCompileError(f"cannot parse {path}", diags)
+            raise IreeCompileError(f"{CANNOT_PARSE} {path}", diags)
         return inv.export_module()
 
     def parse_text(self, text: str, name: str) -> ir.Operation:
@@ -187,7 +188,7 @@ class Compiler:
         inv, diags = self._invocation()
         source = Source.wrap_buffer(self._session, text.encode(), buffer_name=name)
         if not inv.parse_source(source):
-            raise IreeCompileError(f"cannot parse {name}", diags)
+            raise IreeCompileError(f"{CANNOT_PARSE} {name}", diags)
         return inv.export_module()
 
     def run_phases(self, module: ir.Operation, start: str, stop: str) -> ir.Operation:
