@@ -148,7 +148,7 @@ CANNOT_PARSE = "cannot parse"  # how ireec's error for a program IREE cannot par
 _LOST_DEVICE = re.compile(r"'util\.global\.load' op undefined global: @([\w$.-]+)")
 
 
-def _lost_device(stderr: str, device_names) -> Optional[str]:
+def lost_device(stderr: str, device_names) -> Optional[str]:
     """The device global an IREE error says is undefined, where it is one
     of the compile's devices and the program parsed (a program's own
     undefined global is its mistake, found at the parse)."""
@@ -182,7 +182,7 @@ def survive_compiler_crashes(tool: str, what: str, verbose: bool, body,
     from mdc.contract.forked import run_forked_captured
 
     code, crash, returned, stderr = run_forked_captured(body)
-    lost = _lost_device(stderr, device_names) if returned and code else None
+    lost = lost_device(stderr, device_names) if returned and code else None
     retried = (crash or lost) and without_const_eval is not None
     if retried:
         why = f"crashed ({crash})" if crash else f"lost the device global @{lost} ('undefined global')"

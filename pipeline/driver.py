@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # no IREE at import
     from .module_record import ModuleRecord
 
 NO_PUBLIC_FUNCTION = "the program has no public function"
+DATA_TILING_DROPPED = "compiled without data tiling"  # how both warnings of that retry begin
 MLIR_TIMING = "--mlir-timing"
 REPORT_ENDINGS = (".json", ".md", ".svg", ".dot")
 
@@ -275,9 +276,9 @@ def _data_tiling_dropped(error: Exception) -> CompileWarning:
     from mdc.passes.analysis.crossings import PackedCrossing
 
     if isinstance(error, PackedCrossing):
-        return CompileWarning(error.location, f"compiled without data tiling, which {error.why}")
+        return CompileWarning(error.location, f"{DATA_TILING_DROPPED}, which {error.why}")
     who = "mdc" if isinstance(error, MdcError) else "IREE"
-    return CompileWarning(None, f"compiled without data tiling: with it, {who} failed: {_one_line(error)} "
+    return CompileWarning(None, f"{DATA_TILING_DROPPED}: with it, {who} failed: {_one_line(error)} "
                                 "(--no-cpu-data-tiling skips the first try)")
 
 

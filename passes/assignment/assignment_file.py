@@ -46,7 +46,9 @@ def read_assignment_file(path: str) -> dict:
     return data
 
 
-def _function_entry(path: str, data: dict, function: str, functions: int) -> dict:
+def function_entry(path: str, data: dict, function: str, functions: int) -> dict:
+    """The entry of ``function`` in a placement object (under "functions"
+    where it has them)."""
     if "functions" in data:
         entry = data["functions"].get(function) if isinstance(data["functions"], dict) else None
         if not isinstance(entry, dict):
@@ -74,7 +76,7 @@ def _entries(path: str, entry: dict, key: str, id_key: str) -> dict:
 
 def assignment_for(path: str, data: dict, graph: WorkGraph, functions: int) -> Assignment:
     """The file's assignment of ``graph``'s units and weights, checked."""
-    entry = _function_entry(path, data, graph.function, functions)
+    entry = function_entry(path, data, graph.function, functions)
     units = _entries(path, entry, "units", "id")
     weights = _entries(path, entry, "weights", "name")
     devices = (graph.host, graph.accelerator)

@@ -87,10 +87,14 @@ class _Partial:
     rank: int
     readers: tuple = ()
 
+    @property
+    def working(self) -> int:
+        """Its working memory: whole-call bytes and the peak so far."""
+        return self.whole + max(self.peak, self.current)
+
     def total(self, elsewhere: Elsewhere) -> int:
         """The module's bytes with it (budget.accelerator_bytes' total)."""
-        working = self.whole + max(self.peak, self.current)
-        return self.resident + working + others_bytes(elsewhere, working)
+        return self.resident + self.working + others_bytes(elsewhere, self.working)
 
     def floor(self, elsewhere: Elsewhere, movable: int) -> int:
         """The least ``total`` any completion of it can have. ``movable``:
@@ -99,8 +103,7 @@ class _Partial:
         host, their bytes then staging (``whole``): working memory, which
         shares the other functions' calls' (others_bytes), so the total can
         go down by up to ``movable``. Without them it is ``total``."""
-        working = self.whole + max(self.peak, self.current)
-        return self.resident + working + others_bytes(elsewhere, working + movable)
+        return self.resident + self.working + others_bytes(elsewhere, self.working + movable)
 
 
 @dataclasses.dataclass(frozen=True)

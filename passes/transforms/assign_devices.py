@@ -54,7 +54,7 @@ from mdc.contract.place_costs import load_costs
 from mdc.contract.place_options import AUTO, MANUAL, AutoMemory
 
 from ..ir import ir_adapter as irx
-from ..assignment.assignment_file import assignment_for, read_assignment_file
+from ..assignment.assignment_file import assignment_for, function_entry, read_assignment_file
 from ..assignment.boundary import has_tensor_work
 from ..assignment.budget import elsewhere_of
 from ..assignment.constants import hoist_constants
@@ -184,8 +184,9 @@ def decided_before(decided: Mapping, graph: WorkGraph, functions: int) -> Found:
     """What the search found for ``graph`` in an earlier try of this compile,
     read back from that try's report (``decided``): the same assignment,
     ``exact``, ``too_small`` and ``crowded``, so the report is the same too."""
-    entry = decided["functions"][graph.function] if "functions" in decided else decided
-    assignment = assignment_for("(the first try's placement)", decided, graph, functions)
+    source = "(the first try's placement)"
+    entry = function_entry(source, decided, graph.function, functions)
+    assignment = assignment_for(source, decided, graph, functions)
     return Found(assignment, entry.get("search") == "exact", entry.get("budget_too_small"),
                  bool(entry.get("crowded")))
 

@@ -12,6 +12,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from mdc.pipeline.cli_errors import lost_device
+from mdc.pipeline.driver import DATA_TILING_DROPPED
+
 from .commands import RUNTIME_DEVICES, cmd_text, failed, run_cmd, sh, staged_compile_cmd, stock_compile_cmd
 from .generator import module_text
 from .oracle import compare_bitwise, compare_reference
@@ -183,7 +186,7 @@ def compile_pair(src: str, work: str, devices: list[str], model: str, staging: s
     for _ in range(2):
         rs = sh(stock_compile_cmd(src, stock, devices, model) + extra)
         crashed = rs.returncode not in (0, 1) or "Stack dump" in rs.stderr
-        lost = rs.returncode == 1 and re.search(r"'util\.global\.load' op undefined global: @device_[abc]\b", rs.stderr)
+        lost = rs.returncode == 1 and lost_device(rs.stderr, devices)
         if not (crashed or lost) or extra:
             break
         extra = ["--iree-opt-const-eval=false"]
@@ -197,8 +200,8 @@ def compile_pair(src: str, work: str, devices: list[str], model: str, staging: s
     return rs, rm, notes
 
 
-# mdc-compile's warning when it compiled a module again without its data tiling (pipeline/driver.py).
-MDC_DROPPED_DATA_TILING = "warning: compiled without data tiling"
+# mdc-compile's warning when it compiled a module again without its data tiling.
+MDC_DROPPED_DATA_TILING = f"warning: {DATA_TILING_DROPPED}"
 
 
 def check_batch(programs: list[Program], work: str, target: str = "local") -> list[Outcome]:
