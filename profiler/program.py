@@ -17,13 +17,16 @@ index ``program.json``::
     {"format": "mdc-profile-program", "version": 1, "source": "X.mlir",
      "functions": {"main": "<graph digest>"}, "target_cpu": "generic", "iree_flags": [...],
      "devices": {"cpu": {"target": "local[0]", "kind": "local", "uri": "local-task",
-                         "module": "cpu.vmfb", "dropped": {}}, ...},
+                         "module": "cpu.vmfb", "dropped": {}, "copies": 1}, ...},
      "host": "cpu", "accelerator": "gpu",
      "units": [{"function": "main", "id": 0, "op": "linalg.matmul", "label": "...",
                 "symbol": "u0", "arguments": [[[16, 64], "float32"], ...], "at_bound": false}],
      "crossings": [4096, 8192, ...]}
 
-``crossings``: the bytes of every value and weight that could cross
+``copies``: on the accelerator ACCELERATOR_COPIES, and its module holds
+beside each unit's function ``uN`` a function ``uN_copies`` that runs that
+many copies of the unit in one call (program_units.py says why); on the
+host 1, the unit's function alone. ``crossings``: the bytes of every value and weight that could cross
 between the host and the accelerator, each timed both ways. Where a
 device's module does not compile, each function is compiled alone and
 those that fail are left out of it (the device's ``dropped``, with the
@@ -42,6 +45,15 @@ from mdc.contract.atomic_write import write_atomically
 from . import probes
 
 INDEX = "program.json"
+# Copies of each unit in one function of the accelerator's module
+# (program_units.py says why); program_timing.py divides by them.
+ACCELERATOR_COPIES = 8
+
+
+def copies_symbol(symbol: str) -> str:
+    """The name of the function that runs ACCELERATOR_COPIES copies of unit
+    function ``symbol``."""
+    return f"{symbol}_copies"
 FORMAT = "mdc-profile-program"
 VERSION = 1
 _TARGET = re.compile(r"^([a-z]+)(?:\[(\d+)\])?$")
@@ -108,9 +120,10 @@ def read_program(path: str, devices: Mapping[str, str], max_dims: Mapping[str, i
 
 
 def _units_module(compiler, module, read: list):
-    """({symbol: function text}, index entries of the units, the graphs'
-    digests): each unit written once per distinct function text (see the
-    module's doc)."""
+    """({symbol: function text}, {symbol: the function's text with
+    ACCELERATOR_COPIES copies of its unit, named SYMBOL_copies}, index entries of the units, the
+    graphs' digests): each unit written once per distinct function text
+    (see the module's doc)."""
     from iree.compiler import ir
 
     from mdc.passes.assignment.measured import graph_digest
@@ -118,9 +131,9 @@ def _units_module(compiler, module, read: list):
 
     from .program_units import write_unit
 
-    entries, seen = [], {}
+    entries, seen, repeated = [], {}, {}
     with compiler.context, module.location:
-        units = ir.Module.create()
+        units, scratch = ir.Module.create(), ir.Module.create()
         block = units.body
         for one, dims_of in read:
             graph, parts = one.graph, one.parts
@@ -139,14 +152,17 @@ def _units_module(compiler, module, read: list):
                     symbol = seen[key]
                 else:
                     seen[key] = symbol
+                    write_unit(op, parts.sources, copies_symbol(symbol), dims_of, scratch.body, ACCELERATOR_COPIES)
+                    repeated[copies_symbol(symbol)] = str(list(scratch.body.operations)[-1].operation)
                 entries.append({"function": graph.function, "id": unit.id, "op": op.name, "label": unit.label,
                                 "symbol": symbol, "arguments": [[list(s), d] for s, d in written.arguments],
                                 "at_bound": written.at_bound})
         units.operation.verify()
         # Each function printed alone is whole (its affine maps inline), so a module of any of them can be made.
         functions = {irx.symbol_name(op): str(op) for op in irx.top_level_ops(units.operation)}
+        scratch.operation.verify()
     digests = {one.graph.function: graph_digest(one.graph) for one, _ in read}
-    return functions, entries, digests
+    return functions, repeated, entries, digests
 
 
 def _module_text(functions: Mapping[str, str]) -> str:
@@ -195,7 +211,7 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
     from mdc.pipeline import driver
 
     compiler, module, host, accelerator, read = read_program(path, devices, max_dims)
-    functions, entries, digests = _units_module(compiler, module, read)
+    functions, repeated, entries, digests = _units_module(compiler, module, read)
     os.makedirs(directory, exist_ok=True)
     written = []
     source = os.path.join(directory, "units.mlir")
@@ -211,12 +227,13 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
                                   host_entry_points=False, result_storage_twins=False,
                                   generate_entry_point=False, iree_flags=_compile_flags(kind, target_cpu, iree_flags)).vmfb
 
-        vmfb, dropped = _compile_dropping(functions, compile_one)
+        copies = ACCELERATOR_COPIES if name == accelerator else 1
+        vmfb, dropped = _compile_dropping({**functions, **repeated} if copies > 1 else functions, compile_one)
         file = f"{name}.vmfb"
         write_atomically(os.path.join(directory, file), vmfb)
         written.append(os.path.join(directory, file))
         index_devices[name] = {"target": spec, "kind": kind, "uri": runtime_uri(spec), "module": file,
-                               "dropped": dropped}
+                               "dropped": dropped, "copies": copies}
     index = {"format": FORMAT, "version": VERSION, "source": os.path.abspath(path), "functions": digests,
              "target_cpu": target_cpu, "iree_flags": list(iree_flags), "max_dims": dict(max_dims),
              "devices": index_devices, "host": host, "accelerator": accelerator, "units": entries,

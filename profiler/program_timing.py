@@ -7,9 +7,13 @@ fixed costs measured as measure.py measures them (a dispatch: (@chain -
 @tiny) / (CHAIN_LENGTH - 1); a call: @tiny less a dispatch, at least
 @identity), then each unit's function called with arguments already on
 the device (random floats; zeros for integers, so that an index is in
-range): its seconds are its call's less @tiny's plus one dispatch, the
-call's fixed cost being counted once a call by the cost model, not per
-unit. Units that share a function are timed once. Crossings: each size
+range): on the host its seconds are its call's less @tiny's plus one
+dispatch, the call's fixed cost being counted once a call by the cost
+model, not per unit. On the accelerator (the index's ``copies`` C > 1)
+they are what one more copy of the unit adds to a call: the call of
+``uN_copies`` (C copies) less the call of ``uN`` (one), over C - 1, at
+least a dispatch; program_units.py says why. Units that share a function
+are timed once. Crossings: each size
 the kit lists, host->accelerator and back, timed as measure.py times a
 crossing (a pinned buffer and the device's queue copy).
 """
@@ -24,6 +28,7 @@ import numpy as np
 from mdc.contract.place_costs import MeasuredCrossing, MeasuredDevice, MeasuredUnit, PlaceCosts
 
 from . import probes
+from .program import copies_symbol
 from .measure import DeviceProbe, Timer, per_dispatch, time_transfer
 
 # One unit's timing: shorter than a probe's, as a program has many units.
@@ -70,8 +75,7 @@ def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
             if symbol in d.get("dropped", {}):  # did not compile for this device: modelled there
                 continue
             if symbol not in by_symbol:
-                took = probe.time_call(symbol, _arguments(unit["arguments"], rng))
-                by_symbol[symbol] = max(took - tiny, 0.0) + dispatch
+                by_symbol[symbol] = _unit_seconds(probe, unit, d, tiny, dispatch, rng)
             seconds.setdefault((unit["function"], unit["id"]), {})[name] = by_symbol[symbol]
         for symbol, why in d.get("dropped", {}).items():
             if say:
@@ -82,6 +86,18 @@ def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
     units = tuple(MeasuredUnit(u["function"], u["id"], u["op"], u["label"], seconds[(u["function"], u["id"])],
                                bool(u["at_bound"])) for u in index["units"] if (u["function"], u["id"]) in seconds)
     return PlaceCosts(index["functions"], devices, units, _crossings(index, opened, timer))
+
+
+def _unit_seconds(probe: DeviceProbe, unit: dict, device: dict, tiny: float, dispatch: float,
+                  rng: np.random.Generator) -> float:
+    """One unit's seconds on ``device`` (an index entry), as the module's doc says."""
+    symbol, arguments = unit["symbol"], _arguments(unit["arguments"], rng)
+    took = probe.time_call(symbol, arguments)
+    copies = device.get("copies", 1)
+    if copies == 1 or copies_symbol(symbol) in device.get("dropped", {}):
+        return max(took - tiny, 0.0) + dispatch
+    took_copies = probe.time_call(copies_symbol(symbol), arguments)
+    return max((took_copies - took) / (copies - 1), dispatch)
 
 
 def _crossings(index: dict, opened: dict, timer: Timer) -> tuple[MeasuredCrossing, ...]:

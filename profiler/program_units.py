@@ -13,6 +13,23 @@ is cast back to the dynamic type inside, so the unit is timed at the bound
 (``at_bound``). A unit that reads a scalar argument of the program, or a
 ``view`` or transfer (which the model counts as free or pinned), is not
 written: the model estimates it.
+
+For an accelerator a unit is also written as several copies in one
+function (``copies``), each reading the same arguments, the ops of every
+copy after the first marked with the copy's number (a discardable
+attribute, so that IREE's common subexpression elimination folds no copy
+into another; no weight is duplicated, and all copies go in one
+submission). On cuda a call's fixed cost is hundreds of microseconds and
+varies from one kind of call to another by more than a small kernel
+takes, so a unit's time taken as its call's less an empty call's is lost
+in it (measured on an H100: a 16x2048x2048 f32 matmul came out at the
+floor, one dispatch). What one more copy adds to a call of the same
+function and arguments is the unit's own time, its result's allocation
+included, as the program pays it among its other units. The copies have
+no data dependence: a GPU may overlap copies of a kernel too small to
+fill it, so for those the time per copy is a lower bound. A CPU device
+runs each unit once (local-task would spread independent copies over its
+workers, and its call's fixed cost is small beside its units).
 """
 
 from __future__ import annotations
@@ -25,6 +42,8 @@ from iree.compiler import ir
 from mdc.passes.assignment import bounds as bnd
 from mdc.passes.ir import ir_adapter as irx
 
+# The discardable attribute that tells copies of one unit apart (write_unit).
+COPY_ATTRIBUTE = "mdc.unit_copy"
 # numpy's names of the element types a timing run can make arguments of.
 NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64", "i64": "int64", "i32": "int32",
                 "i16": "int16", "i8": "int8", "i1": "bool"}
@@ -76,11 +95,16 @@ def _element(type_) -> str:
     return NUMPY_DTYPES[text]
 
 
-def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_module) -> Optional[UnitFunction]:
+def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_module,
+               copies: int = 1) -> Optional[UnitFunction]:
     """``op`` (a unit of a function whose values come from ``sources``,
     extract.FunctionParts') written as ``symbol`` at the end of
     ``block_of_module``; ``dims_of(value)``, a value's shape at its bounds.
-    None where the unit is not written (the module's doc)."""
+    ``copies`` > 1: the unit written that many times over the same
+    arguments, the ops of each copy after the first marked with its number
+    (COPY_ATTRIBUTE) so that no copy is folded into another, and every
+    copy's results returned (the module's doc says why). None where the unit is
+    not written (the module's doc)."""
     piece = _Slice(sources)
     try:
         for read in irx.reads_from_outside(op):
@@ -99,25 +123,36 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
     static = [ir.RankedTensorType.get(list(shape), shaped.element_type) for shape, _, shaped in arguments]
     with op.location:
         ir.Context.current.dialects["tensor"]  # loaded for the casts below, if the program had none
-        function_type = ir.FunctionType.get(static, [r.type for r in results])
+        function_type = ir.FunctionType.get(static, [r.type for r in results] * copies)
         with ir.InsertionPoint(block_of_module):
             function = ir.Operation.create("util.func", regions=1, attributes={
                 "sym_name": ir.StringAttr.get(symbol), "function_type": ir.TypeAttr.get(function_type)})
         block = function.regions[0].blocks.append(*static)
-        mapping = {}
+        returned = []
         with ir.InsertionPoint(block):
-            for value, block_argument, (_, _, shaped) in zip(piece.arguments, block.arguments, arguments):
-                if shaped.has_static_shape:
-                    mapping[value] = block_argument
-                else:
-                    cast = ir.Operation.create("tensor.cast", results=[value.type], operands=[block_argument])
-                    mapping[value] = cast.results[0]
-            for original in [*piece.ops, op]:
-                clone = original.clone()
-                for user in [clone.operation, *irx.walk(clone.operation)]:
-                    for i, value in enumerate(user.operands):
-                        if value in mapping:
-                            user.operands[i] = mapping[value]
-                mapping.update(zip(original.results, clone.operation.results))
-            ir.Operation.create(irx.UTIL_RETURN, operands=[mapping[r] for r in results])
+            for k in range(copies):
+                returned += _copy(op, piece, list(block.arguments), arguments, results, k or None)
+            ir.Operation.create(irx.UTIL_RETURN, operands=returned)
     return UnitFunction(symbol, tuple((shape, dtype) for shape, dtype, _ in arguments), at_bound)
+
+
+def _copy(op, piece: _Slice, inputs: list, arguments: list, results: list, copy: Optional[int]) -> list:
+    """One copy of the unit at the insertion point, reading ``inputs`` (the
+    function's arguments), its ops marked with COPY_ATTRIBUTE = ``copy``
+    (None: unmarked); its results."""
+    mapping = {}
+    for value, given, (_, _, shaped) in zip(piece.arguments, inputs, arguments):
+        if shaped.has_static_shape:
+            mapping[value] = given
+        else:
+            mapping[value] = ir.Operation.create("tensor.cast", results=[value.type], operands=[given]).results[0]
+    for original in [*piece.ops, op]:
+        clone = original.clone()
+        for user in [clone.operation, *irx.walk(clone.operation)]:
+            for i, value in enumerate(user.operands):
+                if value in mapping:
+                    user.operands[i] = mapping[value]
+        if copy is not None:
+            clone.operation.attributes[COPY_ATTRIBUTE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), copy)
+        mapping.update(zip(original.results, clone.operation.results))
+    return [mapping[r] for r in results]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from mdc.contract.place_costs import load_costs
+from mdc.profiler.program import ACCELERATOR_COPIES, copies_symbol
 
 PROFILE = [sys.executable, "-m", "mdc.profiler"]
 NO_COMPILER = [sys.executable, "-c", "import sys; sys.modules['iree.compiler'] = None; "
@@ -63,6 +64,12 @@ def test_cpu_pair_build_here_time_without_the_compiler(run_tool, tmp_path):
     costs, out = _build_and_time(run_tool, tmp_path, CHAIN, devices)
     _check_measured(costs, ["cpu", "gpu"])
     assert costs.source["target_cpu"] == "generic"
+    # The accelerator's module runs each unit alone and as copies in one call; the host's, alone.
+    kit = json.loads((tmp_path / "kit" / "program.json").read_text())
+    assert {n: d["copies"] for n, d in kit["devices"].items()} == {"cpu": 1, "gpu": ACCELERATOR_COPIES}
+    symbols = {u["symbol"] for u in kit["units"]}
+    host_text = (tmp_path / "kit" / "units.mlir").read_text()
+    assert all(f"@{s}(" in host_text and f"@{copies_symbol(s)}(" not in host_text for s in symbols)
     summary = _place(run_tool, devices, out)
     # Every work unit measured where it runs; the two views are modelled (0 s).
     assert "; 4 of 6 units measured" in summary, summary
