@@ -1,0 +1,90 @@
+"""On the GPU machine: where a generation module's GPU memory goes, step by
+step, beside what its ``--place=auto`` report counted.
+
+    python -m bench.gpu_memory_steps KIT SCRATCH [NAME ...] [--flag=--cuda_...]
+
+KIT is a ``bench generate build`` kit and SCRATCH a ``bench generate run
+--scratch`` folder that already holds the f32 archive and the prompt. For
+each module NAME (default: every ``auto_f32_n*`` of the kit), in a process
+of its own, CUDA device 0's memory in use is read (profiler/memory.py's
+CudaMemory, sampled every 2 ms for the peak) once its context is open,
+after ``load`` (the devices open, the module and its parameters loaded),
+after a generation of 2 tokens and after one of 32; each step's growth
+and peak are printed in MiB beside the report's accelerator bytes
+(weights, activations, the runtime's, their total, the budget).
+``--flag`` passes a runtime flag (iree.runtime.flags) before any device
+opens, so that allocator settings can be compared.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+MIB = 1 << 20
+
+
+def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
+    import numpy as np
+
+    import iree.runtime as rt
+    from mdc.profiler.memory import CudaMemory
+
+    if flags:
+        rt.flags.parse_flags(*flags)
+    with open(os.path.join(kit, "kit.json")) as f:
+        meta = json.load(f)
+    devices = meta["devices"]
+    memory = CudaMemory()
+    steps = {}
+    with memory:
+        from mdc.runtime_shim import load
+        from mdc.runtime_shim.generate import generate
+
+        prompt = np.load(os.path.join(scratch, "prompt.npy"))
+        with load(os.path.join(kit, f"{name}.vmfb"), devices,
+                  parameters=[f"model={os.path.join(scratch, 'tinyllama_f32.irpa')}"]) as m:
+            steps["loaded"] = (memory.used() - memory.before, memory.peak - memory.before)
+            generate(m, prompt, 2)
+            steps["2 tokens"] = (memory.used() - memory.before, memory.peak - memory.before)
+            generate(m, prompt, 32)
+            steps["32 tokens"] = (memory.used() - memory.before, memory.peak - memory.before)
+    steps["closed"] = (memory.used() - memory.before, memory.peak - memory.before)
+    return steps
+
+
+def _report(kit: str, name: str) -> dict:
+    with open(os.path.join(kit, f"{name}.report.json")) as f:
+        functions = json.load(f)["placement"]["functions"]
+    return next(iter(functions.values()))["accelerator_bytes"]
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        print(json.dumps(_child(argv[1], argv[2], argv[3], argv[4:])))
+        return 0
+    flags = [a.split("=", 1)[1] for a in argv if a.startswith("--flag=")]
+    kit, scratch, *names = [a for a in argv if not a.startswith("--flag=")]
+    names = names or sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(kit, "auto_f32_n*.vmfb")))
+    print(f"flags: {flags or 'none'}")
+    print(f"{'module':14} {'step':10} {'used MiB':>9} {'peak MiB':>9}   report MiB: weights activations runtime "
+          f"total budget")
+    for name in names:
+        r = subprocess.run([sys.executable, "-m", "bench.gpu_memory_steps", "--child", kit, scratch, name, *flags],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode:
+            print(f"{name}: failed: {r.stderr.strip()[-800:]}")
+            continue
+        steps = json.loads(r.stdout.strip().splitlines()[-1])
+        b = _report(kit, name)
+        counted = " ".join(f"{int(b[k]) / MIB:.1f}" for k in ("weights", "activations", "runtime", "total", "budget"))
+        for i, (step, (used, peak)) in enumerate(steps.items()):
+            print(f"{name:14} {step:10} {used / MIB:9.1f} {peak / MIB:9.1f}   {counted if i == 0 else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
