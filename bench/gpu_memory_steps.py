@@ -4,7 +4,8 @@ step, beside what its ``--place=auto`` report counted.
     python -m bench.gpu_memory_steps KIT SCRATCH [NAME ...] [--flag=--cuda_...]
 
 KIT is a ``bench generate build`` kit and SCRATCH a ``bench generate run
---scratch`` folder that already holds the f32 archive and the prompt. For
+--scratch`` folder that already holds the f32 archive (CONFIG_f32.irpa,
+the kit's config) and the prompt. For
 each module NAME (default: every ``auto_f32_n*`` of the kit), in a process
 of its own, CUDA device 0's memory in use is read (profiler/memory.py's
 CudaMemory, sampled every 2 ms for the peak) once its context is open,
@@ -45,8 +46,8 @@ def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
         from mdc.runtime_shim.generate import generate
 
         prompt = np.load(os.path.join(scratch, "prompt.npy"))
-        with load(os.path.join(kit, f"{name}.vmfb"), devices,
-                  parameters=[f"model={os.path.join(scratch, 'tinyllama_f32.irpa')}"]) as m:
+        archive = os.path.join(scratch, f"{meta['config']}_f32.irpa")
+        with load(os.path.join(kit, f"{name}.vmfb"), devices, parameters=[f"model={archive}"]) as m:
             steps["loaded"] = (memory.used() - memory.before, memory.peak - memory.before)
             generate(m, prompt, 2)
             steps["2 tokens"] = (memory.used() - memory.before, memory.peak - memory.before)
@@ -66,15 +67,26 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         print(json.dumps(_child(argv[1], argv[2], argv[3], argv[4:])))
         return 0
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     flags = [a.split("=", 1)[1] for a in argv if a.startswith("--flag=")]
-    kit, scratch, *names = [a for a in argv if not a.startswith("--flag=")]
+    positional = [a for a in argv if not a.startswith("--flag=")]
+    if len(positional) < 2 or any(a.startswith("-") for a in positional):
+        print(f"usage: {__doc__.strip().splitlines()[3].strip()}", file=sys.stderr)
+        return 2
+    kit, scratch, *names = positional
     names = names or sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(kit, "auto_f32_n*.vmfb")))
     print(f"flags: {flags or 'none'}")
     print(f"{'module':14} {'step':10} {'used MiB':>9} {'peak MiB':>9}   report MiB: weights activations runtime "
           f"total budget")
     for name in names:
-        r = subprocess.run([sys.executable, "-m", "bench.gpu_memory_steps", "--child", kit, scratch, name, *flags],
-                           capture_output=True, text=True, timeout=300)
+        try:
+            r = subprocess.run([sys.executable, "-m", "bench.gpu_memory_steps", "--child", kit, scratch, name, *flags],
+                               capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: failed: no answer in 300 s")
+            continue
         if r.returncode:
             print(f"{name}: failed: {r.stderr.strip()[-800:]}")
             continue

@@ -13,10 +13,9 @@ Each kit's timing takes about ``expected_seconds``: the runtime's start
 and the devices' opening, then on each device each unit function (units
 that print alike share one; on a device that runs copies of each unit,
 the index's ``copies`` > 1, its function of copies too) and the three
-fixed-cost probes, and each
-crossing size both ways, each timed for profiler/program_timing.py's
-0.2 s or more, and the units' arguments made (random floats) and put on
-the device.
+fixed-cost probes, and each crossing size both ways, each timed for
+profiler/program_timing.py's 0.2 s or more, and the units' arguments made
+(random floats) and put on the device for each function timed.
 """
 
 from __future__ import annotations
@@ -39,11 +38,10 @@ def expected_seconds(index: dict) -> float:
     functions = {u["symbol"]: u["arguments"] for u in index["units"]}
     argument_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
                          for arguments in functions.values() for shape, dtype in arguments)
-    devices = len(index["devices"])
-    per_device = sum(len(functions) * (2 if d.get("copies", 1) > 1 else 1) + PROBES
-                     for d in index["devices"].values())
-    timings = per_device + 2 * len(index["crossings"])
-    return START_SECONDS + TIMING_SECONDS * timings + devices * argument_bytes / ARGUMENT_BYTES_A_SECOND
+    # A device that runs copies times two functions a unit, each with its arguments put there.
+    calls = sum(2 if d.get("copies", 1) > 1 else 1 for d in index["devices"].values())
+    timings = calls * len(functions) + PROBES * len(index["devices"]) + 2 * len(index["crossings"])
+    return START_SECONDS + TIMING_SECONDS * timings + calls * argument_bytes / ARGUMENT_BYTES_A_SECOND
 
 
 def program_kits(plan, out: str) -> int:

@@ -11,8 +11,9 @@ mdc for that one device with mdc-compile's own defaults (its CPU data
 tiling, its cuda matmul configs) and ``--iree-*`` flags given here; units
 whose functions print alike (a transformer's repeated blocks) share one.
 Every module also holds probes.py's @identity, @tiny and @chain, for the
-fixed costs of a call and a dispatch. DIR holds the modules and the
-index ``program.json``::
+fixed costs of a call and a dispatch. DIR holds the modules, their
+sources (``units.mlir``, the host's; ``units_NAME.mlir``, the
+accelerator NAME's) and the index ``program.json``::
 
     {"format": "mdc-profile-program", "version": 1, "source": "X.mlir",
      "functions": {"main": "<graph digest>"}, "target_cpu": "generic", "iree_flags": [...],
@@ -23,14 +24,18 @@ index ``program.json``::
                 "symbol": "u0", "arguments": [[[16, 64], "float32"], ...], "at_bound": false}],
      "crossings": [4096, 8192, ...]}
 
-``copies``: on the accelerator ACCELERATOR_COPIES, and its module holds
-beside each unit's function ``uN`` a function ``uN_copies`` that runs that
-many copies of the unit in one call (program_units.py says why); on the
-host 1, the unit's function alone. ``crossings``: the bytes of every value and weight that could cross
-between the host and the accelerator, each timed both ways. Where a
-device's module does not compile, each function is compiled alone and
-those that fail are left out of it (the device's ``dropped``, with the
-compiler's first line): their units are modelled on that device.
+``copies``: on the host 1, each unit's function ``uN`` alone; on the
+accelerator ACCELERATOR_COPIES: its module holds ``uN`` and ``uN_copies``,
+one copy of the unit and that many in one call, each returning that many
+sets of results, compiled with serial partitioning (program_units.py
+says why; the accelerator's kernels are compiled once a copy, so its
+module takes about that many times as long to build). ``crossings``: the
+bytes of every value and weight that could cross between the host and the
+accelerator, each timed both ways. Where a device's module does not
+compile, each function is compiled alone and those that fail are left out
+of it (the device's ``dropped``, with the compiler's first line): their
+units are modelled on that device, as are those of an accelerator's
+``uN`` whose ``uN_copies`` failed.
 """
 
 from __future__ import annotations
@@ -45,18 +50,29 @@ from mdc.contract.atomic_write import write_atomically
 from . import probes
 
 INDEX = "program.json"
-# Copies of each unit in one function of the accelerator's module
+FORMAT = "mdc-profile-program"
+VERSION = 1
+_TARGET = re.compile(r"^([a-z]+)(?:\[(\d+)\])?$")
+# Copies of each unit in one call of the accelerator's ``uN_copies``
 # (program_units.py says why); program_timing.py divides by them.
 ACCELERATOR_COPIES = 8
+# IREE's serial partitioning: each dispatch of a submission waits for the one before.
+SERIAL_MODULE = 'module attributes {stream.partitioning = #stream.partitioning_config<"debug">} {'
+
+
+_COPIES_SUFFIX = "_copies"
 
 
 def copies_symbol(symbol: str) -> str:
     """The name of the function that runs ACCELERATOR_COPIES copies of unit
     function ``symbol``."""
-    return f"{symbol}_copies"
-FORMAT = "mdc-profile-program"
-VERSION = 1
-_TARGET = re.compile(r"^([a-z]+)(?:\[(\d+)\])?$")
+    return symbol + _COPIES_SUFFIX
+
+
+def unit_symbol(name: str) -> str:
+    """The unit function a kit's function ``name`` times (``uN`` of both
+    ``uN`` and ``uN_copies``)."""
+    return name.removesuffix(_COPIES_SUFFIX)
 
 
 class ProgramError(Exception):
@@ -120,10 +136,9 @@ def read_program(path: str, devices: Mapping[str, str], max_dims: Mapping[str, i
 
 
 def _units_module(compiler, module, read: list):
-    """({symbol: function text}, {symbol: the function's text with
-    ACCELERATOR_COPIES copies of its unit, named SYMBOL_copies}, index entries of the units, the
-    graphs' digests): each unit written once per distinct function text
-    (see the module's doc)."""
+    """({symbol: the host's function text}, {symbol and SYMBOL_copies: the
+    accelerator's}, index entries of the units, the graphs' digests): each
+    unit written once per distinct function text (see the module's doc)."""
     from iree.compiler import ir
 
     from mdc.passes.assignment.measured import graph_digest
@@ -131,7 +146,7 @@ def _units_module(compiler, module, read: list):
 
     from .program_units import write_unit
 
-    entries, seen, repeated = [], {}, {}
+    entries, seen, accelerator = [], {}, {}
     with compiler.context, module.location:
         units, scratch = ir.Module.create(), ir.Module.create()
         block = units.body
@@ -152,8 +167,9 @@ def _units_module(compiler, module, read: list):
                     symbol = seen[key]
                 else:
                     seen[key] = symbol
-                    write_unit(op, parts.sources, copies_symbol(symbol), dims_of, scratch.body, ACCELERATOR_COPIES)
-                    repeated[copies_symbol(symbol)] = str(list(scratch.body.operations)[-1].operation)
+                    for name, copies in ((symbol, 1), (copies_symbol(symbol), ACCELERATOR_COPIES)):
+                        write_unit(op, parts.sources, name, dims_of, scratch.body, copies, ACCELERATOR_COPIES)
+                        accelerator[name] = str(list(scratch.body.operations)[-1].operation)
                 entries.append({"function": graph.function, "id": unit.id, "op": op.name, "label": unit.label,
                                 "symbol": symbol, "arguments": [[list(s), d] for s, d in written.arguments],
                                 "at_bound": written.at_bound})
@@ -162,15 +178,17 @@ def _units_module(compiler, module, read: list):
         functions = {irx.symbol_name(op): str(op) for op in irx.top_level_ops(units.operation)}
         scratch.operation.verify()
     digests = {one.graph.function: graph_digest(one.graph) for one, _ in read}
-    return functions, repeated, entries, digests
+    return functions, accelerator, entries, digests
 
 
-def _module_text(functions: Mapping[str, str]) -> str:
-    """A module of ``functions`` and the fixed-cost probes."""
-    return "\n".join(["module {", *functions.values(), *probes.fixed_cost_functions(), "}", ""])
+def _module_text(functions: Mapping[str, str], serial: bool = False) -> str:
+    """A module of ``functions`` and the fixed-cost probes (``serial``:
+    with IREE's serial partitioning)."""
+    head = SERIAL_MODULE if serial else "module {"
+    return "\n".join([head, *functions.values(), *probes.fixed_cost_functions(), "}", ""])
 
 
-def _compile_dropping(functions: dict, compile_one) -> tuple[bytes, dict[str, str]]:
+def _compile_dropping(functions: dict, compile_one, serial: bool = False) -> tuple[bytes, dict[str, str]]:
     """(the module of ``functions`` compiled by ``compile_one(text)``, {symbol
     left out: why}): where the whole module fails, each function is
     compiled alone and those that fail are left out (the model estimates
@@ -178,18 +196,18 @@ def _compile_dropping(functions: dict, compile_one) -> tuple[bytes, dict[str, st
     from mdc.runtime_shim.errors import short
 
     try:
-        return compile_one(_module_text(functions)), {}
+        return compile_one(_module_text(functions, serial)), {}
     except Exception as whole:
         dropped = {}
         for symbol, text in functions.items():
             try:
-                compile_one(_module_text({symbol: text}))
+                compile_one(_module_text({symbol: text}, serial))
             except Exception as e:
                 dropped[symbol] = short(e)
         if not dropped or len(dropped) == len(functions):  # the module's own failure, not a unit's
             raise whole
         kept = {s: t for s, t in functions.items() if s not in dropped}
-        return compile_one(_module_text(kept)), dropped
+        return compile_one(_module_text(kept, serial)), dropped
 
 
 def _crossing_sizes(read: list) -> list[int]:
@@ -211,15 +229,17 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
     from mdc.pipeline import driver
 
     compiler, module, host, accelerator, read = read_program(path, devices, max_dims)
-    functions, repeated, entries, digests = _units_module(compiler, module, read)
+    on_host, on_accelerator, entries, digests = _units_module(compiler, module, read)
     os.makedirs(directory, exist_ok=True)
     written = []
-    source = os.path.join(directory, "units.mlir")
-    write_atomically(source, _module_text(functions).encode())
-    written.append(source)
     index_devices = {}
     for name, spec in devices.items():
         kind = _TARGET.match(spec).group(1)
+        copies = ACCELERATOR_COPIES if name == accelerator else 1
+        functions = on_accelerator if copies > 1 else on_host
+        source = os.path.join(directory, f"units_{name}.mlir" if copies > 1 else "units.mlir")
+        write_atomically(source, _module_text(functions, serial=copies > 1).encode())
+        written.append(source)
 
         def compile_one(text: str) -> bytes:
             # Ordinal 0: the timing run opens this device alone, as the module's one device.
@@ -227,8 +247,7 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
                                   host_entry_points=False, result_storage_twins=False,
                                   generate_entry_point=False, iree_flags=_compile_flags(kind, target_cpu, iree_flags)).vmfb
 
-        copies = ACCELERATOR_COPIES if name == accelerator else 1
-        vmfb, dropped = _compile_dropping({**functions, **repeated} if copies > 1 else functions, compile_one)
+        vmfb, dropped = _compile_dropping(functions, compile_one, serial=copies > 1)
         file = f"{name}.vmfb"
         write_atomically(os.path.join(directory, file), vmfb)
         written.append(os.path.join(directory, file))

@@ -12,8 +12,9 @@ dispatch, the call's fixed cost being counted once a call by the cost
 model, not per unit. On the accelerator (the index's ``copies`` C > 1)
 they are what one more copy of the unit adds to a call: the call of
 ``uN_copies`` (C copies) less the call of ``uN`` (one), over C - 1, at
-least a dispatch; program_units.py says why. Units that share a function
-are timed once. Crossings: each size
+least a dispatch; program_units.py says why. A unit whose ``uN`` or
+``uN_copies`` did not compile for a device is modelled there. Units that
+share a function are timed once. Crossings: each size
 the kit lists, host->accelerator and back, timed as measure.py times a
 crossing (a pinned buffer and the device's queue copy).
 """
@@ -28,7 +29,7 @@ import numpy as np
 from mdc.contract.place_costs import MeasuredCrossing, MeasuredDevice, MeasuredUnit, PlaceCosts
 
 from . import probes
-from .program import copies_symbol
+from .program import copies_symbol, unit_symbol
 from .measure import DeviceProbe, Timer, per_dispatch, time_transfer
 
 # One unit's timing: shorter than a probe's, as a program has many units.
@@ -72,14 +73,15 @@ def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
         by_symbol: dict[str, float] = {}
         for unit in index["units"]:
             symbol = unit["symbol"]
-            if symbol in d.get("dropped", {}):  # did not compile for this device: modelled there
+            if not timed_on(symbol, d):  # did not compile for this device: modelled there
                 continue
             if symbol not in by_symbol:
                 by_symbol[symbol] = _unit_seconds(probe, unit, d, tiny, dispatch, rng)
             seconds.setdefault((unit["function"], unit["id"]), {})[name] = by_symbol[symbol]
         for symbol, why in d.get("dropped", {}).items():
             if say:
-                say(f"{name}: {symbol} did not compile ({why}); its units are modelled there")
+                say(f"{name}: {symbol} did not compile ({why}); the units of "
+                    f"{unit_symbol(symbol)} are modelled there")
         if say:
             say(f"{name} ({d['uri']}): {len(by_symbol)} unit functions timed; call {call * 1e6:.1f} us, "
                 f"dispatch {dispatch * 1e6:.2f} us")
@@ -94,10 +96,18 @@ def _unit_seconds(probe: DeviceProbe, unit: dict, device: dict, tiny: float, dis
     symbol, arguments = unit["symbol"], _arguments(unit["arguments"], rng)
     took = probe.time_call(symbol, arguments)
     copies = device.get("copies", 1)
-    if copies == 1 or copies_symbol(symbol) in device.get("dropped", {}):
+    if copies == 1:
         return max(took - tiny, 0.0) + dispatch
     took_copies = probe.time_call(copies_symbol(symbol), arguments)
     return max((took_copies - took) / (copies - 1), dispatch)
+
+
+def timed_on(symbol: str, device: dict) -> bool:
+    """Whether unit function ``symbol`` is timed on ``device`` (an index
+    entry): it compiled there and, where the device runs copies, so did
+    its function of copies."""
+    dropped = device.get("dropped", {})
+    return symbol not in dropped and (device.get("copies", 1) == 1 or copies_symbol(symbol) not in dropped)
 
 
 def _crossings(index: dict, opened: dict, timer: Timer) -> tuple[MeasuredCrossing, ...]:

@@ -14,22 +14,24 @@ is cast back to the dynamic type inside, so the unit is timed at the bound
 ``view`` or transfer (which the model counts as free or pinned), is not
 written: the model estimates it.
 
-For an accelerator a unit is also written as several copies in one
-function (``copies``), each reading the same arguments, the ops of every
-copy after the first marked with the copy's number (a discardable
-attribute, so that IREE's common subexpression elimination folds no copy
-into another; no weight is duplicated, and all copies go in one
-submission). On cuda a call's fixed cost is hundreds of microseconds and
-varies from one kind of call to another by more than a small kernel
-takes, so a unit's time taken as its call's less an empty call's is lost
-in it (measured on an H100: a 16x2048x2048 f32 matmul came out at the
-floor, one dispatch). What one more copy adds to a call of the same
-function and arguments is the unit's own time, its result's allocation
-included, as the program pays it among its other units. The copies have
-no data dependence: a GPU may overlap copies of a kernel too small to
-fill it, so for those the time per copy is a lower bound. A CPU device
-runs each unit once (local-task would spread independent copies over its
-workers, and its call's fixed cost is small beside its units).
+On the accelerator a unit is written twice (program.py): as ``uN``, one
+copy, and as ``uN_copies``, several copies in one function (``copies``),
+each reading the same arguments, the ops of every copy after the first
+marked with the copy's number (a discardable attribute, so that IREE's
+common subexpression elimination folds no copy into another; no weight is
+duplicated). Both return as many sets of results (``returns``: ``uN``
+returns its one set that many times), so that returning and wrapping
+results costs the two calls alike. Their module is compiled with serial
+partitioning (each dispatch waits for the one before), so the copies run
+one after another, as a program's dependent units do, not side by side.
+On cuda a call's fixed cost is hundreds of microseconds and varies from
+one kind of call to another by more than a small kernel takes, so a
+unit's time taken as its call's less an empty call's is lost in it
+(measured on an H100: a 16x2048x2048 f32 matmul came out at the floor,
+one dispatch); what one more copy adds to a call of the same function and
+arguments is the unit's own time. The host runs each unit once, timed
+as its call less an empty call (its call's fixed cost is small beside its
+units).
 """
 
 from __future__ import annotations
@@ -96,14 +98,15 @@ def _element(type_) -> str:
 
 
 def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_module,
-               copies: int = 1) -> Optional[UnitFunction]:
+               copies: int = 1, returns: int = 1) -> Optional[UnitFunction]:
     """``op`` (a unit of a function whose values come from ``sources``,
     extract.FunctionParts') written as ``symbol`` at the end of
     ``block_of_module``; ``dims_of(value)``, a value's shape at its bounds.
     ``copies`` > 1: the unit written that many times over the same
     arguments, the ops of each copy after the first marked with its number
-    (COPY_ATTRIBUTE) so that no copy is folded into another, and every
-    copy's results returned (the module's doc says why). None where the unit is
+    (COPY_ATTRIBUTE) so that no copy is folded into another. ``returns``
+    (at least ``copies``): how many sets of results the function returns,
+    every copy's, then the last copy's again (the module's doc says why). None where the unit is
     not written (the module's doc)."""
     piece = _Slice(sources)
     try:
@@ -123,7 +126,7 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
     static = [ir.RankedTensorType.get(list(shape), shaped.element_type) for shape, _, shaped in arguments]
     with op.location:
         ir.Context.current.dialects["tensor"]  # loaded for the casts below, if the program had none
-        function_type = ir.FunctionType.get(static, [r.type for r in results] * copies)
+        function_type = ir.FunctionType.get(static, [r.type for r in results] * max(copies, returns))
         with ir.InsertionPoint(block_of_module):
             function = ir.Operation.create("util.func", regions=1, attributes={
                 "sym_name": ir.StringAttr.get(symbol), "function_type": ir.TypeAttr.get(function_type)})
@@ -131,15 +134,18 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
         returned = []
         with ir.InsertionPoint(block):
             for k in range(copies):
-                returned += _copy(op, piece, list(block.arguments), arguments, results, k or None)
+                last = _copy(op, piece, list(block.arguments), arguments, results, k or None)
+                returned += last
+            returned += last * (returns - copies)
             ir.Operation.create(irx.UTIL_RETURN, operands=returned)
     return UnitFunction(symbol, tuple((shape, dtype) for shape, dtype, _ in arguments), at_bound)
 
 
 def _copy(op, piece: _Slice, inputs: list, arguments: list, results: list, copy: Optional[int]) -> list:
     """One copy of the unit at the insertion point, reading ``inputs`` (the
-    function's arguments), its ops marked with COPY_ATTRIBUTE = ``copy``
-    (None: unmarked); its results."""
+    function's arguments), its cloned ops marked with COPY_ATTRIBUTE =
+    ``copy`` (None: unmarked; the casts of dynamic arguments never are);
+    its results."""
     mapping = {}
     for value, given, (_, _, shaped) in zip(piece.arguments, inputs, arguments):
         if shaped.has_static_shape:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import iree.runtime as rt
+
 from mdc.contract.place_costs import load_costs
 from mdc.profiler.program import ACCELERATOR_COPIES, copies_symbol
 
@@ -52,6 +54,32 @@ def _check_measured(costs, names):
     assert sorted({c.bytes for c in costs.crossings}) == [16, 24, 48]
 
 
+def _check_copies(run_tool, kit):
+    """The accelerator's module runs each unit alone and as ACCELERATOR_COPIES
+    copies in one call, one dispatch after another; the host's, alone."""
+    index = json.loads((kit / "program.json").read_text())
+    assert {n: d["copies"] for n, d in index["devices"].items()} == {"cpu": 1, "gpu": ACCELERATOR_COPIES}
+    symbols = {u["symbol"] for u in index["units"]}
+    exported = {name: set(rt.VmModule.copy_buffer(rt.VmInstance(), (kit / f"{name}.vmfb").read_bytes()).function_names)
+                for name in ("cpu", "gpu")}
+    assert symbols <= exported["cpu"] and not {copies_symbol(s) for s in symbols} & exported["cpu"]
+    assert symbols | {copies_symbol(s) for s in symbols} <= exported["gpu"]
+    # The matmul's copies are not folded into one (CSE), and they run in series.
+    matmul = next(u["symbol"] for u in index["units"] if u["label"].startswith("matmul"))
+    r = run_tool(["mdc-compile", kit / "units_gpu.mlir", "--device=gpu=local[0]", "--compile-to=stream", "-o",
+                  kit / "stream.mlir"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = (kit / "stream.mlir").read_text()
+
+    def body(symbol):
+        start = text.index(f"util.func public @{symbol}(")
+        return text[start:text.index("\n  }", start)]
+
+    assert body(matmul).count("_matmul_") == 1
+    assert body(copies_symbol(matmul)).count("_matmul_") == ACCELERATOR_COPIES
+    assert 'stream.partitioning = #stream.partitioning_config<"debug">' in (kit / "units_gpu.mlir").read_text()
+
+
 def _place(run_tool, devices, costs_file):
     r = run_tool(["mdc-opt", CHAIN, "--pass=assign-devices", *(f"--device={d}" for d in devices), "--place=auto",
                   f"--place-costs={costs_file}", "-o", "/dev/null"])
@@ -64,12 +92,7 @@ def test_cpu_pair_build_here_time_without_the_compiler(run_tool, tmp_path):
     costs, out = _build_and_time(run_tool, tmp_path, CHAIN, devices)
     _check_measured(costs, ["cpu", "gpu"])
     assert costs.source["target_cpu"] == "generic"
-    # The accelerator's module runs each unit alone and as copies in one call; the host's, alone.
-    kit = json.loads((tmp_path / "kit" / "program.json").read_text())
-    assert {n: d["copies"] for n, d in kit["devices"].items()} == {"cpu": 1, "gpu": ACCELERATOR_COPIES}
-    symbols = {u["symbol"] for u in kit["units"]}
-    host_text = (tmp_path / "kit" / "units.mlir").read_text()
-    assert all(f"@{s}(" in host_text and f"@{copies_symbol(s)}(" not in host_text for s in symbols)
+    _check_copies(run_tool, tmp_path / "kit")
     summary = _place(run_tool, devices, out)
     # Every work unit measured where it runs; the two views are modelled (0 s).
     assert "; 4 of 6 units measured" in summary, summary

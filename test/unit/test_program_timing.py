@@ -1,16 +1,16 @@
 """mdc-profile --program-kit's arithmetic for one unit's seconds
 (profiler/program_timing.py): on the host a call less an empty call plus
 a dispatch; on an accelerator that runs copies, what one more copy adds,
-at least a dispatch; a function of copies that did not compile falls
-back to the host's rule."""
+at least a dispatch; a unit whose function or function of copies did not
+compile is not timed (it is modelled)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mdc.profiler.program import copies_symbol
-from mdc.profiler.program_timing import _unit_seconds
+from mdc.profiler.program import copies_symbol, unit_symbol
+from mdc.profiler.program_timing import _unit_seconds, timed_on
 
 UNIT = {"symbol": "u3", "arguments": [[[2, 2], "float32"]]}
 TINY, DISPATCH = 200e-6, 4e-6
@@ -53,9 +53,15 @@ def test_copies_no_slower_than_one_cost_a_dispatch():
     assert _seconds({"u3": 210e-6, copies_symbol("u3"): 205e-6}, {"copies": 8})[0] == pytest.approx(DISPATCH)
 
 
-def test_copies_that_did_not_compile_fall_back_to_the_hosts_rule():
-    got, called = _seconds({"u3": 260e-6}, {"copies": 8, "dropped": {copies_symbol("u3"): "error"}})
-    assert got == pytest.approx(64e-6) and called == ["u3"]
+def test_a_unit_is_timed_only_where_its_functions_compiled():
+    host, accelerator = {"copies": 1, "dropped": {}}, {"copies": 8, "dropped": {}}
+    assert timed_on("u3", host) and timed_on("u3", accelerator)
+    assert not timed_on("u3", {**host, "dropped": {"u3": "error"}})
+    assert not timed_on("u3", {**accelerator, "dropped": {"u3": "error"}})
+    assert not timed_on("u3", {**accelerator, "dropped": {copies_symbol("u3"): "error"}})
+    # A host has no function of copies: a name like it there is another unit's business.
+    assert timed_on("u3", {**host, "dropped": {copies_symbol("u3"): "error"}})
+    assert unit_symbol(copies_symbol("u3")) == unit_symbol("u3") == "u3"
 
 
 def test_a_kit_without_copies_is_timed_as_before():
