@@ -41,6 +41,10 @@ def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
     devices = meta["devices"]
     memory = CudaMemory()
     steps = {}
+
+    def step(label: str) -> None:
+        steps[label] = (memory.used() - memory.before, memory.peak - memory.before)
+
     with memory:
         from mdc.runtime_shim import load
         from mdc.runtime_shim.generate import generate
@@ -48,12 +52,12 @@ def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
         prompt = np.load(os.path.join(scratch, "prompt.npy"))
         archive = os.path.join(scratch, f"{meta['config']}_f32.irpa")
         with load(os.path.join(kit, f"{name}.vmfb"), devices, parameters=[f"model={archive}"]) as m:
-            steps["loaded"] = (memory.used() - memory.before, memory.peak - memory.before)
+            step("loaded")
             generate(m, prompt, 2)
-            steps["2 tokens"] = (memory.used() - memory.before, memory.peak - memory.before)
+            step("2 tokens")
             generate(m, prompt, 32)
-            steps["32 tokens"] = (memory.used() - memory.before, memory.peak - memory.before)
-    steps["closed"] = (memory.used() - memory.before, memory.peak - memory.before)
+            step("32 tokens")
+    step("closed")
     return steps
 
 

@@ -58,8 +58,6 @@ _TARGET = re.compile(r"^([a-z]+)(?:\[(\d+)\])?$")
 ACCELERATOR_COPIES = 8
 # IREE's serial partitioning: each dispatch of a submission waits for the one before.
 SERIAL_MODULE = 'module attributes {stream.partitioning = #stream.partitioning_config<"debug">} {'
-
-
 _COPIES_SUFFIX = "_copies"
 
 
