@@ -9,4 +9,4 @@ source scripts/_lavapipe.sh
 echo "== lit"
 lit -sv test/lit
 echo "== pytest"
-python -m pytest -q test/unit test/e2e test/scale
+python -m pytest -q --durations=25 test/unit test/e2e test/scale

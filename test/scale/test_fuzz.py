@@ -1,6 +1,6 @@
 """Fuzzing mdc-compile, mdc-opt and mdc-run with bad inputs (harness.fuzz).
 
-MDC_FUZZ_COUNT cases (default 500) from the seed MDC_FUZZ_SEED (default: the
+MDC_FUZZ_COUNT cases (default 300) from the seed MDC_FUZZ_SEED (default: the
 time; printed at the start, in the summary and in every failure), run on
 MDC_FUZZ_JOBS workers (default 2). Every case must obey fuzz.check's rule: no
 traceback, no hang, no crash signal, no partial output, and on failure a
@@ -24,7 +24,7 @@ import pytest
 from harness import fuzz
 
 SEED = fuzz.default_seed()
-COUNT = int(os.environ.get("MDC_FUZZ_COUNT", "500"))
+COUNT = int(os.environ.get("MDC_FUZZ_COUNT", "300"))
 JOBS = int(os.environ.get("MDC_FUZZ_JOBS", "2"))
 CASES = fuzz.make_cases(SEED, COUNT)
 
