@@ -43,6 +43,7 @@ from ..transforms.recursive_calls import RefuseRecursiveCalls
 from ..transforms.result_storage_twins import ResultStorageTwins
 from ..transforms.returned_arguments import ReturnedArgumentMoves
 from ..transforms.place_unplaced_ops import PlaceUnplacedOps
+from ..transforms.plain_encoded_crossings import PlainEncodedCrossings
 from ..transforms.stage_crossings import StageCrossings
 from ..transforms.state_initial_values import StateInitialValues
 from ..transforms.strip_marks import StripMarks
@@ -112,6 +113,7 @@ PASSES = [
     MemoizedSelectsInOrder,
     PartitionFence,
     PlaceUnplacedOps,
+    PlainEncodedCrossings,
     RefuseRecursiveCalls,
     ResultStorageTwins,
     ReturnedArgumentMoves,

@@ -239,7 +239,7 @@ class StageCrossings(ModulePass):
     Options = StagingOptions
 
     requires = (MemoryModel, Residence)
-    needs = (Fact.PLACED_OPS,)
+    needs = (Fact.PLACED_OPS, Fact.PLAIN_CROSSINGS)
     provides = (Fact.STAGED_CROSSINGS, Fact.MDC_MARKS)
 
     def apply(self, module, options: StagingOptions, model: MemoryModel, residence: Residence) -> Report | None:

@@ -84,7 +84,7 @@ class TransferInsertion(ModulePass):
     requires = (MemoryModel, Handle(Residence))
     # It stages the moves of stub-host-entry-points' twins too (its own
     # residence finds the ops place-unplaced-ops placed).
-    needs = (Fact.PLACED_OPS, Fact.STUB_TWINS)
+    needs = (Fact.PLACED_OPS, Fact.STUB_TWINS, Fact.PLAIN_CROSSINGS)
     provides = (Fact.STAGED_CROSSINGS, Fact.MDC_MARKS)
 
     def apply(self, module, options: StagingOptions, model: MemoryModel, residence: AnalysisHandle) -> Report:

@@ -61,6 +61,13 @@ CASES = [
      [(np.arange(1000) % 16).astype(np.float32), "--input=50"], AB, []),
     ("sum_on_b_dynamic_copied", f"{PROGRAMS}/sum_on_b_dynamic.mlir",
      [(np.arange(16385) % 16).astype(np.float32), "--input=50"], AB, []),
+    # A constant both devices' matmuls read packed (data tiling): moved plain
+    # and packed again where devices pack differently (test_vulkan's run).
+    ("packed_constant_both_devices", f"{PROGRAMS}/packed_constant_both_devices.mlir",
+     [np.linspace(-1, 1, 4 * 32 * 16, dtype=np.float32).reshape(4, 32, 16),
+      np.linspace(1, -1, 4 * 16 * 32, dtype=np.float32).reshape(4, 16, 32),
+      np.linspace(-2, 2, 4 * 32 * 16, dtype=np.float32).reshape(4, 32, 16),
+      np.linspace(2, -2, 4 * 16 * 32, dtype=np.float32).reshape(4, 16, 32)], AB, []),
     ("three_devices", f"{PROGRAMS}/three_devices.mlir", ["--input=4x4xi32=[1 2 3 4][5 6 7 8][9 10 11 12][-1 -2 -3 -4]"],
      ("a=local[0]", "b=local[1]", "c=local[2]"), []),
     # IREE's dealloca on the default device at a loop's exit, awaited by

@@ -523,3 +523,27 @@ def test_canary_stock_run_module_reads_results_through_its_first_device(tmp_path
                         "--input=2.5"], capture_output=True, text=True, timeout=300)
     assert r.returncode != 0, "stock iree-run-module now reads a CPU result with Vulkan first: lift the restriction"
     assert "not backed by the Vulkan HAL" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_constant_both_devices_read_packed_keeps_data_tiling(tmp_path):
+    """A constant that a CPU's and lavapipe's matmuls both read packed (data
+    tiling folds it into their accumulators): mdc-compile keeps data tiling
+    (plain-encoded-crossings moves it plain and packs it again on Vulkan;
+    before, the module was compiled without data tiling, with a warning),
+    and both results equal numpy's."""
+    from mdc.runtime_shim import load
+
+    program = next(c[1] for c in CASES if c[0] == "packed_constant_both_devices")
+    vmfb = tmp_path / "packed.vmfb"
+    r = subprocess.run(["mdc-compile", program, "--device=device_a=local[0]", "--device=device_b=vulkan[0]",
+                        "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "data tiling" not in r.stderr, r.stderr
+    rng = np.random.default_rng(7)
+    a, c = (rng.standard_normal((4, 32, 16)).astype(np.float32) for _ in range(2))
+    b, d = (rng.standard_normal((4, 16, 32)).astype(np.float32) for _ in range(2))
+    mask = np.where(np.arange(32)[:, None] < np.arange(32)[None, :], -1e30, 0.0).astype(np.float32)
+    with load(vmfb, ["local-task", "vulkan"]) as m:
+        got = m.packed_constant_both_devices(a, b, c, d)
+    for g, want in zip(got, (a @ b + mask, c @ d + mask)):
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-4)
