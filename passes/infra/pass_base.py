@@ -188,6 +188,7 @@ class Fact(enum.Enum):
     HOST_FENCES = "the caller's fences are awaited and signalled on the host"
     PARTITION_FENCES = "no execution region can span a loop or a conditional"
     DEALLOCAS_PLACED = "a dealloca another device waits on runs on its resource's device"
+    ENCODED_SIZES_PLACED = "every sizeof of an encoded tensor type has the device of the ops that read it"
     PLAIN_CROSSINGS = "no value crosses between devices of different targets in a data-tiled layout that mdc can unpack"
 
 

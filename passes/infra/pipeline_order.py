@@ -42,6 +42,7 @@ from .pass_base import ModulePass
 from ..transforms.recursive_calls import RefuseRecursiveCalls
 from ..transforms.result_storage_twins import ResultStorageTwins
 from ..transforms.returned_arguments import ReturnedArgumentMoves
+from ..transforms.place_encoded_sizes import PlaceEncodedSizes
 from ..transforms.place_unplaced_ops import PlaceUnplacedOps
 from ..transforms.plain_encoded_crossings import PlainEncodedCrossings
 from ..transforms.stage_crossings import StageCrossings
@@ -112,6 +113,7 @@ PASSES = [
     LoopInitIsolation,
     MemoizedSelectsInOrder,
     PartitionFence,
+    PlaceEncodedSizes,
     PlaceUnplacedOps,
     PlainEncodedCrossings,
     RefuseRecursiveCalls,

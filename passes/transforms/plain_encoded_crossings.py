@@ -99,19 +99,26 @@ def _plain_crossing(transfer, encode, source_device: str, target_device: str) ->
     transfer.erase()
 
 
-def packed_crossings(module, residence: Residence) -> list:
-    """``(transfer, encode, source, target)`` for each transfer of a packed
-    value (the module doc) between devices of different targets: its
-    devices as the residence analysis finds them (IREE leaves the target
-    of a hoisted constant's move unnamed, for its readers to decide)."""
-    targets = device_targets(module)
+def _packed_transfers(module) -> list:
+    """``(transfer, encode)`` for each move of a value a static-shape
+    encode packed (through clones), whatever its devices."""
     found = []
     for op in irx.walk(module):
-        if op.name != irx.STREAM_ASYNC_TRANSFER:
-            continue
-        encode = _encode_behind(op.operands[0])
-        if encode is None or not _is_packed(encode):
-            continue
+        if op.name == irx.STREAM_ASYNC_TRANSFER:
+            encode = _encode_behind(op.operands[0])
+            if encode is not None and _is_packed(encode):
+                found.append((op, encode))
+    return found
+
+
+def packed_crossings(module, residence: Residence, transfers: list) -> list:
+    """``(transfer, encode, source, target)`` for each of ``transfers``
+    (_packed_transfers) between devices of different targets: its devices
+    as the residence analysis finds them (IREE leaves the target of a
+    hoisted constant's move unnamed, for its readers to decide)."""
+    targets = device_targets(module)
+    found = []
+    for op, encode in transfers:
         a, b = residence.transfer_source(op), residence.transfer_target(op)
         if a is None or b is None or a == b or targets.get(a) == targets.get(b):
             continue
@@ -119,10 +126,14 @@ def packed_crossings(module, residence: Residence) -> list:
     return found
 
 
-def plain_encoded_crossings(module, residence: Residence) -> int:
+def plain_encoded_crossings(module, residence: AnalysisHandle) -> int:
     """Every packed crossing between devices of different targets made
-    plain (the module doc); returns how many."""
-    found = packed_crossings(module, residence)
+    plain (the module doc); returns how many. The residence analysis is
+    asked for only where a packed value moves at all."""
+    transfers = _packed_transfers(module)
+    if not transfers:
+        return 0
+    found = packed_crossings(module, residence.get(), transfers)
     for transfer, encode, a, b in found:
         _plain_crossing(transfer, encode, a, b)
     return len(found)
@@ -138,5 +149,5 @@ class PlainEncodedCrossings(ModulePass):
     provides = (Fact.PLAIN_CROSSINGS,)
 
     def apply(self, module, options: NoOptions, residence: AnalysisHandle) -> None:
-        if plain_encoded_crossings(module, residence.get()):
+        if plain_encoded_crossings(module, residence):
             residence.rewrote()
