@@ -301,6 +301,9 @@ def compile_all(out: str, jobs: dict, workers: int) -> list | None:
                 print(f"{name}: {' '.join(cmd)}\n{r.stderr}")
                 return None
             print(f"compiled {name}", flush=True)
+            for line in r.stderr.splitlines():  # a module compiled without data tiling runs its CPU part slower
+                if "warning:" in line:
+                    print(f"  {name}: {line.strip()}", flush=True)
             if CONST_EVAL_OFF in r.stderr:
                 retried.append(name)
     return retried
