@@ -22,23 +22,17 @@ from __future__ import annotations
 import glob
 import json
 import os
-import subprocess
 import sys
+
+from .kit_child import child_or_help, load_module, run_child, usage
 
 MIB = 1 << 20
 
 
 def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
-    import numpy as np
-
-    import iree.runtime as rt
     from mdc.profiler.memory import CudaMemory
+    from mdc.runtime_shim.generate import generate
 
-    if flags:
-        rt.flags.parse_flags(*flags)
-    with open(os.path.join(kit, "kit.json")) as f:
-        meta = json.load(f)
-    devices = meta["devices"]
     memory = CudaMemory()
     steps = {}
 
@@ -46,12 +40,8 @@ def _child(kit: str, scratch: str, name: str, flags: list[str]) -> dict:
         steps[label] = (memory.used() - memory.before, memory.peak - memory.before)
 
     with memory:
-        from mdc.runtime_shim import load
-        from mdc.runtime_shim.generate import generate
-
-        prompt = np.load(os.path.join(scratch, "prompt.npy"))
-        archive = os.path.join(scratch, f"{meta['config']}_f32.irpa")
-        with load(os.path.join(kit, f"{name}.vmfb"), devices, parameters=[f"model={archive}"]) as m:
+        module, prompt = load_module(kit, scratch, name, flags)
+        with module as m:
             step("loaded")
             generate(m, prompt, 2)
             step("2 tokens")
@@ -68,33 +58,23 @@ def _report(kit: str, name: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--child"]:
-        print(json.dumps(_child(argv[1], argv[2], argv[3], argv[4:])))
-        return 0
-    if argv[:1] in (["-h"], ["--help"]):
-        print(__doc__.strip())
-        return 0
+    status = child_or_help(argv, __doc__, _child)
+    if status is not None:
+        return status
     flags = [a.split("=", 1)[1] for a in argv if a.startswith("--flag=")]
     positional = [a for a in argv if not a.startswith("--flag=")]
     if len(positional) < 2 or any(a.startswith("-") for a in positional):
-        print(f"usage: {__doc__.strip().splitlines()[3].strip()}", file=sys.stderr)
-        return 2
+        return usage(__doc__)
     kit, scratch, *names = positional
     names = names or sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(kit, "auto_f32_n*.vmfb")))
     print(f"flags: {flags or 'none'}")
     print(f"{'module':14} {'step':10} {'used MiB':>9} {'peak MiB':>9}   report MiB: weights activations runtime "
           f"total budget")
     for name in names:
-        try:
-            r = subprocess.run([sys.executable, "-m", "bench.gpu_memory_steps", "--child", kit, scratch, name, *flags],
-                               capture_output=True, text=True, timeout=300)
-        except subprocess.TimeoutExpired:
-            print(f"{name}: failed: no answer in 300 s")
+        steps = run_child("bench.gpu_memory_steps", kit, scratch, name, flags, 300)
+        if isinstance(steps, str):
+            print(f"{name}: {steps}")
             continue
-        if r.returncode:
-            print(f"{name}: failed: {r.stderr.strip()[-800:]}")
-            continue
-        steps = json.loads(r.stdout.strip().splitlines()[-1])
         b = _report(kit, name)
         counted = " ".join(f"{int(b[k]) / MIB:.1f}" for k in ("weights", "activations", "runtime", "total", "budget"))
         for i, (step, (used, peak)) in enumerate(steps.items()):
