@@ -211,6 +211,12 @@ def is_resource(value: ir.Value) -> bool:
     return is_resource_type(value.type)
 
 
+def is_data_tiled_type(type_: ir.Type) -> bool:
+    """A ranked tensor type with an encoding (data tiling's
+    ``#iree_encoding``, which each device's target resolves to a layout)."""
+    return isinstance(type_, ir.RankedTensorType) and ir.RankedTensorType(type_).encoding is not None
+
+
 def is_list_type(type_: ir.Type) -> bool:
     """A ``!util.list<...>`` of any element type."""
     return type_.typeid == fixed_type(LIST, type_.context).typeid

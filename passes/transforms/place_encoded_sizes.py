@@ -23,6 +23,7 @@ affinity, stays as it is: IREE needs no device for it.
 from __future__ import annotations
 
 from iree.compiler import ir
+from iree.compiler.dialects import stream
 
 from ..infra.pass_base import Fact, ModulePass, NoOptions
 from ..ir import ir_adapter as irx
@@ -37,7 +38,7 @@ def _reader_device(op: ir.Operation) -> str | None:
 def _unplaced_encoded_sizes(module) -> list:
     return [op for op in irx.walk(module)
             if op.name == irx.STREAM_TENSOR_SIZEOF and "affinity" not in op.attributes
-            and "#iree_encoding" in str(op.attributes["encoding"])]
+            and irx.is_data_tiled_type(ir.TypeAttr(op.attributes["encoding"]).value)]
 
 
 def place_encoded_sizes(module) -> int:
@@ -57,10 +58,10 @@ def place_encoded_sizes(module) -> int:
         sizeof.attributes["affinity"] = irx.affinity_attr(first)
         for device in others:
             with ir.InsertionPoint(sizeof), sizeof.location:
-                clone = ir.Operation.create(irx.STREAM_TENSOR_SIZEOF, results=[ir.IndexType.get()], attributes={
-                    "affinity": irx.affinity_attr(device), "encoding": sizeof.attributes["encoding"]})
+                clone = stream.TensorSizeOfOp(sizeof.attributes["encoding"], [],
+                                              affinity=irx.affinity_attr(device)).result
             for user, index in by_device[device]:
-                user.operands[index] = clone.results[0]
+                user.operands[index] = clone
         placed += 1
     return placed
 

@@ -32,6 +32,7 @@ as before. Devices of one target pack alike, and their transfers stay.
 from __future__ import annotations
 
 from iree.compiler import ir
+from iree.compiler.dialects import stream
 
 from ..analysis.residence import Residence
 from ..infra.pass_base import Fact, Handle, ModulePass, NoOptions
@@ -57,23 +58,16 @@ def _encode_behind(value: ir.Value):
 
 def _is_packed(encode) -> bool:
     result = ir.TypeAttr(encode.attributes["result_encoding"]).value
-    return "#iree_encoding" in str(result) and ir.RankedTensorType(result).has_static_shape
+    return irx.is_data_tiled_type(result) and ir.RankedTensorType(result).has_static_shape
 
 
-def _sizeof(affinity: ir.Attribute, tensor_type: ir.Type) -> ir.Value:
-    return ir.Operation.create(irx.STREAM_TENSOR_SIZEOF, results=[ir.IndexType.get()], attributes={
-        "affinity": affinity, "encoding": ir.TypeAttr.get(tensor_type)}).results[0]
-
-
-def _encode(affinity, value, size, source_type, result_type) -> ir.Value:
-    result_size = _sizeof(affinity, result_type)
-    op = ir.Operation.create(irx.STREAM_TENSOR_ENCODE, results=[ir.Type.parse(_ANY_LIFETIME)],
-                             operands=[value, size, result_size], attributes={
-                                 "affinity": affinity,
-                                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 1, 0, 1]),
-                                 "source_encoding": ir.TypeAttr.get(source_type),
-                                 "result_encoding": ir.TypeAttr.get(result_type)})
-    return op.results[0], result_size
+def _encode(affinity, value, size, source_type, result_type) -> tuple[ir.Value, ir.Value]:
+    """``value`` (``source_type`` in ``size`` bytes) encoded as
+    ``result_type`` on ``affinity``, and its size there."""
+    result_size = stream.TensorSizeOfOp(result_type, [], affinity=affinity).result
+    encoded = stream.TensorEncodeOp(ir.Type.parse(_ANY_LIFETIME), value, source_type, [], size, result_type, [],
+                                    result_size, affinity=affinity).result
+    return encoded, result_size
 
 
 def _plain_crossing(transfer, encode, source_device: str, target_device: str) -> None:
@@ -86,15 +80,12 @@ def _plain_crossing(transfer, encode, source_device: str, target_device: str) ->
                                          ir.RankedTensorType(packed_type).element_type)
     with ir.InsertionPoint(transfer), transfer.location:
         plain, plain_size = _encode(source, transfer.operands[0], transfer.operands[1], packed_type, plain_type)
-        moved = ir.Operation.create(irx.STREAM_ASYNC_TRANSFER, results=[ir.Type.parse(_ANY_LIFETIME)],
-                                    operands=[plain, plain_size, plain_size],
-                                    attributes={"source_affinity": source, "target_affinity": target}).results[0]
+        moved = stream.AsyncTransferOp(ir.Type.parse(_ANY_LIFETIME), plain, plain_size, plain_size,
+                                       source_affinity=source, target_affinity=target).result
         packed, packed_size = _encode(target, moved, plain_size, plain_type, packed_type)
         result_type = transfer.results[0].type
         if str(result_type) != _ANY_LIFETIME:
-            packed = ir.Operation.create(irx.STREAM_ASYNC_CLONE, results=[result_type],
-                                         operands=[packed, packed_size, packed_size],
-                                         attributes={"affinity": target}).results[0]
+            packed = stream.AsyncCloneOp(result_type, packed, packed_size, packed_size, affinity=target).result
     transfer.results[0].replace_all_uses_with(packed)
     transfer.erase()
 
