@@ -61,6 +61,12 @@ class Function(FunctionAPI):
                 raise ShimError(f"@{self.name}: the manifest pins argument {index}, which is not a tensor "
                                 f"argument of {signature.text}")
         self._pinned = {i: module.binding[d] for i, d in pinned.items()}
+        # Whether a call may return (and signal its fence) before all its
+        # work has run, so that work may read an input after the call:
+        # then every array input is copied for the call, never borrowed
+        # (Manifest.work_outlives_call).
+        self._work_outlives_call = (manifest is None or bool(module.dependencies)
+                                    or manifest.work_outlives_call(self.name))
         tied = manifest.tied(signature) if manifest is not None else ()
         bounds = manifest.bounds(signature) if manifest is not None else ()
         self._arguments = ArgumentCheck(module, signature, self._arg_devices, self._pinned, tied, bounds)
@@ -120,9 +126,10 @@ class Function(FunctionAPI):
 
     def _placed_view(self, position: int, array: np.ndarray, kind: int, register: Optional[bool]):
         movers = self._parts.movers
+        borrow = not self._work_outlives_call
         if position in self._pinned:
-            return movers[self._pinned[position]].place_pinned(array, kind, register)
-        return movers[self._arg_devices[position]].place(array, kind)
+            return movers[self._pinned[position]].place_pinned(array, kind, register if borrow else False)
+        return movers[self._arg_devices[position]].place(array, kind, borrow)
 
     def place(self, index: int, arg) -> Placed:
         """Input ``index`` placed once where this function reads it: in its
@@ -148,8 +155,10 @@ class Function(FunctionAPI):
         unconverted: a tuple with a DeviceValue per tensor result and a
         numpy scalar per scalar result. Inputs are given as for a call
         (arrays, Placed inputs, or DeviceValues of earlier calls on the
-        input's device). Returns once the call's work is done, so with
-        inputs placed beforehand it times the program's own work alone."""
+        input's device). Returns once the call's results are ready, so with
+        inputs placed beforehand it times the program's own work alone
+        (but for stores into mutable globals, which IREE may still run
+        after the call returns: the next reader of the global waits)."""
         inputs = self.prepare(self.bind_arguments(args, kwargs))
         result_list = self._run(inputs)
         parts = self._parts
@@ -179,6 +188,8 @@ class Function(FunctionAPI):
         in_use = [a for a, _ in inputs if isinstance(a, (DeviceValue, Placed))]
         if in_use:
             ledger.start_uses(in_use)
+            if self._work_outlives_call:
+                ledger.read_after_call(in_use)
         try:
             return self._run_counted(inputs)
         finally:
@@ -217,7 +228,9 @@ class Function(FunctionAPI):
         del arg_list
         if signal is not None:
             values.wait(signal, self.module.timeout_s, f"@{self.name} to finish")
-        if temporaries:
+        # Work that outlives the call may still read its inputs: they go
+        # when IREE lets them go, not back through the queue now.
+        if temporaries and not self._work_outlives_call:
             parts.ledger.give_back_inputs(temporaries, lambda index: self._result_buffers(result_list, index))
         return result_list
 

@@ -26,7 +26,10 @@ any doubt leaves it to IREE, which frees it itself. The rules:
    stores.
 6. A call counts its use of every held input from the moment the input's
    buffer is handed to the VM until the call is done (``start_uses``).
-7. Every decision is taken under the ledger's lock, and only if that lock
+7. An input of a call whose work may outlive it (a call of a function
+   that stores into a mutable global: Manifest.work_outlives_call) never
+   goes back: that work may read it after the call is done.
+8. Every decision is taken under the ledger's lock, and only if that lock
    is free at once: a give-back never waits (it may run in a finalizer,
    on any thread); a set changing under another thread, or teardown,
    leaves the buffer to IREE.
@@ -68,6 +71,13 @@ class BufferLedger:
         with self.lock:
             for a in inputs:
                 a._uses += 1
+
+    def read_after_call(self, inputs: list) -> None:
+        """Rule 7: ``inputs``, held values, were given to a call whose work
+        may outlive it."""
+        with self.lock:
+            for a in inputs:
+                a.mark_view_given()
 
     def end_uses(self, inputs: list) -> None:
         with self.lock:
@@ -143,7 +153,7 @@ class BufferLedger:
                        held: Callable[[rt.HalBuffer], bool], ready: Callable[[], bool] = lambda: True) -> None:
         """``buffer()`` back through the queue unless ``held`` says something
         still holds it: under the lock, only if it is free now and
-        ``ready()`` holds under it (rule 7)."""
+        ``ready()`` holds under it (rule 8)."""
         if not self.lock.acquire(blocking=False):
             return
         try:

@@ -89,6 +89,18 @@ class Manifest(manifest_record.Manifest):
 
     source: str = MANIFEST_KEY
 
+    def work_outlives_call(self, function: str) -> bool:
+        """Whether a call of @function may return before all its work has
+        run. IREE 3.13 records the work that stores into a mutable global
+        in that global's timepoint, which the next reader waits for; a
+        call neither waits for it nor signals its fence after it (checked
+        in test/unit/test_inputs_outlive_call.py). So a function that
+        refers to a mutable global, or one whose state the manifest does
+        not give (an older manifest, or devices read off a module without
+        one), may read its inputs after it returns."""
+        state = self.state_of(function) if self.source == MANIFEST_KEY else None
+        return state is None or bool(state)
+
     def tied(self, signature: "Signature") -> tuple[tuple[tuple[int, int], ...], ...]:
         """The groups of (argument, dimension) of ``signature``'s function
         that must be equal; ShimError if one names no dimension of a

@@ -60,9 +60,11 @@ class Mover:
         self.timeout_s = timeout_s
         self.shares_host_memory = shares_host_memory
 
-    def place(self, array: np.ndarray, kind: int) -> rt.HalBufferView:
-        """``array`` (of HAL element type ``kind``) on the device. The view
-        may borrow ``array``'s memory: keep ``array`` while it lives."""
+    def place(self, array: np.ndarray, kind: int, borrow: bool = True) -> rt.HalBufferView:
+        """``array`` (of HAL element type ``kind``) on the device. Where
+        ``borrow``, the view may borrow ``array``'s memory: keep ``array``
+        while it lives and until the work that reads it has run; else the
+        device gets a copy of its own."""
         raise NotImplementedError
 
     def place_pinned(self, array: np.ndarray, kind: int, register: Optional[bool]) -> rt.HalBufferView:
@@ -101,8 +103,8 @@ class Mover:
 class SharedMover(Mover):
     """A CPU device, which shares the host's memory."""
 
-    def place(self, array: np.ndarray, kind: int) -> rt.HalBufferView:
-        return values.place_shared(self.device, array, kind)
+    def place(self, array: np.ndarray, kind: int, borrow: bool = True) -> rt.HalBufferView:
+        return values.place_shared(self.device, array, kind, borrow)
 
 
 class StagedMover(Mover):
@@ -117,7 +119,8 @@ class StagedMover(Mover):
         self.stream_ordered = stream_ordered
         self.stages_every_read = stages_every_read
 
-    def place(self, array: np.ndarray, kind: int) -> rt.HalBufferView:
+    def place(self, array: np.ndarray, kind: int, borrow: bool = True) -> rt.HalBufferView:
+        # Always a copy in the device's own memory: nothing to borrow.
         view = staging.place(self.pool, self.index, self.device, array, kind, self.timeout_s,
                              stream_ordered=self.stream_ordered)
         if view is not None:

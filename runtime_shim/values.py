@@ -221,14 +221,16 @@ def to_device(device: rt.HalDevice, shares_host_memory: bool, array: np.ndarray,
     return place_through_pinned(device, array, hal_type, timeout_s)
 
 
-def place_shared(device: rt.HalDevice, array: np.ndarray, hal_type: int) -> rt.HalBufferView:
+def place_shared(device: rt.HalDevice, array: np.ndarray, hal_type: int,
+                 borrow: bool = True) -> rt.HalBufferView:
     """`array` on `device`, which shares host memory (a CPU, `local`): its
-    own pages imported (zero-copy) where ``can_import``, else one memcpy
-    into a buffer of the device's own; an empty array as
+    own pages imported (zero-copy) where ``borrow`` and ``can_import``,
+    else one memcpy into a buffer of the device's own; an empty array as
     ``place_through_pinned`` places it. The view may borrow `array`'s
-    memory: keep `array` while the view lives."""
+    memory: keep `array` while the view lives, and until the work that
+    reads it has run."""
     allocator = device.allocator
-    if can_import(array):  # zero-copy
+    if borrow and can_import(array):  # zero-copy
         buffer = allocator.import_host_allocation(
             array, memory_type=int(MT.HOST_LOCAL | MT.DEVICE_VISIBLE),
             allowed_usage=int(BU.DEFAULT))
