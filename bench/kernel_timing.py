@@ -16,10 +16,15 @@ parameters, made from the seed as the reference's are, so its calls run
 the matmul alone, as a model's do: IREE packs a parameter for its data
 tiling once, at load.
 
-torch's cuda time for the point (CUDA events over back-to-back calls of
-``x @ W`` or ``F.linear(x, W)``) is measured in the same worker when torch
-with CUDA is present; its CPU time comes with the entry, measured before
-in a process of its own (bench/kernel_torch_cpu.py).
+torch's cuda time for the point (CUDA events over a CUDA graph replaying
+back-to-back calls of ``x @ W`` or ``F.linear(x, W)``) is measured in the
+same worker when torch with CUDA is present; its CPU time comes with the
+entry, measured before in a process of its own (bench/kernel_torch_cpu.py).
+The graph takes Python's launch cost out of torch's time, as IREE's CUDA
+command buffer (itself a CUDA graph) does for the repeated dispatches:
+eager calls of a small product are bound by Python at 14 to 20 us a call
+whatever the shape (run K2), which flattered mdc there. Where the capture
+fails, the eager calls' time stands.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from .kernel_grid import PARAMETER_SCOPE, mlir_type
 
 BUDGET_S = 0.03
 MAX_CALLS = 200
+GRAPH_REPLAYS = 3  # replays of torch's captured calls, timed together
 _NP = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}
 
 
@@ -147,8 +153,37 @@ def _median_wall(op) -> float:
     return statistics.median(times) * 1e6
 
 
+def _replayed_us(torch, op, calls: int) -> float | None:
+    """us per ``op``, replaying a CUDA graph of ``calls`` of them back to
+    back (CUDA events over GRAPH_REPLAYS replays); None where torch cannot
+    capture it."""
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm up off the default stream, as capture asks
+            for _ in range(3):
+                op()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                op()
+        graph.replay()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(GRAPH_REPLAYS):
+            graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end) * 1e3 / (calls * GRAPH_REPLAYS)
+    except RuntimeError:
+        return None
+
+
 def torch_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
-    """torch's cuda kernel time, us per call, back to back (CUDA events)."""
+    """torch's cuda kernel time, us per call: back to back in a replayed
+    CUDA graph, or eager calls where the capture fails (CUDA events)."""
     torch = _torch()
     if torch is None:
         return None
@@ -171,7 +206,9 @@ def torch_us(point: dict, x: np.ndarray, w: np.ndarray) -> float | None:
         op()
     end.record()
     torch.cuda.synchronize()
-    return start.elapsed_time(end) * 1e3 / calls
+    eager = start.elapsed_time(end) * 1e3 / calls
+    replayed = _replayed_us(torch, op, calls)
+    return eager if replayed is None else replayed
 
 
 class Module:
