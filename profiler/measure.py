@@ -133,6 +133,15 @@ class DeviceProbe:
             return 0.0
         return self.timer.median(lambda: function(*placed))
 
+    def time_calls(self, name: str, argument_sets: list[list[np.ndarray]]) -> float:
+        """The median seconds of one call of ``name``, each call reading
+        the next of ``argument_sets`` in turn, every set placed on the
+        device beforehand."""
+        placed = [[rt.asdevicearray(self.device, a) for a in arguments] for arguments in argument_sets]
+        function = self.functions[name]
+        turn = iter(range(1 << 62))
+        return self.timer.median(lambda: function(*placed[next(turn) % len(placed)]))
+
     def crossings(self) -> tuple[CrossingCosts, CrossingCosts]:
         """(host->device, device->host)."""
         small, large = 4, self.sizes.transfer

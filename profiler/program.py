@@ -18,7 +18,7 @@ accelerator NAME's) and the index ``program.json``::
     {"format": "mdc-profile-program", "version": 1, "source": "X.mlir",
      "functions": {"main": "<graph digest>"}, "target_cpu": "generic", "iree_flags": [...],
      "devices": {"cpu": {"target": "local[0]", "kind": "local", "uri": "local-task",
-                         "module": "cpu.vmfb", "dropped": {}, "copies": 1}, ...},
+                         "module": "cpu.vmfb", "dropped": {}, "copies": 1, "own_arguments": false}, ...},
      "host": "cpu", "accelerator": "gpu",
      "units": [{"function": "main", "id": 0, "op": "linalg.matmul", "label": "...",
                 "symbol": "u0", "arguments": [[[16, 64], "float32"], ...], "at_bound": false}],
@@ -26,7 +26,8 @@ accelerator NAME's) and the index ``program.json``::
 
 ``copies``: on the host 1, each unit's function ``uN`` alone; on the
 accelerator ACCELERATOR_COPIES: its module holds ``uN`` and ``uN_copies``,
-one copy of the unit and that many in one call, each returning that many
+one copy of the unit and that many in one call (``own_arguments``: each
+copy reading a set of arguments of its own), each returning that many
 sets of results, compiled with serial partitioning (program_units.py
 says why; the accelerator's kernels are compiled once a copy, so its
 module takes about that many times as long to build). ``crossings``: the
@@ -166,7 +167,8 @@ def _units_module(compiler, module, read: list):
                 else:
                     seen[key] = symbol
                     for name, copies in ((symbol, 1), (copies_symbol(symbol), ACCELERATOR_COPIES)):
-                        write_unit(op, parts.sources, name, dims_of, scratch.body, copies, ACCELERATOR_COPIES)
+                        write_unit(op, parts.sources, name, dims_of, scratch.body, copies, ACCELERATOR_COPIES,
+                                   own_arguments=True)
                         accelerator[name] = str(list(scratch.body.operations)[-1].operation)
                 entries.append({"function": graph.function, "id": unit.id, "op": op.name, "label": unit.label,
                                 "symbol": symbol, "arguments": [[list(s), d] for s, d in written.arguments],
@@ -250,7 +252,7 @@ def build(directory: str, path: str, devices: Mapping[str, str], max_dims: Mappi
         write_atomically(os.path.join(directory, file), vmfb)
         written.append(os.path.join(directory, file))
         index_devices[name] = {"target": spec, "kind": kind, "uri": runtime_uri(spec), "module": file,
-                               "dropped": dropped, "copies": copies}
+                               "dropped": dropped, "copies": copies, "own_arguments": copies > 1}
     index = {"format": FORMAT, "version": VERSION, "source": os.path.abspath(path), "functions": digests,
              "target_cpu": target_cpu, "iree_flags": list(iree_flags), "max_dims": dict(max_dims),
              "devices": index_devices, "host": host, "accelerator": accelerator, "units": entries,

@@ -12,7 +12,14 @@ dispatch, the call's fixed cost being counted once a call by the cost
 model, not per unit. On the accelerator (the index's ``copies`` C > 1)
 they are what one more copy of the unit adds to a call: the call of
 ``uN_copies`` (C copies) less the call of ``uN`` (one), over C - 1, at
-least a dispatch; program_units.py says why. A unit whose ``uN`` or
+least a dispatch; program_units.py says why. Where the index says the
+copies read arguments of their own (``own_arguments``), ``uN_copies`` is
+given C sets. Every unit is timed over argument sets whose bytes
+together pass COLD_BYTES, each call reading the next set in turn: a
+program reads each weight once a call from memory, while a call repeated
+over one set (or copies over one set) reads it from a cache (the H100's
+50 MB L2 made a 2048x5632 f16 matvec 3.8 us, faster than its memory
+allows, in the first costs trip). A unit whose ``uN`` or
 ``uN_copies`` did not compile for a device is modelled there. Units that
 share a function are timed once. Crossings: each size
 the kit lists, host->accelerator and back, timed as measure.py times a
@@ -34,6 +41,11 @@ from .measure import DeviceProbe, Timer, per_dispatch, time_transfer
 
 # One unit's timing: shorter than a probe's, as a program has many units.
 TIMERS = {True: Timer(seconds=0.03, min_runs=3), False: Timer(seconds=0.2, min_runs=5)}
+# The bytes a unit's argument sets pass together (the module's doc), and
+# the most sets one timing uses (a unit of a few KiB stays in a cache
+# anyway, and is a dispatch's time).
+COLD_BYTES = 256 << 20
+MAX_SETS = 64
 
 
 def _arguments(spec: list, rng: np.random.Generator) -> list[np.ndarray]:
@@ -44,6 +56,18 @@ def _arguments(spec: list, rng: np.random.Generator) -> list[np.ndarray]:
         else:
             made.append(np.zeros(shape, dtype))
     return made
+
+
+def _rotation(nbytes: int) -> int:
+    """How many argument sets of ``nbytes`` a timing takes turns over."""
+    return max(1, min(MAX_SETS, -(-COLD_BYTES // max(nbytes, 1))))
+
+
+def _sets(one: list[np.ndarray], count: int) -> list[list[np.ndarray]]:
+    """``count`` argument sets like ``one``, each in memory of its own: set
+    j's floats are ``one``'s times 1 + j / 1024, its integers ``one``'s."""
+    return [one] + [[a * np.asarray(1 + j / 1024, a.dtype) if np.issubdtype(a.dtype, np.floating) else a.copy()
+                     for a in one] for j in range(1, count)]
 
 
 def _fixed_costs(probe: DeviceProbe) -> tuple[float, float, float]:
@@ -93,12 +117,19 @@ def time_kit(directory: str, index: dict, quick: bool, open_device: Callable,
 def _unit_seconds(probe: DeviceProbe, unit: dict, device: dict, tiny: float, dispatch: float,
                   rng: np.random.Generator) -> float:
     """One unit's seconds on ``device`` (an index entry), as the module's doc says."""
-    symbol, arguments = unit["symbol"], _arguments(unit["arguments"], rng)
-    took = probe.time_call(symbol, arguments)
+    symbol, one = unit["symbol"], _arguments(unit["arguments"], rng)
+    nbytes = sum(a.nbytes for a in one)
+    singles = _sets(one, _rotation(nbytes))
+    took = probe.time_calls(symbol, singles)
     copies = device.get("copies", 1)
     if copies == 1:
         return max(took - tiny, 0.0) + dispatch
-    took_copies = probe.time_call(copies_symbol(symbol), arguments)
+    if device.get("own_arguments"):
+        sets = _sets(one, copies * _rotation(copies * nbytes))
+        calls = [[a for s in sets[i:i + copies] for a in s] for i in range(0, len(sets), copies)]
+    else:  # a kit whose copies share one set of arguments
+        calls = singles
+    took_copies = probe.time_calls(copies_symbol(symbol), calls)
     return max((took_copies - took) / (copies - 1), dispatch)
 
 

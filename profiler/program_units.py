@@ -16,10 +16,11 @@ written: the model estimates it.
 
 On the accelerator a unit is written twice (program.py): as ``uN``, one
 copy, and as ``uN_copies``, several copies in one function (``copies``),
-each reading the same arguments, the ops of every copy after the first
+each reading arguments of its own (``own_arguments``: the function takes
+that many sets, so that no copy reads a weight another copy left in the
+GPU's cache; program_timing.py), the ops of every copy after the first
 marked with the copy's number (a discardable attribute, so that IREE's
-common subexpression elimination folds no copy into another; no weight is
-duplicated). Both return as many sets of results (``returns``: ``uN``
+common subexpression elimination folds no copy into another). Both return as many sets of results (``returns``: ``uN``
 returns its one set that many times), so that returning and wrapping
 results costs the two calls alike. Their module is compiled with serial
 partitioning (each dispatch waits for the one before), so the copies run
@@ -98,12 +99,14 @@ def _element(type_) -> str:
 
 
 def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_module,
-               copies: int = 1, returns: int = 1) -> Optional[UnitFunction]:
+               copies: int = 1, returns: int = 1, own_arguments: bool = False) -> Optional[UnitFunction]:
     """``op`` (a unit of a function whose values come from ``sources``,
     extract.FunctionParts') written as ``symbol`` at the end of
     ``block_of_module``; ``dims_of(value)``, a value's shape at its bounds.
-    ``copies`` > 1: the unit written that many times over the same
-    arguments, the ops of each copy after the first marked with its number
+    ``copies`` > 1: the unit written that many times, over the same
+    arguments or (``own_arguments``) each copy over a set of its own, the
+    function's arguments being those sets one after another; the ops of
+    each copy after the first marked with its number
     (COPY_ATTRIBUTE) so that no copy is folded into another. ``returns``
     (at least ``copies``): how many sets of results the function returns,
     every copy's, then the last copy's again (the module's doc says why). None where the unit is
@@ -126,15 +129,18 @@ def write_unit(op, sources: dict, symbol: str, dims_of: Callable, block_of_modul
     static = [ir.RankedTensorType.get(list(shape), shaped.element_type) for shape, _, shaped in arguments]
     with op.location:
         ir.Context.current.dialects["tensor"]  # loaded for the casts below, if the program had none
-        function_type = ir.FunctionType.get(static, [r.type for r in results] * max(copies, returns))
+        sets = copies if own_arguments else 1
+        function_type = ir.FunctionType.get(static * sets, [r.type for r in results] * max(copies, returns))
         with ir.InsertionPoint(block_of_module):
             function = ir.Operation.create("util.func", regions=1, attributes={
                 "sym_name": ir.StringAttr.get(symbol), "function_type": ir.TypeAttr.get(function_type)})
-        block = function.regions[0].blocks.append(*static)
+        block = function.regions[0].blocks.append(*(static * sets))
+        given, width = list(block.arguments), len(static)
         returned = []
         with ir.InsertionPoint(block):
             for k in range(copies):
-                last = _copy(op, piece, list(block.arguments), arguments, results, k or None)
+                inputs = given[k * width:(k + 1) * width] if own_arguments else given[:width]
+                last = _copy(op, piece, inputs, arguments, results, k or None)
                 returned += last
             returned += last * (returns - copies)
             ir.Operation.create(irx.UTIL_RETURN, operands=returned)

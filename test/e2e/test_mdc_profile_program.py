@@ -77,6 +77,15 @@ def _check_copies(run_tool, kit):
 
     assert body(matmul).count("_matmul_") == 1
     assert body(copies_symbol(matmul)).count("_matmul_") == ACCELERATOR_COPIES
+    # Each copy reads arguments of its own, so none reads what another left in a cache.
+    assert {n: d["own_arguments"] for n, d in index["devices"].items()} == {"cpu": False, "gpu": True}
+    source = (kit / "units_gpu.mlir").read_text()
+
+    def arity(symbol):
+        start = source.index(f"@{symbol}(")
+        return source[start:source.index(")", start)].count("%")
+
+    assert arity(matmul) == 2 and arity(copies_symbol(matmul)) == 2 * ACCELERATOR_COPIES
     assert 'stream.partitioning = #stream.partitioning_config<"debug">' in (kit / "units_gpu.mlir").read_text()
 
 
