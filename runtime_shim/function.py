@@ -173,14 +173,15 @@ class Function(FunctionAPI):
             sole = self._sole_results[i]
             resident = DeviceValue(self.module, result_list.get_as_ref(i), index, inputs, ledger=ledger,
                                    read_back=parts.read_back, before_free=before_free,
-                                   sole=sole, view_given=sole and viewed)
+                                   sole=sole, view_given=sole and (viewed or self._work_outlives_call))
             ledger.resident.add(resident)
             out.append(resident)
         return tuple(out)
 
     def _run(self, inputs: list) -> rt.VmVariantList:
         """Invoke on inputs from ``prepare`` (and GivenStorage); -> the
-        VM's result list, once the call's work is done."""
+        VM's result list, once the call's results are ready (stores into
+        mutable globals may still run: ``_work_outlives_call``)."""
         ledger = self._parts.ledger
         self._parts.enter()
         # No input goes back through the queue (cuda_free.py) from the
@@ -274,7 +275,7 @@ class Function(FunctionAPI):
                 held = _placed_array_holding(view, [a for a, _ in inputs if isinstance(a, Placed)])
             if held is None:
                 held = parts.movers[index].read(view)
-                if parts.ledger.gives_back(index) and self._sole_results[i]:
+                if parts.ledger.gives_back(index) and self._sole_results[i] and not self._work_outlives_call:
                     parts.ledger.give_back_read(index, view, [a for a, _ in inputs if isinstance(a, (Placed, DeviceValue))])
             outputs.append((held, int(view.element_type)))
             del view

@@ -23,12 +23,13 @@ any doubt leaves it to IREE, which frees it itself. The rules:
 5. A placed input (a Placed) goes back when released or collected, under
    rule 4's doubts, if no call is reading it and the caller never took its
    ``view``. A program's globals never hold it: IREE copies an argument it
-   stores.
+   stores (a copy that may run after the call: rule 7).
 6. A call counts its use of every held input from the moment the input's
    buffer is handed to the VM until the call is done (``start_uses``).
-7. An input of a call whose work may outlive it (a call of a function
-   that stores into a mutable global: Manifest.work_outlives_call) never
-   goes back: that work may read it after the call is done.
+7. An input or a result of a call whose work may outlive it (a call of a
+   function that stores into a mutable global:
+   Manifest.work_outlives_call) never goes back, nor does a value sharing
+   its buffer: that work may read it after the call is done.
 8. Every decision is taken under the ledger's lock, and only if that lock
    is free at once: a give-back never waits (it may run in a finalizer,
    on any thread); a set changing under another thread, or teardown,
@@ -72,12 +73,12 @@ class BufferLedger:
             for a in inputs:
                 a._uses += 1
 
-    def read_after_call(self, inputs: list) -> None:
-        """Rule 7: ``inputs``, held values, were given to a call whose work
-        may outlive it."""
-        with self.lock:
-            for a in inputs:
-                a.mark_view_given()
+    def read_after_call(self, values: list) -> None:
+        """Rule 7: ``values``, held values, were given to (or made by) a
+        call whose work may outlive it: neither they nor any value sharing
+        their buffers goes back (as for a view the caller took)."""
+        for value in values:
+            self.view_given(value)
 
     def end_uses(self, inputs: list) -> None:
         with self.lock:

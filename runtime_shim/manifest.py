@@ -93,12 +93,17 @@ class Manifest(manifest_record.Manifest):
         """Whether a call of @function may return before all its work has
         run. IREE 3.13 records the work that stores into a mutable global
         in that global's timepoint, which the next reader waits for; a
-        call neither waits for it nor signals its fence after it (checked
-        in test/unit/test_inputs_outlive_call.py). So a function that
-        refers to a mutable global, or one whose state the manifest does
-        not give (an older manifest, or devices read off a module without
-        one), may read its inputs after it returns."""
-        state = self.state_of(function) if self.source == MANIFEST_KEY else None
+        call neither waits for it nor signals its fence after it
+        (test/lit/regress/iree_call_returns_before_global_store.test). So
+        a function that refers to a mutable global, or one whose state the
+        manifest does not give (an older manifest, or devices read off a
+        module without one), may read its inputs after it returns. A twin
+        mdc-compile added (``F$into``, ``F``'s host twin) is ``F``."""
+        if self.source != MANIFEST_KEY:
+            return True
+        original = next((f for f, t in self.host_entry_points if t == function),
+                        next((f for f, t, _ in self.storage_twins if t == function), function))
+        state = self.state_of(original)
         return state is None or bool(state)
 
     def tied(self, signature: "Signature") -> tuple[tuple[tuple[int, int], ...], ...]:

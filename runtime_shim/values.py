@@ -8,7 +8,10 @@ Measured with iree-base-runtime 3.13 on local-task/local-sync:
   returns keeps the array alive; a HalBufferView made from that buffer does
   not. So a view from `place_shared` or `to_pinned` may borrow `array`'s memory,
   and whoever keeps the view must keep the array (Function.call keeps its
-  inputs for the call, a Placed keeps its own).
+  inputs for the call, a Placed keeps its own). A call may return before
+  its stores into mutable globals have run, and they may read an input
+  then (docs/DESIGN.md section 8): such a call's inputs are copies
+  (``place_shared(borrow=False)``), never borrowed.
 * Compiled CPU dispatches assume 64-byte aligned bindings: importing an array
   whose data is not 64-byte aligned segfaults the dispatch (offsets 4, 16 and
   32 all crashed; numpy itself only guarantees 16). So only 64-byte aligned,

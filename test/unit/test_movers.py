@@ -287,3 +287,30 @@ def test_a_vulkan_device_moves_through_slabs(pool):
     pool.close()
     mover.close()
     del gpu
+
+
+def test_a_shared_mover_told_not_to_borrow_copies_an_aligned_array(device, pool, monkeypatch):
+    monkeypatch.setattr(pool, "lend", no_slab)
+    x = values.aligned_array(np.arange(64, dtype=np.float32))
+    view = shared(device, pool).place(x, F32, borrow=False)
+    x[0] = 42  # a copy: work that reads the view after the call sees the array as given
+    np.testing.assert_array_equal(shared(device, pool).read(view), np.arange(64, dtype=np.float32))
+
+
+def test_which_calls_may_leave_work_running_when_they_return():
+    """Manifest.work_outlives_call: a function that refers to a mutable
+    global, or whose state the manifest does not give; a twin as its
+    function; a module without an mdc manifest always."""
+    from mdc.contract.manifest_record import Device
+    from mdc.runtime_shim.manifest import Manifest
+
+    devices = (Device("a", "local"),)
+    manifest = Manifest(devices, mutable_globals=("k",), state_by_function=(("step", ("k",)), ("pure", ())),
+                        storage_twins=(("pure", "pure$into", (0,)), ("step", "step$into", (0,))),
+                        host_entry_points=(("pure", "pure$host"),))
+    assert manifest.work_outlives_call("step") and manifest.work_outlives_call("step$into")
+    assert not any(manifest.work_outlives_call(f) for f in ("pure", "pure$into", "pure$host"))
+    assert manifest.work_outlives_call("added_later")  # not in state_by_function: every global
+    assert not Manifest(devices, mutable_globals=()).work_outlives_call("step")
+    assert Manifest(devices).work_outlives_call("step")  # an older manifest: not said
+    assert Manifest(devices, mutable_globals=(), source="module").work_outlives_call("step")
