@@ -31,6 +31,7 @@ A device's memory, and what opening it costs, open_cost.py measures.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from typing import Callable
@@ -126,21 +127,19 @@ class DeviceProbe:
     def time_call(self, name: str, arguments: list[np.ndarray], once: bool = False) -> float:
         """The median seconds of one call of ``name``, its arguments placed
         on the device beforehand (``once``: one call, untimed, 0)."""
-        placed = [rt.asdevicearray(self.device, a) for a in arguments]
-        function = self.functions[name]
         if once:
-            function(*placed)
+            self.functions[name](*[rt.asdevicearray(self.device, a) for a in arguments])
             return 0.0
-        return self.timer.median(lambda: function(*placed))
+        return self.time_calls(name, [arguments])
 
     def time_calls(self, name: str, argument_sets: list[list[np.ndarray]]) -> float:
         """The median seconds of one call of ``name``, each call reading
         the next of ``argument_sets`` in turn, every set placed on the
         device beforehand."""
-        placed = [[rt.asdevicearray(self.device, a) for a in arguments] for arguments in argument_sets]
+        placed = itertools.cycle([[rt.asdevicearray(self.device, a) for a in arguments]
+                                  for arguments in argument_sets])
         function = self.functions[name]
-        turn = iter(range(1 << 62))
-        return self.timer.median(lambda: function(*placed[next(turn) % len(placed)]))
+        return self.timer.median(lambda: function(*next(placed)))
 
     def crossings(self) -> tuple[CrossingCosts, CrossingCosts]:
         """(host->device, device->host)."""
