@@ -190,6 +190,7 @@ class Fact(enum.Enum):
     DEALLOCAS_PLACED = "a dealloca another device waits on runs on its resource's device"
     ENCODED_SIZES_PLACED = "every sizeof of an encoded tensor type has the device of the ops that read it"
     PLAIN_CROSSINGS = "no value crosses between devices of different targets in a data-tiled layout that mdc can unpack"
+    PLAIN_ENCODES_FORWARDED = "no encode op copies a value on a device that lays every encoding out plain, where only that device reads it"
 
 
 # The analyses a pass may require (pass_manager.py computes them).

@@ -32,6 +32,7 @@ from ..verifier.device_isolation_verifier import DeviceIsolationVerifier
 from ..transforms.cross_driver_waits import CrossDriverWaits
 from ..transforms.dealloca_affinity import DeallocaAffinity
 from ..transforms.executable_per_target import ExecutablePerTarget
+from ..transforms.forward_plain_encodings import ForwardPlainEncodings
 from ..transforms.generate_entry_point import GenerateEntryPoint
 from ..transforms.host_entry_points import HostEntryPoints
 from ..transforms.host_fences import HostFences
@@ -107,6 +108,7 @@ PASSES = [
     DeclaredDevicesDefault,
     DeviceIsolationVerifier,
     ExecutablePerTarget,
+    ForwardPlainEncodings,
     GenerateEntryPoint,
     HostEntryPoints,
     HostFences,

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXPECTED = [
     "assign-devices", "declared-devices-default", "generate-entry-point", "host-entry-points", "result-storage-twins", "refuse-recursive-calls",
     "returned-argument-moves", "state-initial-values",
-    "place-unplaced-ops", "place-encoded-sizes", "plain-encoded-crossings", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
+    "place-unplaced-ops", "place-encoded-sizes", "plain-encoded-crossings", "forward-plain-encodings", "stub-host-entry-points", "transfer-insertion", "executable-per-target",
     "cuda-matmul-configs", "loop-init-isolation", "host-fences", "partition-fence", "warn-cuda-maxsi-reduction", "strip-mdc-marks",
     "dealloca-affinity", "cross-driver-waits",
     "device-isolation-verifier", "memoized-selects-in-order",

@@ -1,0 +1,205 @@
+"""forward-plain-encodings: on a device that lays every encoding out
+plain, an encode op is dropped and its readers read its source.
+
+With data tiling, IREE gives each matmul's operands an encoding
+(``#iree_encoding.encoding``) that names the matmul's sizes, M among
+them, and hoists the packing of every constant operand into an
+initializer, one global per encoding. A weight read by @prefill (M = 128)
+and by @decode (M = 1) is packed twice. On a CPU the two packings differ.
+On a device whose executable targets have no encoding resolver (cuda and
+vulkan in IREE 3.13: no ``iree.encoding.resolver`` in their
+configuration) both resolve to the plain layout, so each
+``stream.tensor.encode`` there is a copy of its source, and the GPU holds
+every weight twice: a Llama placed on an H100 held 2082 MiB of GPU memory
+where its weights there take 1011 MiB (docs/PERFORMANCE.md, run G3).
+
+This pass runs on IREE's stream IR after the ops are placed and after
+plain-encoded-crossings (level ``stream``). Each ``stream.tensor.encode``
+placed on such a device, from and to a plain or ``#iree_encoding.encoding``
+type, is replaced by its source, when every reader of its bytes (through
+clones, and through the globals it is stored in and their loads) is an op
+placed on a device that lays encodings out plain too.
+
+Then the hoisted globals of one weight hold the same bytes: each is an
+immutable global stored once, in an initializer, with a clone of one
+value, cloned on the same devices. IREE 3.13 keeps one buffer per global
+and copies the value into each, so the pass keeps the global stored
+first, points every load of the others at it, and erases their stores
+and declarations.
+
+An encode whose bytes reach a move between devices (a transfer, an
+export), a call, a return, a branch, or an op on a device with a
+resolver stays as it is: another device may read those bytes in its own
+layout, which is what plain-encoded-crossings and mdc's check of packed
+crossings look for. A module with no such device is left as it is.
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+
+from ..infra.pass_base import Fact, ModulePass, NoOptions
+from ..ir import ir_adapter as irx
+from ..ir.module_facts import device_targets
+
+# What a device's executable target names when it resolves encodings to a
+# layout of its own (a CPU's packed tiles); a target without it lays every
+# encoding out plain.
+ENCODING_RESOLVER_KEY = "iree.encoding.resolver"
+# An encoding that is still a request (the matmul's operand and sizes),
+# which the device resolves later; any other encoding is left alone.
+_UNRESOLVED_ENCODING = "#iree_encoding.encoding<"
+# Ops whose results are other bytes than their operands': what they read
+# in an encoding is read on their own device, and no further.
+_COMPUTING = (irx.STREAM_TENSOR_DISPATCH, irx.STREAM_ASYNC_DISPATCH)
+# Ops that pass the same bytes on without a device of their own.
+_PASSING = (irx.STREAM_ASYNC_CLONE, irx.UTIL_GLOBAL_LOAD)
+
+
+def plain_devices(module) -> set[str]:
+    """The device globals whose every executable target lays encodings out
+    plain (no encoding resolver in its configuration)."""
+    return {name for name, text in device_targets(module).items() if ENCODING_RESOLVER_KEY not in text}
+
+
+def _plain_or_requested(type_: ir.Type) -> bool:
+    encoding = ir.RankedTensorType(type_).encoding if isinstance(type_, ir.RankedTensorType) else None
+    return encoding is None or str(encoding).startswith(_UNRESOLVED_ENCODING)
+
+
+def _global_loads(module) -> dict[str, list]:
+    loads: dict[str, list] = {}
+    for op in irx.walk(module):
+        if op.name == irx.UTIL_GLOBAL_LOAD:
+            loads.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
+    return loads
+
+
+def _op_of(use) -> ir.Operation:
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> bool:
+    """Whether every op that reads ``value``'s bytes, through clones and
+    through the globals it is stored in, is placed on one of ``devices``
+    (the module doc's rule)."""
+    seen: set = set()
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        for use in current.uses:
+            op = _op_of(use)
+            if op.name == irx.UTIL_GLOBAL_STORE:
+                name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+                if name in seen:
+                    continue
+                seen.add(name)
+                pending += [load.results[0] for load in loads.get(name, [])]
+                continue
+            if op.name in _PASSING and "affinity" not in op.attributes:
+                pending += list(op.results)
+                continue
+            if "affinity" not in op.attributes or op.name == irx.STREAM_ASYNC_TRANSFER:
+                return False
+            device = irx.affinity_of(op).single
+            if device is None or device not in devices:
+                return False
+            if op.name not in _COMPUTING:
+                pending += [r for r in op.results if irx.is_resource(r)]
+    return True
+
+
+def _global_ops(module) -> dict[str, ir.Operation]:
+    return {irx.symbol_name(op): op for op in irx.top_level_ops(module) if op.name == irx.UTIL_GLOBAL}
+
+
+def _in_initializer(op: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None and not irx.is_initializer(parent):
+        parent = parent.parent if hasattr(parent, "parent") else None
+    return parent is not None
+
+
+def _bytes_of(value: ir.Value) -> tuple:
+    """``value``'s source through clones, and the devices of those clones."""
+    devices = []
+    while not isinstance(value.owner, ir.Block) and value.owner.operation.name == irx.STREAM_ASYNC_CLONE:
+        devices.append(irx.affinity_of(value.owner.operation).devices)
+        value = value.owner.operation.operands[0]
+    return value, frozenset(devices)
+
+
+def merge_same_globals(module) -> int:
+    """Each set of immutable resource globals stored once, in an
+    initializer, with clones of one value on the same devices, made one
+    (the module doc); returns how many globals it erased."""
+    stores: dict[str, list] = {}
+    for op in irx.walk(module):
+        if op.name == irx.UTIL_GLOBAL_STORE:
+            stores.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
+    globals_ = _global_ops(module)
+    kept: dict[tuple, str] = {}
+    merged: dict[str, str] = {}
+    for name, found in stores.items():
+        declaration = globals_.get(name)
+        if (declaration is None or len(found) != 1 or "is_mutable" in declaration.attributes
+                or not irx.is_resource_type(ir.TypeAttr(declaration.attributes["type"]).value)
+                or not _in_initializer(found[0])):
+            continue
+        key = _bytes_of(found[0].operands[0])
+        if key in kept and found[0].block == stores[kept[key]][0].block:
+            merged[name] = kept[key]
+        else:
+            kept.setdefault(key, name)
+    if not merged:
+        return 0
+    for op in irx.walk(module):
+        if op.name == irx.UTIL_GLOBAL_LOAD:
+            name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+            if name in merged:
+                op.attributes["global"] = ir.FlatSymbolRefAttr.get(merged[name])
+    for name in merged:
+        stores[name][0].erase()
+        globals_[name].erase()
+    return len(merged)
+
+
+def forward_plain_encodings(module) -> int:
+    """Drops every encode the module doc names, then merges the globals
+    that hold the same bytes; returns how many encodes it dropped."""
+    devices = plain_devices(module)
+    if not devices:
+        return 0
+    encodes = [op for op in irx.walk(module) if op.name == irx.STREAM_TENSOR_ENCODE]
+    if not encodes:
+        return 0
+    loads = _global_loads(module)
+    forwarded = 0
+    for encode in encodes:
+        device = irx.affinity_of(encode).single
+        if device not in devices:
+            continue
+        types = [ir.TypeAttr(encode.attributes[k]).value for k in ("source_encoding", "result_encoding")]
+        if not all(_plain_or_requested(t) for t in types):
+            continue
+        if not read_only_on(encode.results[0], devices, loads):
+            continue
+        encode.results[0].replace_all_uses_with(encode.operands[0])
+        encode.erase()
+        forwarded += 1
+    if forwarded:
+        merge_same_globals(module)
+    return forwarded
+
+
+class ForwardPlainEncodings(ModulePass):
+    name = "forward-plain-encodings"
+    level = "stream"
+    summary = "drop an encode on a device that lays every encoding out plain, so one weight is held once"
+
+    needs = (Fact.PLACED_OPS, Fact.PLAIN_CROSSINGS)
+    provides = (Fact.PLAIN_ENCODES_FORWARDED,)
+
+    def apply(self, module, options: NoOptions) -> None:
+        forward_plain_encodings(module)
