@@ -9,8 +9,10 @@
 // rows of f16 alone. The table (Inputs/cuda_matmul_table_mixed.json) is
 // made up for the rule, not measured.
 // RUN: mdc-opt %s --pass=cuda-matmul-configs --cuda-matmul-table=%S/Inputs/cuda_matmul_table_mixed.json | FileCheck %s
-// The shipped table has no f16f32 or bf16f32 rows yet (bench tune --ops
-// mixed is still to be run on a GPU): the mixed matmuls keep IREE's default.
+// The shipped table's f16f32 and bf16f32 rows (bench tune --ops mixed on
+// an H100, run K3): linear f16 at M = 16 gets its 16x32 MMA row, linear
+// bf16 at M = 4 its split-K row, f16 nn at M = 16 its 16x64 MMA row; the
+// generic and the batch matmuls (no mixed batch rows) keep IREE's default.
 // RUN: mdc-opt %s --pass=cuda-matmul-configs | FileCheck %s --check-prefix=SHIPPED
 
 // CHECK-DAG: #[[F16NT:compilation[0-9]*]] = #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<NV_MMA_SYNC_F32_16x8x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [1, 2, 0], workgroup = [16, 64, 0]}>
@@ -44,12 +46,15 @@
 // CHECK-LABEL: stream.executable private @linear_f16_same_dispatch_0
 // CHECK: linalg.matmul indexing_maps = {{.*}} {compilation_info = #[[SAME]]} ins({{.*}} outs({{.*}} : tensor<16x256xf16>)
 
+// SHIPPED-DAG: #[[S_F16NT:compilation[0-9]*]] = #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<NV_MMA_SYNC_F32_16x8x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [1, 1, 0], workgroup = [16, 32, 0]}>
+// SHIPPED-DAG: #[[S_BF16NT:compilation[0-9]*]] = #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = {{.*}}, partial_reduction = [0, 0, 256], {{.*}}workgroup = [4, 1, 0]}>
+// SHIPPED-DAG: #[[S_F16NN:compilation[0-9]*]] = #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<NV_MMA_SYNC_F32_16x8x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 2], subgroup = [1, 1, 0], workgroup = [16, 64, 0]}>
 // SHIPPED-LABEL: stream.executable private @linear_f16_dispatch_0
-// SHIPPED-NOT: compilation_info
+// SHIPPED: linalg.matmul indexing_maps = {{.*}} {compilation_info = #[[S_F16NT]]} ins({{.*}} : tensor<16x2048xf16>, tensor<256x2048xf16>)
 // SHIPPED-LABEL: stream.executable private @linear_bf16_dispatch_0
-// SHIPPED-NOT: compilation_info
+// SHIPPED: linalg.matmul indexing_maps = {{.*}} {compilation_info = #[[S_BF16NT]]} ins({{.*}}xbf16>
 // SHIPPED-LABEL: stream.executable private @mm_f16_dispatch_0
-// SHIPPED-NOT: compilation_info
+// SHIPPED: linalg.matmul {compilation_info = #[[S_F16NN]]} ins({{.*}} : tensor<16x2048xf16>, tensor<2048x256xf16>)
 // SHIPPED-LABEL: stream.executable private @extf_generic_f16_dispatch_0
 // SHIPPED-NOT: compilation_info
 // SHIPPED-LABEL: stream.executable private @bmm_f16_dispatch_0
