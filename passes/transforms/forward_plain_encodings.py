@@ -20,12 +20,21 @@ type, is replaced by its source, when every reader of its bytes (through
 clones, and through the globals it is stored in and their loads) is an op
 placed on a device that lays encodings out plain too.
 
-Then the hoisted globals of one weight hold the same bytes: each is an
-immutable global stored once, in an initializer, with a clone of one
-value, cloned on the same devices. IREE 3.13 keeps one buffer per global
-and copies the value into each, so the pass keeps the global stored
-first, points every load of the others at it, and erases their stores
-and declarations.
+Then the hoisted globals of one weight hold the same bytes. The pass
+keys each immutable resource global stored once, in an initializer, by
+what its stored value is made of: the same value through clones (on the
+same devices), moves (between the same devices) and dispatches (of the
+same entry point, on the same operands); IREE hoists a transpose and its
+move once per function. Of the globals of one key in one block it keeps
+the one stored first, points every load of the others at it, erases their
+stores and declarations, and the moves and dispatches nothing reads any
+more (a move left behind would still be staged through the host). Where
+the kept global's value is a clone of a value of the global's type, on
+such devices, the global stores that value itself: an immutable resource
+needs no copy, and IREE 3.13 fills the copies of one initializer into one
+slab while every source is still held (twice the weights at load time),
+where it gives each stored value a buffer of its own, as it does without
+data tiling.
 
 An encode whose bytes reach a move between devices (a transfer, an
 export), a call, a return, a branch, or an op on a device with a
@@ -121,16 +130,83 @@ def _in_initializer(op: ir.Operation) -> bool:
     return parent is not None
 
 
-def _bytes_of(value: ir.Value) -> tuple:
+def _clone_source(value: ir.Value) -> tuple[ir.Value, list]:
     """``value``'s source through clones, and the devices of those clones."""
     devices = []
     while not isinstance(value.owner, ir.Block) and value.owner.operation.name == irx.STREAM_ASYNC_CLONE:
         devices.append(irx.affinity_of(value.owner.operation).devices)
         value = value.owner.operation.operands[0]
-    return value, frozenset(devices)
+    return value, devices
 
 
-def merge_same_globals(module) -> int:
+# Ops whose results are the same bytes wherever their operands are: a
+# clone, a move, a dispatch (an executable's entry point is a function of
+# its operands; IREE's hoisted initializers are made of them) and the
+# constants they take.
+_SAME_BYTES = (irx.STREAM_ASYNC_CLONE, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_DISPATCH, "arith.constant")
+
+
+def _names(attributes) -> list[str]:
+    return [a if isinstance(a, str) else a.name for a in attributes]
+
+
+def _bytes_of(value: ir.Value, memo: dict) -> object:
+    """A key for what ``value`` holds: equal keys, equal bytes on the same
+    device. A result of an op of _SAME_BYTES is keyed by the op's name,
+    attributes and operands' keys (a clone by its source's key alone: it
+    moves nothing); anything else by the value itself."""
+    if value in memo:
+        return memo[value]
+    key: object = value
+    if not isinstance(value.owner, ir.Block):
+        op = value.owner.operation
+        if op.name in _SAME_BYTES and len(op.results) == 1:
+            if op.name == irx.STREAM_ASYNC_CLONE:
+                key = ("on", irx.affinity_of(op).devices, _bytes_of(op.operands[0], memo))
+                inner = key[2]
+                if isinstance(inner, tuple) and inner[:2] == key[:2]:
+                    key = inner
+            else:
+                attributes = tuple(sorted((name, str(op.attributes[name])) for name in _names(op.attributes)))
+                key = (op.name, attributes, tuple(_bytes_of(v, memo) for v in op.operands))
+    memo[value] = key
+    return key
+
+
+def _store_source(store: ir.Operation, devices: set[str]) -> None:
+    """Stores the source of ``store``'s clones itself, where it has the
+    global's type and every clone is on one of ``devices``: an immutable
+    resource needs no copy of its own, and IREE 3.13 packs the copies of one
+    initializer into a slab that it fills while every source is still held."""
+    value = store.operands[0]
+    source, cloned_on = _clone_source(value)
+    if source == value or source.type != value.type:
+        return
+    if not all(len(d) == 1 and d[0] in devices for d in cloned_on):
+        return
+    store.operands[0] = source
+
+
+def _erase_unused(value: ir.Value) -> None:
+    """Erases the op of _SAME_BYTES that made ``value`` once nothing reads
+    it, and so on up its operands: a dropped global's move would otherwise
+    still be staged through the host."""
+    pending, seen = [value], set()
+    while pending:
+        current = pending.pop()
+        # A value read twice is pushed twice; its op may be gone by then.
+        if current in seen or isinstance(current.owner, ir.Block):
+            continue
+        seen.add(current)
+        op = current.owner.operation
+        if op.name not in _SAME_BYTES or len(op.results) != 1 or any(True for _ in op.results[0].uses):
+            continue
+        operands = list(op.operands)
+        op.erase()
+        pending += operands
+
+
+def merge_same_globals(module, devices: set[str]) -> int:
     """Each set of immutable resource globals stored once, in an
     initializer, with clones of one value on the same devices, made one
     (the module doc); returns how many globals it erased."""
@@ -139,19 +215,22 @@ def merge_same_globals(module) -> int:
         if op.name == irx.UTIL_GLOBAL_STORE:
             stores.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
     globals_ = _global_ops(module)
-    kept: dict[tuple, str] = {}
+    kept: dict[object, str] = {}
     merged: dict[str, str] = {}
+    memo: dict = {}
     for name, found in stores.items():
         declaration = globals_.get(name)
         if (declaration is None or len(found) != 1 or "is_mutable" in declaration.attributes
                 or not irx.is_resource_type(ir.TypeAttr(declaration.attributes["type"]).value)
                 or not _in_initializer(found[0])):
             continue
-        key = _bytes_of(found[0].operands[0])
+        key = _bytes_of(found[0].operands[0], memo)
         if key in kept and found[0].block == stores[kept[key]][0].block:
             merged[name] = kept[key]
         else:
             kept.setdefault(key, name)
+    for name in kept.values():
+        _store_source(stores[name][0], devices)
     if not merged:
         return 0
     for op in irx.walk(module):
@@ -160,8 +239,10 @@ def merge_same_globals(module) -> int:
             if name in merged:
                 op.attributes["global"] = ir.FlatSymbolRefAttr.get(merged[name])
     for name in merged:
+        stored = stores[name][0].operands[0]
         stores[name][0].erase()
         globals_[name].erase()
+        _erase_unused(stored)
     return len(merged)
 
 
@@ -189,7 +270,7 @@ def forward_plain_encodings(module) -> int:
         encode.erase()
         forwarded += 1
     if forwarded:
-        merge_same_globals(module)
+        merge_same_globals(module, devices)
     return forwarded
 
 

@@ -1,7 +1,8 @@
 // forward-plain-encodings: on a device whose executable targets have no
 // encoding resolver (cuda here), an encode op copies its source, so it is
 // dropped, and the globals that then hold the same bytes (one weight
-// packed for @prefill's M and for @decode's) become one. A CPU's encodes
+// packed for @prefill's M and for @decode's) become one, which stores the
+// weight itself rather than a copy. A CPU's encodes
 // (its target names a resolver) stay, and so do both of its globals.
 // RUN: mdc-opt %s --split-input-file --pass=forward-plain-encodings | FileCheck %s
 
@@ -18,11 +19,12 @@
 // CHECK:       util.global private @cpu_prefill : !stream.resource<constant>
 // CHECK:       util.global private @cpu_decode : !stream.resource<constant>
 // CHECK-LABEL: util.initializer
+// CHECK:       %[[WEIGHT:.+]] = stream.tensor.constant on(#hal.device.affinity<@gpu>)
 // CHECK-NOT:   stream.tensor.encode on(#hal.device.affinity<@gpu>)
 // CHECK:       stream.tensor.encode on(#hal.device.affinity<@cpu>)
 // CHECK:       stream.tensor.encode on(#hal.device.affinity<@cpu>)
 // CHECK-NOT:   stream.tensor.encode on(#hal.device.affinity<@gpu>)
-// CHECK:       util.global.store %{{.+}}, @gpu_prefill
+// CHECK:       util.global.store %[[WEIGHT]], @gpu_prefill
 // CHECK-NOT:   @gpu_decode
 // CHECK:       util.global.store %{{.+}}, @cpu_prefill
 // CHECK:       util.global.store %{{.+}}, @cpu_decode
