@@ -36,8 +36,8 @@ slab while every source is still held (twice the weights at load time),
 where it gives each stored value a buffer of its own, as it does without
 data tiling.
 
-An encode whose bytes reach a move between devices (a transfer, an
-export), a call, a return, a branch, or an op on a device with a
+An encode whose bytes reach a move (a transfer, an export), a call, a
+return, a branch, an op without an affinity, or an op on a device with a
 resolver stays as it is: another device may read those bytes in its own
 layout, which is what plain-encoded-crossings and mdc's check of packed
 crossings look for. A module with no such device is left as it is.
@@ -61,6 +61,9 @@ _UNRESOLVED_ENCODING = "#iree_encoding.encoding<"
 # Ops whose results are other bytes than their operands': what they read
 # in an encoding is read on their own device, and no further.
 _COMPUTING = (irx.STREAM_TENSOR_DISPATCH, irx.STREAM_ASYNC_DISPATCH)
+# Ops that take bytes off their device: a move, and an export to the
+# caller or another device's import.
+_LEAVING = (irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_EXPORT)
 # Ops that pass the same bytes on without a device of their own.
 _PASSING = (irx.STREAM_ASYNC_CLONE, irx.UTIL_GLOBAL_LOAD)
 
@@ -89,10 +92,10 @@ def _op_of(use) -> ir.Operation:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> bool:
-    """Whether every op that reads ``value``'s bytes, through clones and
-    through the globals it is stored in, is placed on one of ``devices``
-    (the module doc's rule)."""
+def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> set[str] | None:
+    """The globals ``value``'s bytes are stored in, where every op that
+    reads them, through clones and through those globals, is placed on one
+    of ``devices`` (the module doc's rule); None where one is not."""
     seen: set = set()
     pending = [value]
     while pending:
@@ -109,14 +112,14 @@ def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> 
             if op.name in _PASSING and "affinity" not in op.attributes:
                 pending += list(op.results)
                 continue
-            if "affinity" not in op.attributes or op.name == irx.STREAM_ASYNC_TRANSFER:
-                return False
+            if "affinity" not in op.attributes or op.name in _LEAVING:
+                return None
             device = irx.affinity_of(op).single
             if device is None or device not in devices:
-                return False
+                return None
             if op.name not in _COMPUTING:
                 pending += [r for r in op.results if irx.is_resource(r)]
-    return True
+    return seen
 
 
 def _global_ops(module) -> dict[str, ir.Operation]:
@@ -141,13 +144,37 @@ def _clone_source(value: ir.Value) -> tuple[ir.Value, list]:
 
 # Ops whose results are the same bytes wherever their operands are: a
 # clone, a move, a dispatch (an executable's entry point is a function of
-# its operands; IREE's hoisted initializers are made of them) and the
-# constants they take.
-_SAME_BYTES = (irx.STREAM_ASYNC_CLONE, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_DISPATCH, "arith.constant")
+# its operands; IREE's hoisted initializers are made of them), an encode,
+# and the constants and sizes they take.
+_SAME_BYTES = (irx.STREAM_ASYNC_CLONE, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_DISPATCH,
+               irx.STREAM_TENSOR_ENCODE, irx.STREAM_TENSOR_SIZEOF, irx.STREAM_TENSOR_CONSTANT, "arith.constant")
 
 
 def _names(attributes) -> list[str]:
     return [a if isinstance(a, str) else a.name for a in attributes]
+
+
+def _names_its_devices(op: ir.Operation) -> bool:
+    """Whether ``op`` names the devices its bytes are on (a clone or a move
+    without them goes where its readers are, which its key cannot tell)."""
+    if op.name == irx.STREAM_ASYNC_CLONE:
+        return irx.affinity_of(op).single is not None
+    if op.name == irx.STREAM_ASYNC_TRANSFER:
+        return (irx.affinity_of(op, "source_affinity").single is not None
+                and irx.affinity_of(op, "target_affinity").single is not None)
+    return True
+
+
+def _unpacks_a_pack(op: ir.Operation) -> bool:
+    """An encode back to the type an encode on the same device packed its
+    source from (plain-encoded-crossings' unpack before a move): the same
+    bytes as that source."""
+    if op.name != irx.STREAM_TENSOR_ENCODE or isinstance(op.operands[0].owner, ir.Block):
+        return False
+    inner = op.operands[0].owner.operation
+    return (inner.name == irx.STREAM_TENSOR_ENCODE
+            and irx.affinity_of(inner).devices == irx.affinity_of(op).devices
+            and str(inner.attributes["source_encoding"]) == str(op.attributes["result_encoding"]))
 
 
 def _bytes_of(value: ir.Value, memo: dict) -> object:
@@ -160,12 +187,14 @@ def _bytes_of(value: ir.Value, memo: dict) -> object:
     key: object = value
     if not isinstance(value.owner, ir.Block):
         op = value.owner.operation
-        if op.name in _SAME_BYTES and len(op.results) == 1:
+        if op.name in _SAME_BYTES and len(op.results) == 1 and _names_its_devices(op):
             if op.name == irx.STREAM_ASYNC_CLONE:
                 key = ("on", irx.affinity_of(op).devices, _bytes_of(op.operands[0], memo))
                 inner = key[2]
                 if isinstance(inner, tuple) and inner[:2] == key[:2]:
                     key = inner
+            elif _unpacks_a_pack(op):
+                key = _bytes_of(op.operands[0].owner.operation.operands[0], memo)
             else:
                 attributes = tuple(sorted((name, str(op.attributes[name])) for name in _names(op.attributes)))
                 key = (op.name, attributes, tuple(_bytes_of(v, memo) for v in op.operands))
@@ -175,16 +204,19 @@ def _bytes_of(value: ir.Value, memo: dict) -> object:
 
 def _store_source(store: ir.Operation, devices: set[str]) -> None:
     """Stores the source of ``store``'s clones itself, where it has the
-    global's type and every clone is on one of ``devices``: an immutable
-    resource needs no copy of its own, and IREE 3.13 packs the copies of one
-    initializer into a slab that it fills while every source is still held."""
+    global's type and it and every clone are on one device of ``devices``:
+    an immutable resource needs no copy of its own, and IREE 3.13 packs the
+    copies of one initializer into a slab that it fills while every source
+    is still held."""
     value = store.operands[0]
     source, cloned_on = _clone_source(value)
-    if source == value or source.type != value.type:
+    if source == value or source.type != value.type or isinstance(source.owner, ir.Block):
         return
-    if not all(len(d) == 1 and d[0] in devices for d in cloned_on):
+    device = irx.affinity_of(source.owner.operation).single
+    if device is None or device not in devices or any(d != (device,) for d in cloned_on):
         return
     store.operands[0] = source
+    _erase_unused(value)
 
 
 def _erase_unused(value: ir.Value) -> None:
@@ -206,25 +238,31 @@ def _erase_unused(value: ir.Value) -> None:
         pending += operands
 
 
-def merge_same_globals(module, devices: set[str]) -> int:
-    """Each set of immutable resource globals stored once, in an
-    initializer, with clones of one value on the same devices, made one
-    (the module doc); returns how many globals it erased."""
+def merge_same_globals(module, devices: set[str], held: set[str]) -> int:
+    """Of ``held`` (globals a dropped encode's bytes are stored in), each
+    set of immutable resource globals of one type, stored once, in one
+    block of an initializer, with the same bytes (_bytes_of), made one (the
+    module doc); returns how many globals it erased. A global whose address
+    is taken is left alone."""
     stores: dict[str, list] = {}
+    addressed: set[str] = set()
     for op in irx.walk(module):
         if op.name == irx.UTIL_GLOBAL_STORE:
             stores.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
+        elif op.name == irx.UTIL_GLOBAL_ADDRESS:
+            addressed.add(ir.FlatSymbolRefAttr(op.attributes["global"]).value)
     globals_ = _global_ops(module)
     kept: dict[object, str] = {}
     merged: dict[str, str] = {}
     memo: dict = {}
     for name, found in stores.items():
         declaration = globals_.get(name)
-        if (declaration is None or len(found) != 1 or "is_mutable" in declaration.attributes
+        if (name not in held or name in addressed or declaration is None or len(found) != 1
+                or "is_mutable" in declaration.attributes
                 or not irx.is_resource_type(ir.TypeAttr(declaration.attributes["type"]).value)
                 or not _in_initializer(found[0])):
             continue
-        key = _bytes_of(found[0].operands[0], memo)
+        key = (str(ir.TypeAttr(declaration.attributes["type"]).value), _bytes_of(found[0].operands[0], memo))
         if key in kept and found[0].block == stores[kept[key]][0].block:
             merged[name] = kept[key]
         else:
@@ -257,6 +295,7 @@ def forward_plain_encodings(module) -> int:
         return 0
     loads = _global_loads(module)
     forwarded = 0
+    held: set[str] = set()
     for encode in encodes:
         device = irx.affinity_of(encode).single
         if device not in devices:
@@ -264,13 +303,17 @@ def forward_plain_encodings(module) -> int:
         types = [ir.TypeAttr(encode.attributes[k]).value for k in ("source_encoding", "result_encoding")]
         if not all(_plain_or_requested(t) for t in types):
             continue
-        if not read_only_on(encode.results[0], devices, loads):
+        if encode.operands[0].type != encode.results[0].type:
             continue
+        reached = read_only_on(encode.results[0], devices, loads)
+        if reached is None:
+            continue
+        held |= reached
         encode.results[0].replace_all_uses_with(encode.operands[0])
         encode.erase()
         forwarded += 1
-    if forwarded:
-        merge_same_globals(module, devices)
+    if held:
+        merge_same_globals(module, devices, held)
     return forwarded
 
 

@@ -144,3 +144,69 @@ module @all_resolve {
     util.return %c : !stream.resource<*>
   }
 }
+
+// -----
+
+// Globals that are not made one: a global whose address is taken (its
+// loads go through the pointer), and a global of another type.
+#gpu_target = #hal.executable.target<"cuda", "cuda-nvptx-fb">
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#prefill = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2], iteration_sizes = [1, 128, 32, 32]>
+#decode = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2], iteration_sizes = [1, 1, 32, 32]>
+// CHECK-LABEL: module @kept_apart
+// CHECK:       util.global private @a : !stream.resource<constant>
+// CHECK:       util.global private @addressed : !stream.resource<constant>
+// CHECK:       util.global private @external : !stream.resource<external>
+// CHECK-NOT:   stream.tensor.encode
+// CHECK:       util.global.store %{{.+}}, @a
+// CHECK:       util.global.store %{{.+}}, @addressed
+// CHECK:       util.global.store %{{.+}}, @external
+module @kept_apart {
+  util.global private @gpu = #hal.device.target<"cuda", [#gpu_target]> : !hal.device
+  util.global private @a : !stream.resource<constant>
+  util.global private @addressed : !stream.resource<constant>
+  util.global private @external : !stream.resource<external>
+  stream.executable private @mm {
+    stream.executable.export public @mm workgroups() -> (index, index, index) {
+      %c1 = arith.constant 1 : index
+      stream.return %c1, %c1, %c1 : index, index, index
+    }
+    builtin.module {
+      func.func @mm(%in: !stream.binding, %w: !stream.binding, %out: !stream.binding) {
+        return
+      }
+    }
+  }
+  util.initializer {
+    %g = stream.tensor.constant on(#hal.device.affinity<@gpu>) : tensor<32x32xf32> in !stream.resource<constant> = dense<1.0> : tensor<32x32xf32>
+    %n = stream.resource.size %g : !stream.resource<constant>
+    %s1 = stream.tensor.sizeof on(#hal.device.affinity<@gpu>) tensor<32x32xf32, #prefill> : index
+    %s2 = stream.tensor.sizeof on(#hal.device.affinity<@gpu>) tensor<32x32xf32, #decode> : index
+    %x1 = stream.async.clone on(#hal.device.affinity<@gpu>) %g : !stream.resource<constant>{%n} -> !stream.resource<*>{%n}
+    %e1 = stream.tensor.encode on(#hal.device.affinity<@gpu>) %x1 : tensor<32x32xf32> in !stream.resource<*>{%n} -> tensor<32x32xf32, #prefill> in !stream.resource<*>{%s1}
+    %c1 = stream.async.clone on(#hal.device.affinity<@gpu>) %e1 : !stream.resource<*>{%s1} -> !stream.resource<constant>{%s1}
+    %x2 = stream.async.clone on(#hal.device.affinity<@gpu>) %g : !stream.resource<constant>{%n} -> !stream.resource<*>{%n}
+    %e2 = stream.tensor.encode on(#hal.device.affinity<@gpu>) %x2 : tensor<32x32xf32> in !stream.resource<*>{%n} -> tensor<32x32xf32, #decode> in !stream.resource<*>{%s2}
+    %c2 = stream.async.clone on(#hal.device.affinity<@gpu>) %e2 : !stream.resource<*>{%s2} -> !stream.resource<constant>{%s2}
+    %x3 = stream.async.clone on(#hal.device.affinity<@gpu>) %g : !stream.resource<constant>{%n} -> !stream.resource<*>{%n}
+    %e3 = stream.tensor.encode on(#hal.device.affinity<@gpu>) %x3 : tensor<32x32xf32> in !stream.resource<*>{%n} -> tensor<32x32xf32, #decode> in !stream.resource<*>{%s2}
+    %c3 = stream.async.clone on(#hal.device.affinity<@gpu>) %e3 : !stream.resource<*>{%s2} -> !stream.resource<external>{%s2}
+    util.global.store %c1, @a : !stream.resource<constant>
+    util.global.store %c2, @addressed : !stream.resource<constant>
+    util.global.store %c3, @external : !stream.resource<external>
+    util.return
+  }
+  util.func public @f(%x: !stream.resource<*>, %n: index) -> (!util.ptr<!stream.resource<constant>>, !stream.resource<*>, !stream.resource<*>) {
+    %s = stream.tensor.sizeof on(#hal.device.affinity<@gpu>) tensor<32x32xf32, #decode> : index
+    %p = util.global.address @addressed : !util.ptr<!stream.resource<constant>>
+    %a = util.global.load immutable @a : !stream.resource<constant>
+    %aa = stream.async.clone on(#hal.device.affinity<@gpu>) %a : !stream.resource<constant>{%s} -> !stream.resource<*>{%s}
+    %y = stream.tensor.dispatch on(#hal.device.affinity<@gpu>) @mm::@mm(%x, %aa) : (tensor<1x32xf32> in !stream.resource<*>{%n}, tensor<32x32xf32, #decode> in !stream.resource<*>{%s}) -> tensor<1x32xf32> in !stream.resource<*>{%n}
+    %e = util.global.load immutable @external : !stream.resource<external>
+    %ea = stream.async.clone on(#hal.device.affinity<@gpu>) %e : !stream.resource<external>{%s} -> !stream.resource<*>{%s}
+    %z = stream.tensor.dispatch on(#hal.device.affinity<@gpu>) @mm::@mm(%x, %ea) : (tensor<1x32xf32> in !stream.resource<*>{%n}, tensor<32x32xf32, #decode> in !stream.resource<*>{%s}) -> tensor<1x32xf32> in !stream.resource<*>{%n}
+    util.return %p, %y, %z : !util.ptr<!stream.resource<constant>>, !stream.resource<*>, !stream.resource<*>
+  }
+}
