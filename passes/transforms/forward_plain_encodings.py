@@ -202,6 +202,13 @@ def _bytes_of(value: ir.Value, memo: dict) -> object:
     return key
 
 
+def _device_of(op: ir.Operation) -> str | None:
+    """The device ``op``'s result is on: a move's target, else its own."""
+    if op.name == irx.STREAM_ASYNC_TRANSFER:
+        return irx.affinity_of(op, "target_affinity").single
+    return irx.affinity_of(op).single
+
+
 def _store_source(store: ir.Operation, devices: set[str]) -> None:
     """Stores the source of ``store``'s clones itself, where it has the
     global's type and it and every clone are on one device of ``devices``:
@@ -212,7 +219,7 @@ def _store_source(store: ir.Operation, devices: set[str]) -> None:
     source, cloned_on = _clone_source(value)
     if source == value or source.type != value.type or isinstance(source.owner, ir.Block):
         return
-    device = irx.affinity_of(source.owner.operation).single
+    device = _device_of(source.owner.operation)
     if device is None or device not in devices or any(d != (device,) for d in cloned_on):
         return
     store.operands[0] = source

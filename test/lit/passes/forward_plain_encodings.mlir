@@ -2,7 +2,7 @@
 // encoding resolver (cuda here), an encode op copies its source, so it is
 // dropped, and the globals that then hold the same bytes (one weight
 // packed for @prefill's M and for @decode's) become one, which stores the
-// weight itself rather than a copy. A CPU's encodes
+// weight itself (here the move that brought it) rather than a copy. A CPU's encodes
 // (its target names a resolver) stay, and so do both of its globals.
 // RUN: mdc-opt %s --split-input-file --pass=forward-plain-encodings | FileCheck %s
 
@@ -19,7 +19,7 @@
 // CHECK:       util.global private @cpu_prefill : !stream.resource<constant>
 // CHECK:       util.global private @cpu_decode : !stream.resource<constant>
 // CHECK-LABEL: util.initializer
-// CHECK:       %[[WEIGHT:.+]] = stream.tensor.constant on(#hal.device.affinity<@gpu>)
+// CHECK:       %[[WEIGHT:.+]] = stream.async.transfer %{{.+}} from(#hal.device.affinity<@cpu>) -> to(#hal.device.affinity<@gpu>)
 // CHECK-NOT:   stream.tensor.encode on(#hal.device.affinity<@gpu>)
 // CHECK:       stream.tensor.encode on(#hal.device.affinity<@cpu>)
 // CHECK:       stream.tensor.encode on(#hal.device.affinity<@cpu>)
@@ -50,8 +50,9 @@ module @weights {
     }
   }
   util.initializer {
-    %g = stream.tensor.constant on(#hal.device.affinity<@gpu>) : tensor<32x32xf32> in !stream.resource<constant> = dense<1.0> : tensor<32x32xf32>
-    %gn = stream.resource.size %g : !stream.resource<constant>
+    %h = stream.tensor.constant on(#hal.device.affinity<@cpu>) : tensor<32x32xf32> in !stream.resource<constant> = dense<1.0> : tensor<32x32xf32>
+    %gn = stream.resource.size %h : !stream.resource<constant>
+    %g = stream.async.transfer %h : !stream.resource<constant>{%gn} from(#hal.device.affinity<@cpu>) -> to(#hal.device.affinity<@gpu>) !stream.resource<constant>{%gn}
     %ga = stream.async.clone on(#hal.device.affinity<@gpu>) %g : !stream.resource<constant>{%gn} -> !stream.resource<*>{%gn}
     %gps = stream.tensor.sizeof on(#hal.device.affinity<@gpu>) tensor<32x32xf32, #prefill> : index
     %gp = stream.tensor.encode on(#hal.device.affinity<@gpu>) %ga : tensor<32x32xf32> in !stream.resource<*>{%gn} -> tensor<32x32xf32, #prefill> in !stream.resource<*>{%gps}
