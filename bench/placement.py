@@ -76,16 +76,18 @@ def read_kit(path: str) -> Kit:
     try:
         variants = {name: {**e, "stack": KINDS[e["model"]].stack(e["stack"])} for name, e in kit["variants"].items()}
         result = Kit(path, bool(kit["smoke"]), dict(kit["weights_sha256"]), variants, bool(kit.get("costs")))
-        files = set().union(*(_files(e) for e in variants.values()))
+        for e in variants.values():
+            _files(e)
     except (KeyError, TypeError, ValueError) as e:
         raise incomplete(path, "placement.json", e) from None
-    require_files(path, files)
     return result
 
 
 def select(kit: Kit, grid) -> list[dict]:
     """The kit's variants in ``grid`` (models, dtypes, tokens; tokens None:
-    every token count); KitError where none is."""
+    every token count); KitError where none is, or where the kit lacks a
+    file of one (a kit carried to the GPU with one model's files runs that
+    model)."""
     models, dtypes, tokens = grid
     chosen = [e for e in kit.variants.values()
               if e["model"] in models and e["dtype"] in dtypes and (tokens is None or e["batch"] in tokens)]
@@ -94,6 +96,7 @@ def select(kit: Kit, grid) -> list[dict]:
         raise KitError(f"the kit in {kit.path} has no variant of --models {','.join(models)} --dtypes "
                        f"{','.join(dtypes)}" + (f" --tokens {','.join(map(str, tokens))}" if tokens else "")
                        + f" (it has {have})")
+    require_files(kit.path, set().union(*(_files(e) for e in chosen)))
     return chosen
 
 

@@ -118,9 +118,18 @@ def test_bench_placement_smoke(tmp_path):
     assert streams == [("workload_f32_b1", "True"), ("workload_f32_b4", "True")], ran.stdout
     assert re.search(r"^throughput targets: .* at \d of 2 lines; .*$", ran.stdout, re.M), ran.stdout
 
-    # A part of the kit: --tokens picks its variants; one the kit lacks is one line.
+    # A part of the kit: --tokens picks its variants, and runs with only
+    # their files (a kit carried to the GPU in parts); a variant whose file
+    # is missing, or one the kit lacks, is one line.
+    b1 = sorted(f for f in os.listdir(tmp_path) if f.startswith("workload_f32_b1_") and f.endswith(".vmfb"))[0]
+    os.rename(tmp_path / b1, tmp_path / f"{b1}.away")
     part = _bench("placement", "run", str(tmp_path), "--smoke", "--calls", "1", "--batch-calls", "1", "--tokens", "4")
     assert part.returncode == 0 and "placement: 1 of the kit's 2 variants (workload_f32_b4)" in part.stdout
+    lacking = _bench("placement", "run", str(tmp_path), "--smoke", "--tokens", "1")
+    assert lacking.returncode == 1 and "Traceback" not in lacking.stderr, lacking.stdout + lacking.stderr
+    assert re.fullmatch(rf"bench: error: the kit in \S+ lacks {re.escape(b1)}; build it again\n", lacking.stderr), \
+        lacking.stderr
+    os.rename(tmp_path / f"{b1}.away", tmp_path / b1)
     none = _bench("placement", "run", str(tmp_path), "--smoke", "--models", "swiglu")
     assert none.returncode == 1 and "Traceback" not in none.stderr, none.stdout + none.stderr
     assert re.fullmatch(r"bench: error: the kit in \S+ has no variant of --models swiglu --dtypes f32,f16 \(it has "
