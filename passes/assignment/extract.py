@@ -57,6 +57,7 @@ from typing import Mapping
 from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
+from ..ir import ir_util as iru
 from ..infra.diagnostics import MdcError, format_location
 from . import bounds as bnd
 from .boundary import Boundary, argument_devices, boundary_of, result_devices
@@ -175,9 +176,7 @@ def function_parts(function) -> FunctionParts:
     return FunctionParts(function, units, sources, reads, list(boundary.results), boundary, origins, stores)
 
 
-def global_name(op) -> str:
-    """The global a ``util.global.load`` or ``util.global.store`` names."""
-    return ir.FlatSymbolRefAttr(op.attributes["global"]).value
+global_name = iru.global_name
 
 
 def _weight_viewed(op, sources: dict) -> str | None:

@@ -41,6 +41,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from ..ir import ir_adapter as irx
+from ..ir import ir_util as iru
 from . import bounds as bnd
 
 PREFIX = "__placed_hoisted"
@@ -94,7 +95,7 @@ class _Expressions:
                 continue
             read = frozenset().union(*(self.values[v] for v in inputs))
             if op.name == irx.UTIL_GLOBAL_LOAD:
-                name = _global_of(op)
+                name = iru.global_name(op)
                 if name not in weights or not all(_is_tensor(r) for r in op.results):
                     continue
                 read = frozenset([name])
@@ -212,16 +213,12 @@ def start_up_reads(module) -> list[str]:
         if not irx.is_initializer(op):
             continue
         nested = list(irx.walk(op))
-        if any(o.name == irx.UTIL_GLOBAL_STORE and _global_of(o) in mutable for o in nested):
+        if any(o.name == irx.UTIL_GLOBAL_STORE and iru.global_name(o) in mutable for o in nested):
             continue
         for o in nested:
-            if o.name == irx.UTIL_GLOBAL_LOAD and _is_tensor(o.results[0]) and _global_of(o) not in names:
-                names.append(_global_of(o))
+            if o.name == irx.UTIL_GLOBAL_LOAD and _is_tensor(o.results[0]) and iru.global_name(o) not in names:
+                names.append(iru.global_name(o))
     return names
-
-
-def _global_of(op) -> str:
-    return ir.FlatSymbolRefAttr(op.attributes["global"]).value
 
 
 def _stored(init, prefix: str) -> str | None:
@@ -230,7 +227,7 @@ def _stored(init, prefix: str) -> str | None:
     stores = [o for o in irx.walk(init) if o.name == irx.UTIL_GLOBAL_STORE]
     if len(stores) != 1:
         return None
-    name = _global_of(stores[0])
+    name = iru.global_name(stores[0])
     return name if name.startswith(prefix) else None
 
 
@@ -240,7 +237,7 @@ def _sources_first(module, function, ops: list) -> bool:
     made later): a global with a value of its own defined after it is moved
     before it (the same program); one an initializer computes is not, and
     the work is then not hoisted."""
-    loaded = {_global_of(op) for op in ops if op.name == irx.UTIL_GLOBAL_LOAD}
+    loaded = {iru.global_name(op) for op in ops if op.name == irx.UTIL_GLOBAL_LOAD}
     later, seen = [], False
     for op in irx.top_level_ops(module):
         seen = seen or op == function

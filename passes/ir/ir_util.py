@@ -13,6 +13,26 @@ from . import ir_adapter as irx
 from .ir_adapter import affinity_attr, get_attr, is_resource, symbol_ref, top_level_ops, walk  # noqa: F401
 
 
+def user_op(use) -> ir.Operation:
+    """The operation of a use of a value (``value.uses``'s owner)."""
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def global_name(op: ir.Operation) -> str:
+    """The global a ``util.global.load``, ``.store`` or ``.address`` names."""
+    return ir.FlatSymbolRefAttr(op.attributes["global"]).value
+
+
+def in_initializer(op: ir.Operation | None) -> bool:
+    """Whether ``op`` is nested in a ``util.initializer``."""
+    while op is not None:
+        if irx.is_initializer(op):
+            return True
+        op = op.parent
+    return False
+
+
 def _branch_segments(op: ir.Operation) -> list[tuple[ir.Block, int, int]]:
     """(successor, first operand, operand count) of each successor of a cf
     branch: the operands it passes to that successor's arguments."""

@@ -12,6 +12,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, stream, util
 
 from ..ir import ir_adapter as irx
+from ..ir import ir_util as iru
 from . import staging_template
 from ..analysis.crossings import describe
 from ..ir.ir_adapter import SymbolNames
@@ -250,12 +251,7 @@ def in_initializer(op: ir.Operation | None = None) -> bool:
     the emplace one in hoisted-constant initializers ("immutable global
     ... initialized both by initial value and by store in initializer",
     random programs seed 4242 index 143)."""
-    op = ir.InsertionPoint.current.block.owner if op is None else op
-    while op is not None:
-        if irx.is_initializer(op):
-            return True
-        op = op.parent
-    return False
+    return iru.in_initializer(ir.InsertionPoint.current.block.owner if op is None else op)
 
 
 def barrier(resource: ir.Value, size: ir.Value, device: str, result_type: ir.Type):

@@ -49,6 +49,7 @@ from iree.compiler import ir
 
 from ..infra.pass_base import Fact, ModulePass, NoOptions
 from ..ir import ir_adapter as irx
+from ..ir import ir_util as iru
 from ..ir.module_facts import device_targets
 
 # What a device's executable target names when it resolves encodings to a
@@ -83,13 +84,8 @@ def _global_loads(module) -> dict[str, list]:
     loads: dict[str, list] = {}
     for op in irx.walk(module):
         if op.name == irx.UTIL_GLOBAL_LOAD:
-            loads.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
+            loads.setdefault(iru.global_name(op), []).append(op)
     return loads
-
-
-def _op_of(use) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> set[str] | None:
@@ -101,9 +97,9 @@ def read_only_on(value: ir.Value, devices: set[str], loads: dict[str, list]) -> 
     while pending:
         current = pending.pop()
         for use in current.uses:
-            op = _op_of(use)
+            op = iru.user_op(use)
             if op.name == irx.UTIL_GLOBAL_STORE:
-                name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+                name = iru.global_name(op)
                 if name in seen:
                     continue
                 seen.add(name)
@@ -126,13 +122,6 @@ def _global_ops(module) -> dict[str, ir.Operation]:
     return {irx.symbol_name(op): op for op in irx.top_level_ops(module) if op.name == irx.UTIL_GLOBAL}
 
 
-def _in_initializer(op: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None and not irx.is_initializer(parent):
-        parent = parent.parent if hasattr(parent, "parent") else None
-    return parent is not None
-
-
 def _clone_source(value: ir.Value) -> tuple[ir.Value, list]:
     """``value``'s source through clones, and the devices of those clones."""
     devices = []
@@ -148,10 +137,6 @@ def _clone_source(value: ir.Value) -> tuple[ir.Value, list]:
 # and the constants and sizes they take.
 _SAME_BYTES = (irx.STREAM_ASYNC_CLONE, irx.STREAM_ASYNC_TRANSFER, irx.STREAM_TENSOR_DISPATCH,
                irx.STREAM_TENSOR_ENCODE, irx.STREAM_TENSOR_SIZEOF, irx.STREAM_TENSOR_CONSTANT, "arith.constant")
-
-
-def _names(attributes) -> list[str]:
-    return [a if isinstance(a, str) else a.name for a in attributes]
 
 
 def _names_its_devices(op: ir.Operation) -> bool:
@@ -196,7 +181,7 @@ def _bytes_of(value: ir.Value, memo: dict) -> object:
             elif _unpacks_a_pack(op):
                 key = _bytes_of(op.operands[0].owner.operation.operands[0], memo)
             else:
-                attributes = tuple(sorted((name, str(op.attributes[name])) for name in _names(op.attributes)))
+                attributes = tuple(sorted((name, str(op.attributes[name])) for name in op.attributes))
                 key = (op.name, attributes, tuple(_bytes_of(v, memo) for v in op.operands))
     memo[value] = key
     return key
@@ -255,9 +240,9 @@ def merge_same_globals(module, devices: set[str], held: set[str]) -> int:
     addressed: set[str] = set()
     for op in irx.walk(module):
         if op.name == irx.UTIL_GLOBAL_STORE:
-            stores.setdefault(ir.FlatSymbolRefAttr(op.attributes["global"]).value, []).append(op)
+            stores.setdefault(iru.global_name(op), []).append(op)
         elif op.name == irx.UTIL_GLOBAL_ADDRESS:
-            addressed.add(ir.FlatSymbolRefAttr(op.attributes["global"]).value)
+            addressed.add(iru.global_name(op))
     globals_ = _global_ops(module)
     kept: dict[object, str] = {}
     merged: dict[str, str] = {}
@@ -267,7 +252,7 @@ def merge_same_globals(module, devices: set[str], held: set[str]) -> int:
         if (name not in held or name in addressed or declaration is None or len(found) != 1
                 or "is_mutable" in declaration.attributes
                 or not irx.is_resource_type(ir.TypeAttr(declaration.attributes["type"]).value)
-                or not _in_initializer(found[0])):
+                or not iru.in_initializer(found[0])):
             continue
         key = (str(ir.TypeAttr(declaration.attributes["type"]).value), _bytes_of(found[0].operands[0], memo))
         if key in kept and found[0].block == stores[kept[key]][0].block:
@@ -280,7 +265,7 @@ def merge_same_globals(module, devices: set[str], held: set[str]) -> int:
         return 0
     for op in irx.walk(module):
         if op.name == irx.UTIL_GLOBAL_LOAD:
-            name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+            name = iru.global_name(op)
             if name in merged:
                 op.attributes["global"] = ir.FlatSymbolRefAttr.get(merged[name])
     for name in merged:

@@ -27,6 +27,7 @@ from iree.compiler.dialects import stream
 
 from ..infra.pass_base import Fact, ModulePass, NoOptions
 from ..ir import ir_adapter as irx
+from ..ir import ir_util as iru
 
 
 def _reader_device(op: ir.Operation) -> str | None:
@@ -48,7 +49,7 @@ def place_encoded_sizes(module) -> int:
     for sizeof in _unplaced_encoded_sizes(module):
         by_device: dict[str, list] = {}
         for use in sizeof.results[0].uses:
-            owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            owner = iru.user_op(use)
             device = _reader_device(owner)
             if device is not None:
                 by_device.setdefault(device, []).append((owner, use.operand_number))
